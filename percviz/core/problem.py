@@ -1,0 +1,95 @@
+"""A problem: labelled points with the kernel (for dual algorithms) and the φ-map (for weight vectors)."""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from percviz.core.data import PointSet
+from percviz.core.decision import KernelExpansion
+from percviz.core.errors import DataError
+from percviz.core.features import FeatureMap, parse_features
+from percviz.core.kernels import Kernel, parse_kernel
+
+#: K(x, x) at or below this is refused: the normalized feature φ(x)/√K(x, x) does not exist.
+MIN_SELF_KERNEL = 1e-12
+
+
+class Problem:
+    """Points plus the kernel and feature map an algorithm works with; caches the signed Gram matrix G."""
+
+    def __init__(self, points: PointSet, kernel: "str | Kernel" = "affine", features: "str | FeatureMap" = "linear"):
+        if not isinstance(points, PointSet):
+            raise TypeError("points must be a PointSet")
+        self.points = points
+        self.kernel = parse_kernel(kernel)
+        self.features = parse_features(features)
+
+    @property
+    def n(self) -> int:
+        return self.points.n
+
+    @property
+    def X(self) -> np.ndarray:
+        return self.points.X
+
+    @cached_property
+    def y(self) -> np.ndarray:
+        """Signed labels ±1 (raises DataError for more than two classes)."""
+        return self.points.y
+
+    @cached_property
+    def self_kernel(self) -> np.ndarray:
+        """K(x_i, x_i), checked to be positive so that φ̃ = φ/√K(x, x) exists."""
+        d = np.asarray(self.kernel.diag(self.X), dtype=float)
+        bad = np.flatnonzero(~(d > MIN_SELF_KERNEL))
+        if bad.size:
+            i = int(bad[0])
+            x = tuple(float(v) for v in self.X[i])
+            raise DataError(
+                f"Point {i} at ({x[0]:g}, {x[1]:g}) has K(x, x) = {d[i]:.3g} with the {self.kernel.spec} kernel, "
+                "so it cannot be normalized. Move or delete that point, or use a kernel with K(x, x) > 0 "
+                "(affine, RBF, polynomial with c > 0)."
+            )
+        if not np.isfinite(d).all():
+            i = int(np.flatnonzero(~np.isfinite(d))[0])
+            raise DataError(
+                f"K(x, x) overflows at point {i} with the {self.kernel.spec} kernel; "
+                "scale the data down or lower the degree."
+            )
+        return d
+
+    @cached_property
+    def G(self) -> np.ndarray:
+        """The normalized signed Gram matrix G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) (§3); read-only."""
+        s = self.y / np.sqrt(self.self_kernel)
+        K = self.kernel(self.X, self.X)
+        G = s[:, None] * K * s[None, :]
+        if not np.isfinite(G).all():
+            raise DataError(f"The {self.kernel.spec} kernel overflows on these points; scale the data down.")
+        G = 0.5 * (G + G.T)
+        np.fill_diagonal(G, 1.0)
+        G.setflags(write=False)
+        return G
+
+    @cached_property
+    def Phi(self) -> np.ndarray:
+        """The n×d̂ matrix of φ(x_i) for the weight-vector procedures; read-only."""
+        P = np.asarray(self.features.transform(self.X), dtype=float)
+        if not np.isfinite(P).all():
+            raise DataError(f"The {self.features.spec} feature map overflows on these points; scale the data down.")
+        P.setflags(write=False)
+        return P
+
+    @cached_property
+    def Y(self) -> np.ndarray:
+        """The notes' normalized samples: rows y_i φ(x_i) (sign-flipped for the − class); read-only."""
+        Yh = self.Phi * self.y[:, None]
+        Yh.setflags(write=False)
+        return Yh
+
+    def expansion(self, alpha, rkhs_norm: float | None = None) -> KernelExpansion:
+        """The function f = Σ α_i y_i φ̃(x_i) of the paper as a decision function on the plane."""
+        coef = np.asarray(alpha, dtype=float) * self.y / np.sqrt(self.self_kernel)
+        return KernelExpansion(self.kernel, self.X, coef, 0.0, rkhs_norm)

@@ -1,0 +1,243 @@
+"""The one solver interface: built from a problem and typed parameters, advanced one update at a time."""
+
+from __future__ import annotations
+
+import enum
+import types
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Iterator, Mapping
+
+import numpy as np
+
+from percviz.core.decision import DecisionFunction
+from percviz.core.errors import ParameterError
+from percviz.core.params import ParamSet, ParamSpec
+from percviz.core.problem import Problem
+
+
+class Status(str, enum.Enum):
+    """Where a run stands after an update."""
+
+    RUNNING = "running"
+    SEPARATOR = "separator"  # a perfect separator was found (Gα > 0, or every a·y_i > 0)
+    CERTIFICATE = "certificate"  # p in the simplex with ‖p‖_G under the tolerance (Gordan, §5)
+    NONSEPARABLE = "nonseparable"  # a proof of non-separability (Ho–Kashyap e ≤ 0, LP τ > 0)
+    CONVERGED = "converged"  # an optimizer converged without a separator claim (MSE, SVM, …)
+    MAX_ITER = "max_iter"  # the iteration limit was reached
+
+    @property
+    def done(self) -> bool:
+        return self is not Status.RUNNING
+
+    @property
+    def text(self) -> str:
+        return {
+            "running": "running",
+            "separator": "separator found",
+            "certificate": "certificate of non-separability",
+            "nonseparable": "proof of non-separability",
+            "converged": "converged",
+            "max_iter": "iteration limit",
+        }[self.value]
+
+
+def _frozen_array(a) -> np.ndarray | None:
+    if a is None:
+        return None
+    a = np.array(a, dtype=float, copy=True)
+    a.setflags(write=False)
+    return a
+
+
+@dataclass(frozen=True, eq=False)
+class Snapshot:
+    """What one update produced; immutable, safe to hand to another thread."""
+
+    iteration: int
+    status: Status
+    decision: DecisionFunction
+    metrics: Mapping[str, float]
+    triggers: tuple[int, ...] = ()
+    alpha: np.ndarray | None = None  # dual coefficients on the points (halos on the canvas)
+    p: np.ndarray | None = None  # the distribution p_k (a certificate when status is CERTIFICATE)
+    weights: np.ndarray | None = None  # explicit weight vector a (d̂,) or matrix (c, d̂)
+    message: str = ""
+
+    def __post_init__(self):
+        object.__setattr__(self, "alpha", _frozen_array(self.alpha))
+        object.__setattr__(self, "p", _frozen_array(self.p))
+        object.__setattr__(self, "weights", _frozen_array(self.weights))
+        clean = {k: float(v) for k, v in self.metrics.items() if v is not None}
+        object.__setattr__(self, "metrics", types.MappingProxyType(clean))
+        object.__setattr__(self, "triggers", tuple(int(t) for t in self.triggers))
+
+
+@dataclass(frozen=True)
+class MetricInfo:
+    """How a metric is named and plotted."""
+
+    key: str
+    label: str
+    log_default: bool = False
+    help: str = ""
+
+
+#: Every metric a solver may report, by key: the curves panel and the CLI's history read this.
+METRICS: dict[str, MetricInfo] = {
+    m.key: m
+    for m in (
+        MetricInfo("alpha_g_norm", "‖α‖_G", True, "G-norm of the coefficient vector α_k"),
+        MetricInfo("p_g_norm", "‖p‖_G", True, "G-norm of the distribution p_k (→ 0 proves non-separability)"),
+        MetricInfo("margin", "normalized margin", False, "min_i (Gα)_i / ‖α‖_G, or min_i a·y_i / ‖a‖"),
+        MetricInfo("loss", "L(α)", False, "L(α) = max_i −(Gα)_i + ½‖α‖²_G (negative ⇒ separator)"),
+        MetricInfo("mu", "μ_k", True, "smoothing parameter μ_k"),
+        MetricInfo("train_errors", "training errors", False, "number of training points misclassified"),
+        MetricInfo("bound", "theoretical bound", True, "the paper's bound for this algorithm at this iterate"),
+        MetricInfo("criterion", "criterion J", True, "the criterion function being minimized"),
+        MetricInfo("weight_norm", "‖a‖", True, "Euclidean norm of the weight vector"),
+        MetricInfo("e_plus_norm", "‖e⁺‖", True, "Ho–Kashyap: norm of the positive part of the error"),
+        MetricInfo("error_norm", "‖e‖", True, "Ho–Kashyap/MSE: norm of the error vector Ya − b"),
+        MetricInfo("step_size", "step η_k", True, "the step size used by this update"),
+        MetricInfo("outer", "outer loop t", False, "ISNKPVN: index of the current SNKPVN call"),
+        MetricInfo("delta", "δ_t", True, "ISNKPVN: accuracy of the current SNKPVN call"),
+        MetricInfo("mistakes", "mistakes", False, "cumulative number of corrections made"),
+        MetricInfo("objective", "objective", False, "objective value of an optimization (LP, SVM dual)"),
+    )
+}
+
+
+class Solver:
+    """Base class of every algorithm.
+
+    Subclasses set the class attributes, declare `params`, and implement:
+      _reset()                     set the initial state (iterate 0) from self.problem and self.values
+      _update() -> tuple[int, ...] perform one update; return the index(es) of the triggering point(s)
+      _halt() -> Status | None     the halting test on the current state (None: keep going)
+      _state() -> dict             decision, metrics and optionally alpha, p, weights, message
+    The base class counts iterations, applies max_iter and builds immutable snapshots.
+    """
+
+    name: ClassVar[str] = ""  # short command-line name, e.g. "snkp"
+    display_name: ClassVar[str] = ""
+    family: ClassVar[str] = ""
+    description: ClassVar[str] = ""
+    params: ClassVar[ParamSet] = ParamSet()
+    #: "kernel" (works on G / a kernel), "features" (explicit weights on φ(x)) or "multiclass".
+    representation: ClassVar[str] = "kernel"
+    #: Which views can show this algorithm: a subset of {"canvas", "curves", "weight", "feature"}.
+    views: ClassVar[frozenset[str]] = frozenset({"canvas", "curves"})
+    #: Metric keys this solver reports (the curves panel offers these).
+    metric_keys: ClassVar[tuple[str, ...]] = ()
+    default_max_iter: ClassVar[int] = 1000
+
+    def __init__(self, problem: Problem, *, max_iter: int | None = None, **values: Any):
+        self.problem = problem
+        mi = self.default_max_iter if max_iter is None else max_iter
+        self.max_iter = MAX_ITER_SPEC.coerce(mi, self.display_name or self.name)
+        self.values = self.params.validate(values, self.display_name or self.name)
+        self._check_problem()
+        self.iteration = 0
+        self.status = Status.RUNNING
+        self._last: Snapshot | None = None
+        self._started = False
+
+    # -- subclass hooks -------------------------------------------------------
+    def _check_problem(self) -> None:
+        """Raise DataError when the problem cannot be solved by this algorithm (default: needs + and −)."""
+        if self.representation == "multiclass":
+            if self.problem.n == 0:
+                from percviz.core.errors import DataError
+
+                raise DataError(f"{self.display_name} needs points: place some first.")
+            return
+        self.problem.points.require_two_classes(self.display_name)
+
+    def _reset(self) -> None:
+        raise NotImplementedError
+
+    def _update(self) -> tuple[int, ...]:
+        raise NotImplementedError
+
+    def _halt(self) -> Status | None:
+        raise NotImplementedError
+
+    def _state(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    # -- the interface --------------------------------------------------------
+    def start(self) -> Snapshot:
+        """Reset to the initial state and return its snapshot (iteration 0)."""
+        self._reset()
+        self.iteration = 0
+        halted = self._halt()
+        self.status = halted or (Status.MAX_ITER if self.max_iter == 0 else Status.RUNNING)
+        self._started = True
+        self._last = self._snapshot(())
+        return self._last
+
+    def step(self) -> Snapshot:
+        """Perform one update and return its snapshot; once done, returns the last snapshot again."""
+        if not self._started:
+            return self.start()
+        if self.status.done:
+            assert self._last is not None
+            return self._last
+        triggers = self._update()
+        self.iteration += 1
+        halted = self._halt()
+        if halted is not None:
+            self.status = halted
+        elif self.iteration >= self.max_iter:
+            self.status = Status.MAX_ITER
+        self._last = self._snapshot(triggers)
+        return self._last
+
+    @property
+    def done(self) -> bool:
+        return self._started and self.status.done
+
+    @property
+    def last(self) -> Snapshot | None:
+        return self._last
+
+    def snapshots(self) -> Iterator[Snapshot]:
+        """Yield the initial snapshot, then one per update until the run is done."""
+        snap = self.start()
+        yield snap
+        while not snap.status.done:
+            snap = self.step()
+            yield snap
+
+    def run(self) -> Snapshot:
+        """Run to the end; return the final snapshot."""
+        snap = self.start()
+        while not snap.status.done:
+            snap = self.step()
+        return snap
+
+    def _snapshot(self, triggers) -> Snapshot:
+        st = dict(self._state())
+        return Snapshot(iteration=self.iteration, status=self.status, triggers=tuple(triggers), **st)
+
+
+#: The common iteration limit, validated like every other parameter.
+MAX_ITER_SPEC = ParamSpec("max_iter", int, 1000, 0, 10**8, help="Stop after this many updates.")
+
+SOLVERS: dict[str, type[Solver]] = {}
+
+
+def register(cls: type[Solver]) -> type[Solver]:
+    """Class decorator: add a solver to the registry under its short name (refuses duplicates)."""
+    if not cls.name or not cls.display_name or not cls.family:
+        raise ValueError(f"{cls.__name__} must set name, display_name and family")
+    if cls.name in SOLVERS:
+        raise ValueError(f"solver {cls.name!r} registered twice")
+    unknown = set(cls.metric_keys) - set(METRICS)
+    if unknown:
+        raise ValueError(f"{cls.__name__} reports unknown metrics {sorted(unknown)}; add them to METRICS")
+    SOLVERS[cls.name] = cls
+    return cls
+
+
+def unknown_solver(name: str) -> ParameterError:
+    return ParameterError(f"Unknown algorithm '{name}'. Known algorithms: {', '.join(sorted(SOLVERS))}.")
