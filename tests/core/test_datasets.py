@@ -1,0 +1,130 @@
+"""The seeded data sets reproduce the notes' samples (checked through numbers the notes print)."""
+
+import numpy as np
+import pytest
+
+from percviz.core import datasets as ds
+from percviz.core.data import PointSet
+from percviz.core.errors import ParameterError
+
+
+def normalized(points: PointSet) -> np.ndarray:
+    """The notes' normalize(augment(X), labels), written out independently."""
+    return np.column_stack([np.ones(points.n), points.X]) * points.y[:, None]
+
+
+def naive_batch_perceptron(Y):
+    a = np.zeros(Y.shape[1])
+    for k in range(1, 10000):
+        mis = Y @ a <= 0
+        if not mis.any():
+            return a, k - 1
+        a = a + Y[mis].sum(axis=0)
+    raise AssertionError("did not converge")
+
+
+def naive_fixed_increment(Y, passes):
+    a, corrections = np.zeros(Y.shape[1]), 0
+    for _ in range(passes):
+        for y in Y:
+            if a @ y <= 0:
+                a, corrections = a + y, corrections + 1
+    return a, corrections
+
+
+def test_separable_80_matches_the_notes():
+    pts = ds.separable()
+    assert pts.n == 80 and (pts.classes == 0).sum() == 40
+    Y = normalized(pts)
+    assert (Y @ ds.W_GEN > 0).all()  # notes: "w_gen separates them: True"
+    dist = Y @ ds.W_GEN / np.linalg.norm(ds.W_GEN[1:])
+    assert dist.min() > 0.3
+    # The notes' batch perceptron pins the samples and their shuffled order down.
+    a, k = naive_batch_perceptron(Y)
+    assert k == 40
+    np.testing.assert_allclose(a, [-66.0, -125.3012, 130.6631], atol=5e-5)
+    # The stored order interleaves the classes (a permutation was applied).
+    assert not (pts.classes[:40] == 0).all()
+
+
+def test_separable_arrays_agree_with_pointset():
+    X, lab = ds.separable_arrays()
+    pts = ds.separable()
+    np.testing.assert_array_equal(X, pts.X)
+    np.testing.assert_array_equal(lab, pts.classes)
+
+
+def test_thin_gap_adds_four_points_on_both_sides():
+    for gap in (0.3, 0.1, 0.03):
+        pts = ds.thin_gap(gap)
+        assert pts.n == 84
+        d = normalized(pts)[-4:] @ ds.W_GEN / np.linalg.norm(ds.W_GEN[1:])
+        np.testing.assert_allclose(d, gap, rtol=1e-12)
+    with pytest.raises(ParameterError, match="gap"):
+        ds.thin_gap(0.0)
+
+
+def test_one_dimensional_on_the_x_axis():
+    pts = ds.one_dimensional()
+    np.testing.assert_array_equal(pts.X[:, 0], [1.0, 2.5, -1.5, 0.2])
+    np.testing.assert_array_equal(pts.X[:, 1], 0.0)
+    Y = normalized(pts)[:, :2]
+    np.testing.assert_array_equal(Y, [[1, 1], [1, 2.5], [-1, 1.5], [-1, -0.2]])  # notes' printout
+
+
+def test_ring_is_separated_by_the_circle_of_radius_1_1():
+    pts = ds.ring()
+    r = np.linalg.norm(pts.X, axis=1)
+    assert pts.n == 60
+    assert (r[pts.classes == 1] < 0.9).all() and (r[pts.classes == 0] > 1.3).all()
+    x1, x2 = pts.X.T
+    Phi = np.column_stack([np.ones(60), x1, x2, x1**2, x1 * x2, x2**2])
+    a_circle = np.array([-1.1**2, 0, 0, 1, 0, 1])
+    assert ((Phi * pts.y[:, None]) @ a_circle > 0).all()  # notes: "all 60 samples on the correct side: True"
+
+
+def test_overlapping_gaussians_reproduce_the_fixed_increment_run():
+    pts = ds.overlapping_gaussians()
+    assert pts.n == 100 and (pts.classes[:50] == 0).all()
+    a, corrections = naive_fixed_increment(normalized(pts), 300)
+    assert corrections == 2800  # notes: "2800 corrections in 300 passes"
+    assert np.sum(normalized(pts) @ a <= 0) == 32  # notes: "errors: last a(k) 32"
+
+
+def test_xor_and_five_points():
+    assert ds.xor().n == 4 and list(ds.xor().y) == [1, 1, -1, -1]
+    Y4 = normalized(ds.mse_five())
+    a4 = np.linalg.pinv(Y4) @ np.ones(5)
+    np.testing.assert_allclose(a4, [0.2, -0.5647, 0.3529], atol=5e-5)
+
+
+def test_bayes_1d_draws_in_the_notes_order():
+    x, lab = ds.bayes_1d_arrays(sizes=(200,))[0]
+    P = np.column_stack([x**j for j in range(4)]) * np.where(lab == 0, 1.0, -1.0)[:, None]
+    a = np.linalg.lstsq(P, np.ones(200), rcond=None)[0]
+    np.testing.assert_allclose(a, [-0.0211, 0.9548, 0.0317, -0.0972], atol=5e-5)  # notes, n = 200
+    pts = ds.bayes_1d()
+    np.testing.assert_array_equal(pts.X[:, 0], x)
+
+
+def test_winnow_streams_reproduce_the_perceptron_mistakes():
+    streams = ds.winnow_streams(dims=(20, 200))
+    counts = []
+    for Yb, z in streams:
+        assert Yb.shape[0] == 3000 and set(np.unique(Yb)) <= {0.0, 1.0}
+        counts.append(naive_fixed_increment(z[:, None] * Yb, 1)[1])
+    assert counts == [32, 161]  # notes: perceptron 32 and 161 mistakes for d = 20, 200
+
+
+def test_registry_builds_every_scene():
+    for name, (fn, text) in ds.DATASETS.items():
+        pts = ds.make_dataset(name)
+        assert isinstance(pts, PointSet) and pts.n >= 4 and text
+        assert pts == fn()  # deterministic
+    assert ds.make_dataset("thin-gap", gap=0.03).n == 84
+    with pytest.raises(ParameterError, match="Unknown data set"):
+        ds.make_dataset("nope")
+    with pytest.raises(ParameterError, match="does not take"):
+        ds.make_dataset("xor", seed=3)
+    with pytest.raises(ParameterError, match="seed"):
+        ds.ring(seed=-1)
