@@ -102,6 +102,8 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("delta", "δ_t", True, "ISNKPVN: accuracy of the current SNKPVN call"),
         MetricInfo("mistakes", "mistakes", False, "cumulative number of corrections made"),
         MetricInfo("objective", "objective", False, "objective value of an optimization (LP, SVM dual)"),
+        MetricInfo("slack_sum", "Σ ξ_i", False, "SVM: total slack Σ max(0, 1 − y_i f(x_i))"),
+        MetricInfo("support_vectors", "support vectors", False, "SVM: number of points with α_i > 0"),
     )
 }
 
