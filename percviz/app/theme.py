@@ -1,0 +1,249 @@
+"""Colours, marker shapes and sizes shared by every panel; presentation mode is a theme with scale ≥ 2.
+
+A `Theme` is plain data (colours as "#rrggbb" strings, pyqtgraph symbol names); the sizes a panel
+needs (font points, marker size, line width) are derived from `scale`, so one `apply_theme(theme)`
+call restyles a panel for the desk (scale 1) or for a projector (scale 2 or more).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+from percviz.core.errors import ParameterError
+
+#: Presentation mode scales everything by at least this factor.
+PRESENTATION_SCALE = 2.0
+#: The scales offered in the View menu.
+SCALES = (1.0, 1.5, 2.0, 2.5, 3.0)
+
+
+@dataclass(frozen=True)
+class Theme:
+    """A colour scheme plus a size scale; sizes are properties derived from `scale`."""
+
+    name: str
+    label: str
+    dark: bool
+    background: str
+    foreground: str
+    grid: str
+    #: Colours of classes 0..5; class 0 is "+", class 1 is "−".
+    class_colors: tuple[str, ...]
+    #: pyqtgraph symbols of classes 0..5: "+" and "_" (a bar, "−") so + and − differ by shape too.
+    class_symbols: tuple[str, ...]
+    #: Colour stops of the decision-function map, from f < 0 ("−" side) through f = 0 to f > 0 ("+" side).
+    diverging: tuple[str, ...]
+    boundary: str
+    margin: str
+    highlight: str
+    #: Panel/widget background behind the plots (window palette).
+    panel: str
+    scale: float = 1.0
+    base_font_pt: float = 10.0
+    base_marker: float = 11.0
+    base_line: float = 2.0
+    #: Opacity (0..255) of the decision-function image under the points.
+    map_alpha: int = 150
+
+    # -- sizes derived from the scale ----------------------------------------------------
+    @property
+    def font_pt(self) -> float:
+        """Point size of ordinary text (axis labels, legends, the window font)."""
+        return self.base_font_pt * self.scale
+
+    @property
+    def title_pt(self) -> float:
+        """Point size of panel titles."""
+        return 1.2 * self.base_font_pt * self.scale
+
+    @property
+    def overlay_pt(self) -> float:
+        """Point size of the run overlay on the canvas (iteration, algorithm, margin)."""
+        return 1.5 * self.base_font_pt * self.scale
+
+    @property
+    def marker_size(self) -> float:
+        """Diameter of a data point's marker in pixels."""
+        return self.base_marker * self.scale
+
+    @property
+    def line_width(self) -> float:
+        """Width of the decision boundary and curves in pixels."""
+        return self.base_line * self.scale
+
+    @property
+    def thin_line_width(self) -> float:
+        """Width of margin lines, contours and grid accents."""
+        return max(1.0, 0.5 * self.base_line * self.scale)
+
+    @property
+    def presentation(self) -> bool:
+        return self.scale >= PRESENTATION_SCALE
+
+    # -- lookups ---------------------------------------------------------------------------
+    def class_color(self, cls: int) -> str:
+        return self.class_colors[int(cls) % len(self.class_colors)]
+
+    def class_symbol(self, cls: int) -> str:
+        return self.class_symbols[int(cls) % len(self.class_symbols)]
+
+    def with_scale(self, scale: float) -> "Theme":
+        if not scale > 0:
+            raise ParameterError(f"A theme scale must be positive; got {scale}.")
+        return replace(self, scale=float(scale))
+
+    # -- Qt/pyqtgraph objects (imported lazily, so the data above stays importable anywhere) --------
+    def colormap(self):
+        """The diverging decision-function map as a pyqtgraph ColorMap over [0, 1] (0.5 is f = 0)."""
+        import numpy as np
+        import pyqtgraph as pg
+
+        stops = np.linspace(0.0, 1.0, len(self.diverging))
+        return pg.ColorMap(stops, [qcolor(c) for c in self.diverging])
+
+    def pen(self, color: str | None = None, width: float | None = None, style=None):
+        import pyqtgraph as pg
+
+        kw = {"color": color or self.foreground, "width": self.line_width if width is None else width}
+        if style is not None:
+            kw["style"] = style
+        return pg.mkPen(**kw)
+
+    def font(self, points: float | None = None, bold: bool = False):
+        from PySide6.QtGui import QFont
+
+        f = QFont()
+        f.setPointSizeF(self.font_pt if points is None else points)
+        f.setBold(bold)
+        return f
+
+    def palette(self):
+        """A QPalette for the window and its widgets."""
+        from PySide6.QtGui import QPalette
+
+        p = QPalette()
+        bg, fg, panel = qcolor(self.panel), qcolor(self.foreground), qcolor(self.background)
+        for role, col in (
+            (QPalette.Window, bg),
+            (QPalette.WindowText, fg),
+            (QPalette.Base, panel),
+            (QPalette.AlternateBase, bg),
+            (QPalette.Text, fg),
+            (QPalette.Button, bg),
+            (QPalette.ButtonText, fg),
+            (QPalette.ToolTipBase, panel),
+            (QPalette.ToolTipText, fg),
+            (QPalette.PlaceholderText, qcolor(self.grid)),
+            (QPalette.Highlight, qcolor(self.highlight)),
+            (QPalette.HighlightedText, qcolor("#000000")),
+        ):
+            p.setColor(role, col)
+        return p
+
+
+def qcolor(spec: str):
+    from PySide6.QtGui import QColor
+
+    return QColor(spec)
+
+
+# Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision deficiencies.
+_OKABE_ITO = ("#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9")
+_SYMBOLS = ("+", "_", "o", "s", "t", "d")
+
+THEMES: dict[str, Theme] = {
+    t.name: t
+    for t in (
+        Theme(
+            name="light",
+            label="Light",
+            dark=False,
+            background="#ffffff",
+            foreground="#202020",
+            grid="#c8c8c8",
+            class_colors=("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"),
+            class_symbols=_SYMBOLS,
+            diverging=("#5e9bd1", "#c6dbef", "#ffffff", "#f7c6c0", "#e0605a"),
+            boundary="#000000",
+            margin="#606060",
+            highlight="#ffbf00",
+            panel="#f2f2f2",
+        ),
+        Theme(
+            name="dark",
+            label="Dark",
+            dark=True,
+            background="#1e1e1e",
+            foreground="#e6e6e6",
+            grid="#4a4a4a",
+            class_colors=("#ff6b6b", "#4dabf7", "#69db7c", "#b197fc", "#ffa94d", "#e599f7"),
+            class_symbols=_SYMBOLS,
+            diverging=("#1c4f80", "#223246", "#1e1e1e", "#4a2626", "#8c2f2f"),
+            boundary="#ffffff",
+            margin="#b0b0b0",
+            highlight="#ffd43b",
+            panel="#2b2b2b",
+        ),
+        Theme(
+            name="hc-light",
+            label="High contrast (light)",
+            dark=False,
+            background="#ffffff",
+            foreground="#000000",
+            grid="#909090",
+            class_colors=("#c00000", "#0000c0", "#006400", "#7000a0", "#a05000", "#000000"),
+            class_symbols=_SYMBOLS,
+            diverging=("#8fb4ff", "#dce8ff", "#ffffff", "#ffdcdc", "#ff9090"),
+            boundary="#000000",
+            margin="#000000",
+            highlight="#ff8c00",
+            panel="#ffffff",
+            base_line=3.0,
+            base_marker=13.0,
+        ),
+        Theme(
+            name="hc-dark",
+            label="High contrast (dark)",
+            dark=True,
+            background="#000000",
+            foreground="#ffffff",
+            grid="#808080",
+            class_colors=("#ff5050", "#50b4ff", "#50ff50", "#ff50ff", "#ffff00", "#ffffff"),
+            class_symbols=_SYMBOLS,
+            diverging=("#003a80", "#001a33", "#000000", "#330000", "#800000"),
+            boundary="#ffffff",
+            margin="#ffffff",
+            highlight="#ffff00",
+            panel="#000000",
+            base_line=3.0,
+            base_marker=13.0,
+        ),
+        Theme(
+            name="colorblind",
+            label="Colour-blind safe (Okabe–Ito)",
+            dark=False,
+            background="#ffffff",
+            foreground="#202020",
+            grid="#c8c8c8",
+            class_colors=_OKABE_ITO,
+            class_symbols=_SYMBOLS,
+            # blue (f < 0, class "−") through white to orange (f > 0, class "+")
+            diverging=("#3a8cc4", "#c3dcec", "#ffffff", "#f7dca6", "#ebb13f"),
+            boundary="#000000",
+            margin="#555555",
+            highlight="#CC79A7",
+            panel="#f2f2f2",
+        ),
+    )
+}
+
+DEFAULT_THEME = "light"
+
+
+def theme_for(name: str = DEFAULT_THEME, scale: float = 1.0) -> Theme:
+    """The built-in theme `name` at `scale` (1 for the desk, ≥ 2 for presentation)."""
+    try:
+        base = THEMES[name]
+    except KeyError:
+        raise ParameterError(f"Unknown theme '{name}'. Known themes: {', '.join(THEMES)}.") from None
+    return base.with_scale(scale)
