@@ -1,0 +1,211 @@
+"""Support vector machines, hard and soft margin, with any kernel of the core, solved by Clarabel's QP.
+
+The classic formulation with an intercept: f(x) = Σ_i α_i y_i K(x_i, x) + b, found from the dual
+    max Σα_i − ½ Σ_ij α_i α_j y_i y_j K_ij   s.t.  Σ α_i y_i = 0,  0 ≤ α_i (≤ C for the soft margin).
+The kernel is used raw (not normalized) and b is free and unpenalized, as in LIBSVM/scikit-learn's SVC, so
+the answers match SVC(kernel='precomputed'). With the affine kernel 1 + x·z the constant feature is
+penalized while b is not; with `linear` (x·z) plus b this is the textbook linear SVM.
+
+Clarabel is an interior-point method: each step of this solver shows the iterate after one more interior-point
+iteration (re-solving with a growing iteration limit: Clarabel is deterministic, so these are its true iterates),
+and the last step is the converged solution. The bias is the multiplier of the constraint Σ α_i y_i = 0.
+
+Hard margin on data that the kernel's feature space cannot separate has no solution: this is decided before
+solving by the LP min τ s.t. y_i((Kc)_i + β) + τ ≥ 1 over free (c, β), whose optimum is 0 or at least 1
+(see lp.kernel_separable), and refused with a DataError suggesting the soft margin.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import clarabel
+import numpy as np
+import scipy.sparse as sp
+
+from percviz.core.decision import KernelExpansion
+from percviz.core.errors import DataError
+from percviz.core.params import ParamSet, ParamSpec
+from percviz.core.solvers.base import Solver, Status, register
+from percviz.core.solvers.lp import kernel_separable
+
+#: Above this many points the interior-point iterates are not replayed (each replay re-solves the QP).
+MAX_POINTS_FOR_ITERATES = 400
+
+_OK = {"Solved", "AlmostSolved"}
+
+
+@dataclass(frozen=True)
+class QPIterate:
+    """Dual coefficients α, the bias b and Clarabel's status after some interior-point iterations."""
+
+    alpha: np.ndarray
+    bias: float
+    status: str
+    iterations: int
+
+
+def solve_dual(K, y, C: float | None, max_iter: int = 200) -> QPIterate:
+    """The SVM dual as a Clarabel QP; C = None for the hard margin."""
+    K = np.asarray(K, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = len(y)
+    Q = (y[:, None] * y[None, :]) * K
+    P = sp.csc_matrix(np.triu(0.5 * (Q + Q.T)))
+    rows = [sp.csc_matrix(y[None, :]), -sp.identity(n, format="csc")]  # yᵀα = 0; −α ≤ 0
+    rhs = [np.zeros(1), np.zeros(n)]
+    if C is not None:
+        rows.append(sp.identity(n, format="csc"))  # α ≤ C
+        rhs.append(np.full(n, float(C)))
+    A = sp.vstack(rows, format="csc")
+    cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(A.shape[0] - 1)]
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.max_iter = int(max_iter)
+    sol = clarabel.DefaultSolver(P, -np.ones(n), A, np.concatenate(rhs), cones, settings).solve()
+    # KKT: Qα − 1 + z₀ y − μ + λ = 0, so for a free support vector y_i(f₀(x_i) + z₀) = 1: b = z₀.
+    return QPIterate(np.array(sol.x, dtype=float), float(sol.z[0]), str(sol.status).split(".")[-1], int(sol.iterations))
+
+
+@register
+class SVM(Solver):
+    """Maximum-margin classifier: hard margin, or soft margin with penalty C on the slacks."""
+
+    name = "svm"
+    display_name = "Support vector machine"
+    family = "Support vector machines"
+    description = (
+        "The maximum-margin separator f(x) = Σ α_i y_i K(x_i, x) + b (hard margin, or soft margin with C), "
+        "any kernel, solved by the Clarabel interior-point QP solver; one step per interior-point iteration."
+    )
+    representation = "kernel"
+    views = frozenset({"canvas", "curves"})
+    metric_keys = ("objective", "margin", "train_errors", "slack_sum", "support_vectors", "weight_norm")
+    params = ParamSet(
+        (
+            ParamSpec(
+                "margin",
+                "choice",
+                "soft",
+                choices=("hard", "soft"),
+                help="'hard': every point outside the margin (separable data only); 'soft': slacks ξ_i cost C·ξ_i.",
+            ),
+            ParamSpec("C", float, 1.0, 0.0, 1e8, low_open=True, help="Soft-margin penalty C > 0 on Σ ξ_i."),
+            ParamSpec(
+                "show_iterations",
+                bool,
+                True,
+                help=f"Step through Clarabel's interior-point iterates (up to {MAX_POINTS_FOR_ITERATES} points); "
+                "off: one step to the solution.",
+            ),
+        )
+    )
+    default_max_iter = 200
+
+    @property
+    def _C(self) -> float | None:
+        return None if self.values["margin"] == "hard" else float(self.values["C"])
+
+    def _check_problem(self):
+        super()._check_problem()
+        X, y = self.problem.X, self.problem.y
+        K = np.asarray(self.problem.kernel(X, X), dtype=float)
+        if not np.isfinite(K).all():
+            raise DataError(f"The {self.problem.kernel.spec} kernel overflows on these points; scale the data down.")
+        self._K = 0.5 * (K + K.T)
+        if self._C is None:
+            ok, tau = kernel_separable(self._K, y)
+            if not ok:
+                raise DataError(
+                    f"A hard-margin SVM needs points that the {self.problem.kernel.spec} kernel can separate, "
+                    f"and these cannot be (the LP min τ = {tau:.3g} > 0 proves it). "
+                    "Use the soft margin (margin=soft) with a finite C, or a more flexible kernel."
+                )
+
+    def _reset(self):
+        y = self.problem.y
+        self._y = y
+        self._Q = (y[:, None] * y[None, :]) * self._K
+        final = solve_dual(self._K, y, self._C)
+        if final.status not in _OK:
+            hint = "Use the soft margin (margin=soft)." if self._C is None else "Lower C or scale the points down."
+            raise DataError(
+                f"The SVM quadratic program could not be solved accurately (Clarabel status: {final.status}). "
+                + hint
+            )
+        self._final = final
+        replay = self.values["show_iterations"] and self.problem.n <= MAX_POINTS_FOR_ITERATES
+        self._steps = final.iterations if replay else 1
+        self._k = 0
+        self._current = QPIterate(np.zeros(self.problem.n), 0.0, "start", 0)
+
+    def _update(self):
+        self._k += 1
+        if self._k >= self._steps:
+            self._current = self._final
+        else:
+            self._current = solve_dual(self._K, self._y, self._C, max_iter=self._k)
+        return ()
+
+    def _at_solution(self) -> bool:
+        return self._k >= self._steps
+
+    def _scores(self) -> np.ndarray:
+        a = self._current.alpha
+        return self._y * (self._K @ (a * self._y) + self._current.bias)
+
+    def _halt(self):
+        if not self._at_solution():
+            return None
+        return Status.SEPARATOR if (self._scores() > 0).all() else Status.CONVERGED
+
+    def _support(self, alpha) -> np.ndarray:
+        """Support vectors: α_i above a relative threshold (interior-point solutions are never exactly 0)."""
+        return alpha > 1e-7 * max(1.0, float(alpha.max(initial=0.0)))
+
+    def _state(self):
+        it = self._current
+        alpha = it.alpha
+        if self._at_solution():
+            alpha = np.where(self._support(alpha), alpha, 0.0)
+            if self._C is not None:
+                alpha = np.minimum(alpha, self._C)
+        w2 = float(max(alpha @ self._Q @ alpha, 0.0))
+        wn = float(np.sqrt(w2))
+        coef = alpha * self._y
+        decision = KernelExpansion(self.problem.kernel, self.problem.X, coef, it.bias, wn or None)
+        scores = self._y * (self._K @ coef + it.bias)
+        slack = np.maximum(0.0, 1.0 - scores)
+        sv = self._support(alpha)
+        ab = decision.affine()
+        return {
+            "decision": decision,
+            "alpha": np.clip(alpha, 0.0, self._C),  # interior-point iterates may stray slightly outside [0, C]
+            "weights": None if ab is None else np.array([ab[2], ab[0], ab[1]]),
+            "metrics": {
+                "objective": float(alpha.sum() - 0.5 * w2),
+                "margin": 1.0 / wn if wn > 0 else None,
+                "weight_norm": wn,
+                "train_errors": int((scores <= 0).sum()),
+                "slack_sum": float(slack.sum()),
+                "support_vectors": int(sv.sum()) if self._k else 0,
+            },
+            "message": self._message(alpha, sv, slack, wn),
+        }
+
+    def _message(self, alpha, sv, slack, wn) -> str:
+        kind = "hard margin" if self._C is None else f"soft margin, C = {self._C:g}"
+        if self._k == 0:
+            return f"SVM ({kind}) on the {self.problem.kernel.spec} kernel: α = 0 before the first iteration."
+        if not self._at_solution():
+            return f"Interior-point iteration {self._k} of {self._steps} ({kind})."
+        parts = [f"Solved ({kind}) in {self._final.iterations} interior-point iterations: {int(sv.sum())} support vectors"]
+        if self._C is not None:
+            at_c = int((alpha >= self._C * (1 - 1e-6)).sum())
+            parts[0] += f" ({at_c} at the bound C)"
+            parts.append(f"Σξ = {slack.sum():.4g} (ξ_i > 0 on {int((slack > 1e-6).sum())} points)")
+        if wn > 0:
+            parts.append(f"margin 1/‖w‖ = {1 / wn:.4g}")
+        if self._final.status != "Solved":
+            parts.append("reduced accuracy")
+        return "; ".join(parts) + "."
