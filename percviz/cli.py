@@ -1,0 +1,507 @@
+"""The `percviz` command: the window (default), or `solve`, `margin`, `export` and `list` without one.
+
+Only the window and `export` load Qt, lazily; `solve`, `margin` and `list` use `percviz.core` alone.
+Errors a user can fix print one line on stderr and exit with status 2; a missing GUI/export part
+exits with 3; anything unexpected prints one line and exits with 1 (PERCVIZ_DEBUG=1 shows the traceback).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import os
+import sys
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from percviz import __version__
+from percviz.core.errors import PercvizError, PresetError
+
+EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
+SUBCOMMANDS = ("solve", "margin", "export", "list")
+PANEL_CHOICES = ("canvas", "curves", "weight", "feature")
+
+
+class UsageError(PercvizError):
+    """A command-line argument cannot be used as given."""
+
+
+class Unavailable(Exception):
+    """A part of percviz (the window, the exporter) cannot be loaded here."""
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors (no usage dump), so every failure is a single readable line."""
+
+    def error(self, message: str):  # type: ignore[override]
+        raise UsageError(f"{message} (see '{self.prog} --help')")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Parsers
+# ---------------------------------------------------------------------------------------------------
+
+def _add_run_options(p: argparse.ArgumentParser, *, algorithm_help: str) -> None:
+    p.add_argument("--algorithm", "-a", metavar="NAME", help=algorithm_help)
+    p.add_argument("--kernel", "-k", metavar="SPEC",
+                   help="kernel spec, e.g. affine, linear, 'rbf:gamma=0.5', 'poly:degree=3,c=1' (default: the "
+                        "preset's, else affine)")
+    p.add_argument("--features", "-f", metavar="SPEC",
+                   help="φ-map for the weight-vector procedures, e.g. linear, quadratic (default: the preset's, "
+                        "else linear)")
+    p.add_argument("--param", "-p", dest="params", action="append", default=[], metavar="KEY=VALUE",
+                   help="an algorithm parameter (repeatable), e.g. --param eps=1e-4")
+    p.add_argument("--max-iter", type=int, metavar="N", help="iteration limit (default: the preset's or the "
+                                                               "algorithm's)")
+
+
+def gui_parser() -> argparse.ArgumentParser:
+    p = _Parser(
+        prog="percviz",
+        description="Interactive perceptrons, kernels, margins and certificates. Without a sub-command, opens "
+                    "the window on DATA (a preset .json, a CSV x,y,label, or a shipped scene's name).",
+        epilog="Sub-commands (no window): 'percviz solve DATA --algorithm NAME [--json]', "
+               "'percviz margin DATA [--json]', 'percviz export PRESET.json --out run.gif', "
+               "'percviz list'. Run 'percviz solve --help' for details.",
+    )
+    p.add_argument("data", nargs="?", metavar="DATA", help="preset .json, CSV x,y,label, or shipped scene name")
+    _add_run_options(p, algorithm_help="algorithm to select (default: the preset's, else snkp)")
+    p.add_argument("--steps", type=int, metavar="N", help="run N updates before showing (or taking the screenshot)")
+    p.add_argument("--screenshot", metavar="OUT.png", help="render offscreen, save a PNG and exit")
+    p.add_argument("--panel", choices=PANEL_CHOICES, help="with --screenshot: capture only this panel")
+    p.add_argument("--version", action="version", version=f"percviz {__version__}")
+    return p
+
+
+def solve_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="percviz solve", description="Run one algorithm on DATA to the end and report the result.")
+    p.add_argument("data", metavar="DATA", help="preset .json, CSV x,y,label, or shipped scene name")
+    _add_run_options(p, algorithm_help="algorithm name (required for CSV data; default: the preset's); "
+                                       "'percviz list' shows them all")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
+    return p
+
+
+def margin_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="percviz margin",
+                description="The optimal normalized margin ρ_K of DATA under a kernel, and its witness p.")
+    p.add_argument("data", metavar="DATA", help="preset .json, CSV x,y,label, or shipped scene name")
+    p.add_argument("--kernel", "-k", metavar="SPEC", help="kernel spec (default: the preset's, else affine)")
+    p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
+    return p
+
+
+def export_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="percviz export", description="Render a preset's run as an animated GIF or an MP4, no window.")
+    p.add_argument("data", metavar="PRESET", help="preset .json, CSV x,y,label, or shipped scene name")
+    p.add_argument("--out", "-o", required=True, metavar="OUT", help="output file: .gif or .mp4")
+    p.add_argument("--steps", type=int, metavar="N", help="number of updates to record (default: the whole run)")
+    p.add_argument("--fps", type=float, default=10.0, metavar="F", help="frames per second (default 10)")
+    _add_run_options(p, algorithm_help="algorithm (default: the preset's)")
+    return p
+
+
+def list_parser() -> argparse.ArgumentParser:
+    p = _Parser(prog="percviz list", description="List the algorithms, kernels, φ-maps and shipped scenes.")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    return p
+
+
+# ---------------------------------------------------------------------------------------------------
+# Shared helpers
+# ---------------------------------------------------------------------------------------------------
+
+def parse_params(items: Sequence[str]) -> dict[str, str]:
+    """['eps=1e-3', 'gamma=2'] → {'eps': '1e-3', 'gamma': '2'} (values stay text; the solver types them)."""
+    out: dict[str, str] = {}
+    for item in items:
+        key, eq, value = item.partition("=")
+        if not eq or not key.strip() or not value.strip():
+            raise UsageError(f"--param expects KEY=VALUE (e.g. --param eps=1e-3); got '{item}'")
+        out[key.strip()] = value.strip()
+    return out
+
+
+def resolve_data(arg: str) -> Path:
+    """A path as given, or the file of a shipped scene named `arg` (with or without .json)."""
+    path = Path(arg)
+    if path.exists():
+        if path.is_dir():
+            raise UsageError(f"{arg} is a folder; give a preset .json or a CSV file")
+        return path
+    from percviz.core.presets import shipped_presets
+
+    shipped = {s.name: s.path for s in shipped_presets()}
+    name = arg[:-5] if arg.endswith(".json") else arg
+    if os.sep not in arg and name in shipped:
+        return shipped[name]
+    hint = f"; shipped scenes: {', '.join(shipped)}" if os.sep not in arg and "." not in arg else ""
+    raise UsageError(f"{arg}: no such file{hint}")
+
+
+def load_with_overrides(args: argparse.Namespace, *, need_algorithm: bool):
+    """Load DATA and apply --algorithm/--kernel/--features/--param/--max-iter (validated)."""
+    from percviz.core.presets import load_scene
+
+    path = resolve_data(args.data)
+    preset = load_scene(path)
+    is_csv = path.suffix.lower() != ".json" and not _looks_like_json(path)
+    algorithm = getattr(args, "algorithm", None)
+    if need_algorithm and is_csv and algorithm is None:
+        from percviz.core.solvers import load_all
+
+        raise UsageError(
+            f"give --algorithm NAME for CSV data (one of: {', '.join(sorted(load_all()))})"
+        )
+    try:
+        return preset.with_overrides(
+            algorithm=algorithm,
+            kernel=getattr(args, "kernel", None),
+            features=getattr(args, "features", None),
+            params=parse_params(getattr(args, "params", []) or []),
+            max_iter=getattr(args, "max_iter", None),
+            source=_FROM_FLAGS,
+        )
+    except PresetError as e:
+        if e.path != _FROM_FLAGS:
+            raise
+        raise UsageError(f"{_flag_of(e.field)}: {e.problem}") from None
+
+
+_FROM_FLAGS = "<command line>"
+
+
+def _flag_of(field: str | None) -> str:
+    """The command-line flag that set a preset field ('params.eps' → '--param eps')."""
+    if field and field.startswith("params."):
+        return f"--param {field[len('params.'):]}"
+    return {"max_iter": "--max-iter"}.get(field or "", f"--{field}")
+
+
+def _looks_like_json(path: Path) -> bool:
+    with open(path, "rb") as fh:
+        return fh.read(4096).lstrip()[:1] == b"{"
+
+
+def _clean(value: Any) -> Any:
+    """JSON-safe: arrays to lists, non-finite floats to null."""
+    if isinstance(value, np.ndarray):
+        return _clean(value.tolist())
+    if isinstance(value, (list, tuple)):
+        return [_clean(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): _clean(v) for k, v in value.items()}
+    if isinstance(value, (np.floating, float)):
+        v = float(value)
+        return v if math.isfinite(v) else None
+    if isinstance(value, np.integer):
+        return int(value)
+    if isinstance(value, np.bool_):
+        return bool(value)
+    return value
+
+
+def _print_json(obj: dict) -> None:
+    sys.stdout.write(json.dumps(_clean(obj), allow_nan=False) + "\n")
+
+
+# ---------------------------------------------------------------------------------------------------
+# percviz solve
+# ---------------------------------------------------------------------------------------------------
+
+def _separator_margin(problem, snap, representation: str) -> float | None:
+    """Normalized margin of the returned decision when it separates the training set, else None."""
+    m = snap.metrics.get("margin")
+    if m is None and representation == "kernel" and snap.alpha is not None:
+        a = np.asarray(snap.alpha)
+        nrm = math.sqrt(max(float(a @ problem.G @ a), 0.0))
+        m = float((problem.G @ a).min() / nrm) if nrm > 0 else None
+    elif m is None and snap.weights is not None and np.ndim(snap.weights) == 1:
+        w = np.asarray(snap.weights)
+        nrm = float(np.linalg.norm(w))
+        m = float((problem.Y @ w).min() / nrm) if nrm > 0 else None
+    if m is None or not math.isfinite(m) or m <= 0:
+        return None
+    return float(m)
+
+
+def _train_errors(problem, snap) -> int:
+    if "train_errors" in snap.metrics:
+        return int(snap.metrics["train_errors"])
+    f = snap.decision(problem.X)
+    if snap.decision.n_outputs == 1:
+        return int(np.sum(problem.y * f <= 0))
+    return int(np.sum(np.argmax(f, axis=1) != problem.points.classes))
+
+
+def _certificate_norm(problem, snap) -> float | None:
+    if snap.status.value != "certificate" or snap.p is None:
+        return None
+    if "p_g_norm" in snap.metrics:
+        return float(snap.metrics["p_g_norm"])
+    p = np.asarray(snap.p)
+    return math.sqrt(max(float(p @ problem.G @ p), 0.0))
+
+
+def solve(preset) -> dict[str, Any]:
+    """Run the preset's algorithm to the end; the result as the JSON document `percviz solve` prints."""
+    solver = preset.make_solver()
+    problem = solver.problem
+    keys = list(solver.metric_keys)
+    history: dict[str, list] = {"iteration": []}
+    for k in keys:
+        history[k] = []
+    snap = None
+    for snap in solver.snapshots():
+        history["iteration"].append(snap.iteration)
+        for k in snap.metrics:
+            if k not in history:  # a metric the solver did not declare up front: back-fill with nulls
+                history[k] = [None] * (len(history["iteration"]) - 1)
+        for k in history:
+            if k != "iteration":
+                history[k].append(snap.metrics.get(k))
+    assert snap is not None
+    rep = solver.representation
+    return {
+        "algorithm": solver.name,
+        "display_name": solver.display_name,
+        "representation": rep,
+        "kernel": problem.kernel.spec,
+        "features": problem.features.spec if rep != "kernel" else None,
+        "params": dict(solver.values),
+        "max_iter": solver.max_iter,
+        "n": problem.n,
+        "n_classes": problem.points.n_classes,
+        "status": snap.status.value,
+        "iterations": snap.iteration,
+        "train_errors": _train_errors(problem, snap),
+        "margin": _separator_margin(problem, snap, rep),
+        "certificate_g_norm": _certificate_norm(problem, snap),
+        "alpha": snap.alpha,
+        "weights": snap.weights,
+        "p": snap.p,
+        "message": snap.message,
+        "metrics": dict(snap.metrics),
+        "history": history,
+    }
+
+
+def _summary(result: dict[str, Any], title: str) -> str:
+    status_text = {
+        "separator": "separator found", "certificate": "certificate of non-separability",
+        "nonseparable": "proof of non-separability", "converged": "converged",
+        "max_iter": "iteration limit reached", "running": "running",
+    }[result["status"]]
+    space = result["kernel"] if result["representation"] == "kernel" else f"φ = {result['features']}"
+    lines = [
+        f"{result['display_name']} ({result['algorithm']}) on {title}: {result['n']} points, {space}",
+        f"status: {status_text} after {result['iterations']} iterations (limit {result['max_iter']})",
+        f"training errors: {result['train_errors']}",
+    ]
+    if result["margin"] is not None:
+        lines.append(f"normalized margin of the separator: {result['margin']:.6g}")
+    if result["certificate_g_norm"] is not None:
+        lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator exists in this space)")
+    if result["message"]:
+        lines.append(result["message"])
+    return "\n".join(lines)
+
+
+def cmd_solve(argv: Sequence[str]) -> int:
+    args = solve_parser().parse_args(argv)
+    preset = load_with_overrides(args, need_algorithm=True)
+    result = solve(preset)
+    if args.json:
+        _print_json(result)
+    else:
+        print(_summary(result, args.data))
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------------
+# percviz margin
+# ---------------------------------------------------------------------------------------------------
+
+def margin(preset) -> dict[str, Any]:
+    """ρ_K, separability and the witness p of the preset's points under its kernel."""
+    from percviz.core.problem import Problem
+
+    try:
+        from percviz.core.gram import optimal_margin
+    except ImportError as e:
+        raise Unavailable(f"the margin computation (percviz.core.gram) is not available: {e}") from None
+    problem = Problem(preset.points, preset.kernel, preset.features)
+    problem.points.require_two_classes("The optimal margin")
+    res = optimal_margin(problem)
+    return {
+        "kernel": problem.kernel.spec,
+        "n": problem.n,
+        "separable": bool(res.separable),
+        "rho": float(res.rho),
+        "p": getattr(res, "p", None),
+        "alpha": getattr(res, "alpha", None),
+    }
+
+
+def cmd_margin(argv: Sequence[str]) -> int:
+    args = margin_parser().parse_args(argv)
+    preset = load_with_overrides(args, need_algorithm=False)
+    result = margin(preset)
+    if args.json:
+        _print_json(result)
+    else:
+        verdict = "separable" if result["separable"] else "not separable"
+        print(f"{args.data}: {result['n']} points, kernel {result['kernel']}: {verdict}, ρ_K = {result['rho']:.6g}")
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------------
+# percviz list
+# ---------------------------------------------------------------------------------------------------
+
+def cmd_list(argv: Sequence[str]) -> int:
+    args = list_parser().parse_args(argv)
+    from percviz.core.features import FEATURE_MAPS
+    from percviz.core.kernels import KERNELS
+    from percviz.core.presets import shipped_presets
+    from percviz.core.solvers import by_family
+
+    algos = [
+        {"name": c.name, "display_name": c.display_name, "family": fam, "representation": c.representation,
+         "params": {s.name: {"default": s.default, "range": s.range_text(), "help": s.help} for s in c.params.specs}}
+        for fam, classes in by_family().items() for c in classes
+    ]
+    kernels = {k: c.display_name for k, c in KERNELS.items()}
+    features = {k: c.display_name for k, c in FEATURE_MAPS.items()}
+    scenes = [s.name for s in shipped_presets()]
+    if args.json:
+        _print_json({"algorithms": algos, "kernels": kernels, "features": features, "presets": scenes})
+        return EXIT_OK
+    print("algorithms:")
+    for a in algos:
+        print(f"  {a['name']:24s} {a['display_name']}  [{a['family']}]")
+    print("kernels:  " + ", ".join(kernels))
+    print("φ-maps:   " + ", ".join(features))
+    print("scenes:   " + ", ".join(scenes))
+    return EXIT_OK
+
+
+# ---------------------------------------------------------------------------------------------------
+# The window and export (Qt, loaded lazily)
+# ---------------------------------------------------------------------------------------------------
+
+_QT_LIBS_HINT = (
+    "on a bare Debian install the Qt system libraries: apt-get install libgl1 libegl1 libfontconfig1 "
+    "libglib2.0-0 libdbus-1-3 libxkbcommon0"
+)
+
+
+def _import_app(module: str, func: str, what: str):
+    """Import percviz.app.<module>.<func>, turning a missing part or missing Qt into one clear line."""
+    import importlib
+
+    try:
+        mod = importlib.import_module(f"percviz.app.{module}")
+    except ModuleNotFoundError as e:
+        if e.name in (f"percviz.app.{module}", "percviz.app"):
+            raise Unavailable(f"{what} is not available in this installation (percviz.app.{module} is missing)") from None
+        raise Unavailable(f"cannot start {what}: the Python package '{e.name}' is missing; "
+                          "reinstall percviz with its dependencies (pip install -e .)") from None
+    except ImportError as e:
+        raise Unavailable(f"cannot start {what}: {e}; {_QT_LIBS_HINT}") from None
+    fn = getattr(mod, func, None)
+    if fn is None:
+        raise Unavailable(f"{what} is not available in this installation (percviz.app.{module}.{func} is missing)")
+    return fn
+
+
+def cmd_gui(argv: Sequence[str]) -> int:
+    args = gui_parser().parse_args(argv)
+    if args.steps is not None and args.steps < 0:
+        raise UsageError("--steps must be 0 or more")
+    if args.panel and not args.screenshot:
+        raise UsageError("--panel only applies with --screenshot OUT.png")
+    if args.screenshot:
+        out = Path(args.screenshot)
+        if out.suffix.lower() != ".png":
+            raise UsageError(f"--screenshot writes a PNG; give a file name ending in .png, not '{out.name}'")
+        if not out.resolve().parent.is_dir():
+            raise UsageError(f"--screenshot: the folder {out.resolve().parent} does not exist")
+    # Validate everything before Qt starts, so a bad file is one line, not a dialog.
+    args.preset = load_with_overrides(args, need_algorithm=False) if args.data else None
+    if args.preset is None and (args.algorithm or args.kernel or args.features or args.params or args.max_iter):
+        from percviz.core.presets import default_preset
+
+        args.preset = default_preset().with_overrides(
+            algorithm=args.algorithm, kernel=args.kernel, features=args.features,
+            params=parse_params(args.params), max_iter=args.max_iter,
+        )
+    launch = _import_app("launch", "launch", "the percviz window")
+    return int(launch(args) or 0)
+
+
+EXPORT_FUNCTION = "run_export"  # percviz.app.export.run_export(args) -> int
+
+
+def cmd_export(argv: Sequence[str]) -> int:
+    args = export_parser().parse_args(argv)
+    out = Path(args.out)
+    if out.suffix.lower() not in (".gif", ".mp4"):
+        raise UsageError(f"--out must end in .gif or .mp4, not '{out.name}'")
+    if not out.resolve().parent.is_dir():
+        raise UsageError(f"--out: the folder {out.resolve().parent} does not exist")
+    if not (math.isfinite(args.fps) and 0 < args.fps <= 120):
+        raise UsageError(f"--fps must be in (0, 120]; got {args.fps:g}")
+    if args.steps is not None and args.steps < 1:
+        raise UsageError("--steps must be 1 or more")
+    args.preset = load_with_overrides(args, need_algorithm=False)
+    export = _import_app("export", EXPORT_FUNCTION, "the exporter")
+    return int(export(args) or 0)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Entry point
+# ---------------------------------------------------------------------------------------------------
+
+def _fail(prog: str, message: str, code: int) -> int:
+    text = " ".join(str(message).split())  # exactly one line
+    sys.stderr.write(f"{prog}: error: {text}\n")
+    return code
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the command line; returns the exit status."""
+    argv = list(sys.argv[1:] if argv is None else argv)
+    sub = argv[0] if argv and argv[0] in SUBCOMMANDS else None
+    prog = f"percviz {sub}" if sub else "percviz"
+    commands = {"solve": cmd_solve, "margin": cmd_margin, "export": cmd_export, "list": cmd_list}
+    try:
+        return commands[sub](argv[1:]) if sub else cmd_gui(argv)
+    except Unavailable as e:
+        return _fail(prog, str(e), EXIT_UNAVAILABLE)
+    except PercvizError as e:
+        return _fail(prog, str(e), EXIT_USAGE)
+    except FileNotFoundError as e:
+        return _fail(prog, f"{e.filename}: no such file", EXIT_USAGE)
+    except IsADirectoryError as e:
+        return _fail(prog, f"{e.filename} is a folder, not a file", EXIT_USAGE)
+    except PermissionError as e:
+        return _fail(prog, f"{e.filename}: permission denied", EXIT_USAGE)
+    except OSError as e:
+        return _fail(prog, f"{e.filename or ''} {e.strerror or e}", EXIT_USAGE)
+    except KeyboardInterrupt:
+        return _fail(prog, "interrupted", 130)
+    except SystemExit:
+        raise
+    except Exception as e:  # a bug: one line for the user, the traceback on demand
+        if os.environ.get("PERCVIZ_DEBUG"):
+            raise
+        return _fail(prog, f"internal error: {type(e).__name__}: {e} (set PERCVIZ_DEBUG=1 for the traceback)",
+                     EXIT_INTERNAL)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
