@@ -1,0 +1,353 @@
+"""Fast evaluation of a snapshot's decision function on a view grid (float32), and its level curves.
+
+The canvas redraws the decision function many times a second while an algorithm animates, so the
+evaluation must cost far less than the naive Σ_i coef_i K(z, x_i) over every grid point z:
+
+- affine decision functions (``decision.affine()`` is not None) are evaluated in closed form;
+- kernel expansions cache, per point (keyed on the grid and the point's coordinates), what the point
+  contributes: for product kernels (RBF, Laplacian) K(z, x) = k₁(z₁ − x₁)·k₂(z₂ − x₂), so a point needs
+  only its two factor rows (nx + ny values) and the whole image is one (ny × n)(n × nx) product; other
+  kernels cache the full column K(grid, x_i). Only new or moved points cost kernel evaluations, and when
+  few coefficients changed since the last frame only those are added in (f += Δcoef · rows);
+- explicit feature maps cache φ(grid) and need one matrix product per frame;
+- multi-class decision functions return c planes; their argmax gives the regions.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable
+
+import numpy as np
+
+from percviz.core.decision import DecisionFunction, FeatureLinear, KernelExpansion
+
+#: Product kernels K(z, x) = h(z₁ − x₁)·h(z₂ − x₂): kernel name → h(gamma, difference).
+SEPARABLE_FACTORS: dict[str, Callable[[float, np.ndarray], np.ndarray]] = {
+    "rbf": lambda gamma, d: np.exp(-gamma * d * d),
+    "laplacian": lambda gamma, d: np.exp(-gamma * np.abs(d)),
+}
+
+#: Refresh an incrementally updated image from scratch after this many incremental frames (float32 drift).
+_REFRESH_EVERY = 32
+
+
+@dataclass(frozen=True)
+class ViewGrid:
+    """An nx × ny grid of pixel centres covering [x_min, x_max] × [y_min, y_max]; images are (ny, nx)."""
+
+    x_min: float
+    x_max: float
+    y_min: float
+    y_max: float
+    nx: int
+    ny: int
+
+    def __post_init__(self):
+        if not (self.x_max > self.x_min and self.y_max > self.y_min):
+            raise ValueError(f"empty view rectangle [{self.x_min}, {self.x_max}] × [{self.y_min}, {self.y_max}]")
+        if self.nx < 2 or self.ny < 2:
+            raise ValueError(f"a grid needs at least 2×2 points, got {self.nx}×{self.ny}")
+
+    @classmethod
+    def fit(cls, x_min: float, x_max: float, y_min: float, y_max: float, resolution: int) -> "ViewGrid":
+        """Square cells, `resolution` of them along the longer side of the rectangle."""
+        w, h = x_max - x_min, y_max - y_min
+        cell = max(w, h) / resolution
+        return cls(x_min, x_max, y_min, y_max, max(2, round(w / cell)), max(2, round(h / cell)))
+
+    @property
+    def key(self) -> tuple:
+        return (self.x_min, self.x_max, self.y_min, self.y_max, self.nx, self.ny)
+
+    @property
+    def xs(self) -> np.ndarray:
+        return self.x_min + (np.arange(self.nx) + 0.5) * ((self.x_max - self.x_min) / self.nx)
+
+    @property
+    def ys(self) -> np.ndarray:
+        return self.y_min + (np.arange(self.ny) + 0.5) * ((self.y_max - self.y_min) / self.ny)
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return (self.ny, self.nx)
+
+    def points(self) -> np.ndarray:
+        """The (ny·nx) × 2 grid points, x varying fastest (row-major images)."""
+        gx, gy = np.meshgrid(self.xs, self.ys)
+        return np.column_stack([gx.ravel(), gy.ravel()])
+
+
+class _PointRows:
+    """Per-point cached rows (kernel columns or separable factors) for one grid and one kernel."""
+
+    def __init__(self, budget_bytes: int):
+        self.budget = budget_bytes
+        self.index: dict[tuple[float, float], int] = {}
+        self.arrays: list[np.ndarray] = []  # each (capacity, width) float32
+        self.used = 0
+        self.computed = 0  # how many rows were ever computed (for tests and the benchmark)
+        self.last_centers: np.ndarray | None = None
+        self.last_rows: np.ndarray | None = None
+        self.last_coef: np.ndarray | None = None  # per cache row, float32
+        self.last_image: np.ndarray | None = None  # without bias
+        self.incremental = 0
+
+    def rows_for(self, centers: np.ndarray, width: int, make: Callable[[np.ndarray], list[np.ndarray]]) -> np.ndarray | None:
+        """Cache row of each centre (make computes missing ones, `width` floats each); None when over budget."""
+        if self.last_centers is not None and np.array_equal(self.last_centers, centers):
+            return self.last_rows
+        keys = [(float(a), float(b)) for a, b in centers]
+        distinct = dict.fromkeys(keys)
+        if len(distinct) * 4 * width > self.budget:
+            return None
+        missing = [k for k in distinct if k not in self.index]
+        if missing:
+            if (self.used + len(missing)) * 4 * width > self.budget:
+                self._compact(distinct)
+            new = make(np.array(missing, dtype=float))
+            need = self.used + len(missing)
+            cap = self.arrays[0].shape[0] if self.arrays else 0
+            if need > cap:
+                cap = min(max(need, 2 * cap, 16), self.budget // (4 * width))
+                shapes = [a.shape[1] for a in new]
+                grown = [np.empty((cap, w), np.float32) for w in shapes]
+                for g, a in zip(grown, self.arrays):
+                    g[: self.used] = a[: self.used]
+                self.arrays = grown
+            for a, rows in zip(self.arrays, new):
+                a[self.used : need] = rows
+            for j, k in enumerate(missing):
+                self.index[k] = self.used + j
+            self.used = need
+            self.computed += len(missing)
+            self._forget_image()
+        rows = np.fromiter((self.index[k] for k in keys), dtype=np.int64, count=len(keys))
+        self.last_centers, self.last_rows = centers.copy(), rows
+        return rows
+
+    def _compact(self, keep: set) -> None:
+        """Drop the rows of points no longer present (moved or deleted)."""
+        old = sorted((r, k) for k, r in self.index.items() if k in keep)
+        order = np.array([r for r, _ in old], dtype=np.int64)
+        self.arrays = [a[order].copy() for a in self.arrays]
+        self.index = {k: j for j, (_, k) in enumerate(old)}
+        self.used = len(old)
+        self.last_centers = self.last_rows = None
+        self._forget_image()
+
+    def _forget_image(self) -> None:
+        self.last_coef = self.last_image = None
+
+
+class GridEvaluator:
+    """Evaluates decision functions on view grids, caching what unchanged points contribute.
+
+    `evaluate(decision, grid)` returns a float32 image of shape (ny, nx), or (c, ny, nx) for c outputs.
+    """
+
+    def __init__(self, budget_mb: float = 192.0):
+        self.budget = int(budget_mb * 2**20)
+        self._rows_key: tuple | None = None
+        self._rows: _PointRows | None = None
+        self._phi_key: tuple | None = None
+        self._phi: np.ndarray | None = None
+        self._diag_key: tuple | None = None
+        self._diag: np.ndarray | None = None
+        self._pts_key: tuple | None = None
+        self._pts_gram: np.ndarray | None = None
+
+    # -- the grid image ----------------------------------------------------------------
+    def evaluate(self, decision: DecisionFunction, grid: ViewGrid) -> np.ndarray:
+        ab = decision.affine() if decision.n_outputs == 1 else None
+        if ab is not None:
+            return affine_image(ab, grid)
+        if isinstance(decision, KernelExpansion):
+            return self._kernel_image(decision, grid)
+        if isinstance(decision, FeatureLinear):
+            return self._feature_image(decision, grid)
+        return naive_image(decision, grid)
+
+    @property
+    def rows_computed(self) -> int:
+        """How many per-point kernel rows were computed for the current grid and kernel."""
+        return self._rows.computed if self._rows is not None else 0
+
+    def _kernel_image(self, d: KernelExpansion, grid: ViewGrid) -> np.ndarray:
+        kernel = d.kernel
+        key = (grid.key, type(kernel), kernel.spec)
+        if key != self._rows_key:
+            self._rows_key, self._rows = key, _PointRows(self.budget)
+        cache = self._rows
+        nz = np.flatnonzero(d.coef)
+        if nz.size == 0:
+            return np.full(grid.shape, d.bias, dtype=np.float32)
+        centers, coef = d.centers[nz], d.coef[nz]
+        factor = SEPARABLE_FACTORS.get(kernel.name)
+        xs, ys = grid.xs, grid.ys
+        if factor is not None:
+            gamma = float(kernel.gamma)
+
+            def make(C):
+                return [factor(gamma, xs[None, :] - C[:, :1]), factor(gamma, ys[None, :] - C[:, 1:])]
+        else:
+            Z = None
+
+            def make(C):
+                nonlocal Z
+                Z = grid.points() if Z is None else Z
+                step = max(1, 2**22 // Z.shape[0])  # bound the float64 temporary to ~32 MB
+                return [np.concatenate([kernel(C[i : i + step], Z) for i in range(0, len(C), step)])]
+
+        width = grid.nx + grid.ny if factor is not None else grid.nx * grid.ny
+        rows = cache.rows_for(centers, width, make)
+        if rows is None:  # too many points for the cache budget at this resolution: evaluate directly
+            return naive_image(d, grid)
+        c = np.zeros(cache.used, dtype=np.float32)
+        np.add.at(c, rows, coef.astype(np.float32))
+        image = self._combine(cache, c, factor is not None, grid)
+        return image + np.float32(d.bias) if d.bias else image
+
+    @staticmethod
+    def _combine(cache: _PointRows, c: np.ndarray, separable: bool, grid: ViewGrid) -> np.ndarray:
+        """Σ_r c_r · row_r, incrementally when few coefficients changed since the last frame."""
+        prev = cache.last_coef
+        if prev is not None and prev.shape == c.shape and cache.incremental < _REFRESH_EVERY:
+            changed = np.flatnonzero(c != prev)
+            if changed.size <= max(1, c.size // 8):
+                cache.incremental += 1
+                image = cache.last_image.copy()
+                if changed.size:
+                    image += _weighted_sum(cache.arrays, changed, c[changed] - prev[changed], separable, grid)
+                cache.last_coef, cache.last_image = c, image
+                return image.copy()
+        used = np.flatnonzero(c)
+        image = _weighted_sum(cache.arrays, used, c[used], separable, grid)
+        cache.incremental = 0
+        cache.last_coef, cache.last_image = c, image
+        return image.copy()
+
+    def _feature_image(self, d: FeatureLinear, grid: ViewGrid) -> np.ndarray:
+        key = (grid.key, type(d.features), d.features.spec)
+        if key != self._phi_key:
+            self._phi_key = key
+            self._phi = np.asarray(d.features.transform(grid.points()), dtype=np.float32)
+        W = d.weights.astype(np.float32)
+        if W.ndim == 1:
+            return (self._phi @ W).reshape(grid.shape)
+        return (self._phi @ W.T).T.reshape((W.shape[0],) + grid.shape)
+
+    # -- helpers for level curves ----------------------------------------------------------------
+    def kernel_diag(self, kernel, grid: ViewGrid) -> np.ndarray:
+        """√K(z, z) on the grid, cached (for the normalized margin f/(‖f‖√K(z, z)))."""
+        key = (grid.key, type(kernel), kernel.spec)
+        if key != self._diag_key:
+            self._diag_key = key
+            self._diag = np.sqrt(np.asarray(kernel.diag(grid.points()), dtype=float)).astype(np.float32).reshape(grid.shape)
+        return self._diag
+
+    def at_points(self, decision: DecisionFunction, X: np.ndarray) -> np.ndarray:
+        """decision(X) in float64, caching K(X, centres) for kernel expansions (usually the Gram matrix)."""
+        X = np.asarray(X, dtype=float)
+        if not isinstance(decision, KernelExpansion) or decision.affine() is not None:
+            return np.asarray(decision(X), dtype=float)
+        k = decision.kernel
+        key = (type(k), k.spec, X.tobytes(), decision.centers.tobytes())
+        if key != self._pts_key:
+            self._pts_key, self._pts_gram = key, k(X, decision.centers)
+        return self._pts_gram @ decision.coef + decision.bias
+
+
+def _weighted_sum(arrays: list[np.ndarray], rows: np.ndarray, w: np.ndarray, separable: bool, grid: ViewGrid) -> np.ndarray:
+    w = w.astype(np.float32)
+    if separable:
+        ax, ay = arrays
+        return (ay[rows].T * w) @ ax[rows]
+    return (w @ arrays[0][rows]).reshape(grid.shape)
+
+
+def affine_image(ab: tuple[float, float, float], grid: ViewGrid) -> np.ndarray:
+    """w·z + b on the grid in closed form (float32)."""
+    w1, w2, b = ab
+    xs, ys = grid.xs.astype(np.float32), grid.ys.astype(np.float32)
+    return (np.float32(w1) * xs[None, :] + np.float32(w2) * ys[:, None] + np.float32(b)).astype(np.float32)
+
+
+def naive_image(decision: DecisionFunction, grid: ViewGrid) -> np.ndarray:
+    """decision(z) at every grid point, no caching (the reference, and the fallback)."""
+    v = np.asarray(decision(grid.points()), dtype=np.float32)
+    if v.ndim == 1:
+        return v.reshape(grid.shape)
+    return v.T.reshape((v.shape[1],) + grid.shape)
+
+
+# -- level curves --------------------------------------------------------------------------------------
+def contour_segments(F: np.ndarray, level: float, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """Marching squares: the level set {F = level} of an image F[j, i] sampled at (xs[i], ys[j]).
+
+    Returns a (2m, 2) array of segment end points, pairs in a row (draw with connect="pairs").
+    Saddle cells are resolved with the mean of the four corners.
+    """
+    F = np.asarray(F, dtype=np.float64)
+    xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+    above = F > level
+    finite = np.isfinite(F)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        # crossings on horizontal edges (j, i)–(j, i+1) and vertical edges (j, i)–(j+1, i)
+        h = (above[:, :-1] != above[:, 1:]) & finite[:, :-1] & finite[:, 1:]
+        th = (level - F[:, :-1]) / (F[:, 1:] - F[:, :-1])
+        hx = xs[None, :-1] + th * (xs[1:] - xs[:-1])[None, :]
+        hy = np.broadcast_to(ys[:, None], hx.shape)
+        v = (above[:-1, :] != above[1:, :]) & finite[:-1, :] & finite[1:, :]
+        tv = (level - F[:-1, :]) / (F[1:, :] - F[:-1, :])
+        vy = ys[:-1, None] + tv * (ys[1:] - ys[:-1])[:, None]
+        vx = np.broadcast_to(xs[None, :], vy.shape)
+    # the four edges of cell (j, i): bottom, top, left, right, with their crossing points
+    edges = {
+        "b": (h[:-1, :], hx[:-1, :], hy[:-1, :]),
+        "t": (h[1:, :], hx[1:, :], hy[1:, :]),
+        "l": (v[:, :-1], vx[:, :-1], vy[:, :-1]),
+        "r": (v[:, 1:], vx[:, 1:], vy[:, 1:]),
+    }
+    count = sum(e[0].astype(np.int8) for e in edges.values())
+    pairs = []
+    two = count == 2
+    for a, b in (("b", "t"), ("b", "l"), ("b", "r"), ("t", "l"), ("t", "r"), ("l", "r")):
+        pairs.append((two & edges[a][0] & edges[b][0], a, b))
+    four = count == 4
+    if four.any():
+        centre = 0.25 * (F[:-1, :-1] + F[:-1, 1:] + F[1:, :-1] + F[1:, 1:]) > level
+        same = centre == above[:-1, :-1]  # the centre joins corner (j, i) to (j+1, i+1): cut the other two
+        pairs += [(four & same, "b", "r"), (four & same, "l", "t"), (four & ~same, "b", "l"), (four & ~same, "r", "t")]
+    out = []
+    for mask, a, b in pairs:
+        if mask.any():
+            pa = np.column_stack([edges[a][1][mask], edges[a][2][mask]])
+            pb = np.column_stack([edges[b][1][mask], edges[b][2][mask]])
+            out.append(np.stack([pa, pb], axis=1).reshape(-1, 2))
+    return np.concatenate(out) if out else np.zeros((0, 2))
+
+
+def line_in_rect(ab: tuple[float, float, float], level: float, rect: tuple[float, float, float, float]) -> np.ndarray:
+    """The exact segment of the line w·x + b = level inside rect (x_min, x_max, y_min, y_max); (0, 2) if none."""
+    w1, w2, b = ab
+    x0, x1, y0, y1 = rect
+    if w1 == 0 and w2 == 0:
+        return np.zeros((0, 2))
+    pts = []
+    if w2 != 0:
+        for x in (x0, x1):
+            y = (level - b - w1 * x) / w2
+            if y0 <= y <= y1:
+                pts.append((x, y))
+    if w1 != 0:
+        for y in (y0, y1):
+            x = (level - b - w2 * y) / w1
+            if x0 <= x <= x1:
+                pts.append((x, y))
+    if len(pts) < 2:
+        return np.zeros((0, 2))
+    P = np.array(pts)
+    # the two extreme points along the line direction
+    t = P @ np.array([-w2, w1])
+    return P[[int(np.argmin(t)), int(np.argmax(t))]]
