@@ -1,0 +1,62 @@
+"""Cover's function counting: the formula, its identities, the notes' LP simulation and a brute-force count."""
+
+from math import comb
+
+import numpy as np
+import pytest
+
+from percviz.core import cover
+from percviz.core.errors import ParameterError
+
+
+def test_notes_formula_column():
+    # The notes print Cover's formula 1.000, 0.875, 0.500, 0.227, 0.090 for n = 3, 4, 6, 8, 10 and d̂ = 3.
+    got = [round(cover.separable_fraction(n, 3), 3) for n in (3, 4, 6, 8, 10)]
+    assert got == [1.0, 0.875, 0.5, 0.227, 0.09]
+    assert cover.separable_dichotomies(10, 3) == 2 * (1 + 9 + 36)
+
+
+@pytest.mark.parametrize("d_hat", range(1, 9))
+def test_identities(d_hat):
+    for n in range(0, d_hat + 1):
+        assert cover.separable_fraction(n, d_hat) == 1.0  # every labeling of n ≤ d̂ points is separable
+    assert cover.separable_fraction(cover.capacity(d_hat), d_hat) == 0.5
+    for n in range(1, 30):
+        # Cover's recursion C(n + 1, d) = C(n, d) + C(n, d − 1), with C(n, 0) = 0.
+        lower = cover.separable_dichotomies(n, d_hat - 1) if d_hat > 1 else 0
+        assert cover.separable_dichotomies(n + 1, d_hat) == cover.separable_dichotomies(n, d_hat) + lower
+    assert cover.separable_dichotomies(7, 1) == 2  # homogeneous 1-D: only the two all-same labelings
+    assert cover.separable_dichotomies(40, d_hat) == 2 * sum(comb(39, i) for i in range(d_hat))
+
+
+def test_notes_simulation_reproduced():
+    rows = cover.simulate()  # seed 77, 250 trials per n, the notes' draw order
+    assert [r.n for r in rows] == [3, 4, 6, 8, 10]
+    assert [round(r.fraction, 3) for r in rows] == [1.0, 0.88, 0.476, 0.184, 0.068]
+    assert [round(r.std_error, 3) for r in rows] == [0.0, 0.021, 0.032, 0.025, 0.016]
+    for r in rows:  # "agree with the formula to within about two standard errors"
+        assert abs(r.fraction - r.formula) <= 2 * max(r.std_error, 1e-3)
+
+
+@pytest.mark.parametrize("n, seed", [(5, 0), (6, 1), (7, 2)])
+def test_brute_force_count_equals_cover(n, seed):
+    # Random Gaussian points are in general position with probability 1: the LP must find exactly C(n, 3).
+    X = np.random.default_rng(seed).normal(size=(n, 2))
+    assert cover.count_separable_labelings(X) == cover.separable_dichotomies(n, 3)
+
+
+def test_degenerate_points_count_fewer():
+    # Collinear points are not in general position: only the 2n labelings that split the line are separable.
+    X = np.column_stack([np.arange(5.0), 2 * np.arange(5.0)])
+    assert cover.count_separable_labelings(X) == 2 * 5 < cover.separable_dichotomies(5, 3)
+
+
+def test_bad_arguments():
+    with pytest.raises(ParameterError, match="d_hat"):
+        cover.separable_fraction(4, 0)
+    with pytest.raises(ParameterError, match="n must"):
+        cover.separable_dichotomies(-1, 3)
+    with pytest.raises(ParameterError, match="trials"):
+        cover.simulate(trials=0)
+    with pytest.raises(ParameterError, match="n ≤ 16"):
+        cover.count_separable_labelings(np.zeros((17, 2)))
