@@ -159,15 +159,19 @@ class SVM(Solver):
             return None
         return Status.SEPARATOR if (self._scores() > 0).all() else Status.CONVERGED
 
-    def _support(self, alpha) -> np.ndarray:
-        """Support vectors: α_i above a relative threshold (interior-point solutions are never exactly 0)."""
-        return alpha > 1e-7 * max(1.0, float(alpha.max(initial=0.0)))
+    def _support(self, alpha, scores) -> np.ndarray:
+        """Support vectors. Interior-point solutions are never exactly 0: near the optimum either α_i → 0 or the
+        margin slack y_i f(x_i) − 1 → 0 (complementarity), so call x_i a support vector when α_i/max α beats it."""
+        top = float(alpha.max(initial=0.0))
+        if top <= 0:
+            return np.zeros(alpha.shape, dtype=bool)
+        return alpha / top > np.maximum(scores - 1.0, 0.0)
 
     def _state(self):
         it = self._current
         alpha = it.alpha
         if self._at_solution():
-            alpha = np.where(self._support(alpha), alpha, 0.0)
+            alpha = np.where(self._support(alpha, self._scores()), alpha, 0.0)
             if self._C is not None:
                 alpha = np.minimum(alpha, self._C)
         w2 = float(max(alpha @ self._Q @ alpha, 0.0))
@@ -176,7 +180,7 @@ class SVM(Solver):
         decision = KernelExpansion(self.problem.kernel, self.problem.X, coef, it.bias, wn or None)
         scores = self._y * (self._K @ coef + it.bias)
         slack = np.maximum(0.0, 1.0 - scores)
-        sv = self._support(alpha)
+        sv = self._support(alpha, scores)
         ab = decision.affine()
         return {
             "decision": decision,
