@@ -67,8 +67,8 @@ class ViewSettings:
     #: (xmin, xmax, ymin, ymax) of the canvas, or None to fit the points.
     range: tuple[float, float, float, float] | None = None
     colormap: str = "diverging"
-    #: Levels of the decision function drawn as curves (0 is the decision boundary).
-    levels: tuple[float, ...] = (-1.0, 0.0, 1.0)
+    #: Levels of the decision function f drawn as curves (0 is the decision boundary).
+    levels: tuple[float, ...] = (0.0,)
     shading: bool = True  # shade the plane by the decision function
     halos: bool = True  # draw α_i (or p_i) as halos around the points
     curves: tuple[str, ...] = ()  # metric keys plotted in the curves panel (empty: the solver's own)
@@ -409,10 +409,6 @@ def _scene_remarks(ck: _Checker, points: PointSet, algorithm: str) -> None:
 # Files
 # ---------------------------------------------------------------------------------------------------
 
-def _reject_constant(name: str):
-    raise ValueError(f"{name} is not a number JSON allows")
-
-
 def _read_text(path: Path) -> str:
     size = path.stat().st_size
     if size > MAX_FILE_BYTES:
@@ -431,24 +427,41 @@ def load_preset(path: "str | os.PathLike") -> Preset:
     if not text.strip():
         raise PresetError(path, None, "is empty; a preset is a JSON object with \"format\": \"percviz-preset\".")
     try:
-        doc = json.loads(text, parse_constant=_reject_constant)
+        # NaN/Infinity literals parse to floats here so that the field check names where they are.
+        doc = json.loads(text)
     except json.JSONDecodeError as e:
-        hint = " (the file looks truncated)" if e.pos >= len(text.rstrip()) else ""
-        raise PresetError(path, None, f"is not valid JSON: {e.msg} at line {e.lineno}, column {e.colno}{hint}.") from None
-    except ValueError as e:  # NaN / Infinity literals
-        raise PresetError(path, None, f"is not valid JSON: {e}; write finite numbers only.") from None
+        hint = "; the file looks truncated (it ends before its brackets close)" if _unclosed(text) else ""
+        raise PresetError(path, None, f"is not valid JSON ({e.msg}: line {e.lineno}, column {e.colno}){hint}.") from None
     except RecursionError:
         raise PresetError(path, None, "is not a percviz preset: it is nested too deeply.") from None
     return preset_from_dict(doc, path)
 
 
-def _atomic_write(path: Path, write: Callable[[Any], None]) -> Path:
-    """Write to a temporary file beside `path`, then rename over it; the old file survives any failure."""
+def _unclosed(text: str) -> bool:
+    """True when the text ends inside a string or with open brackets: a cut-off file."""
+    depth, in_str, esc = 0, False, False
+    for ch in text:
+        if in_str:
+            esc, in_str = (False, True) if esc else (ch == "\\", ch != '"')
+        elif ch == '"':
+            in_str = True
+        elif ch in "[{":
+            depth += 1
+        elif ch in "]}":
+            depth -= 1
+    return in_str or depth > 0
+
+
+def atomic_write_text(path: "str | os.PathLike", text: str) -> Path:
+    """Write text to a temporary file beside `path`, then rename it over `path`.
+
+    The previous file survives any failure (full disk, permissions, a crash mid-write).
+    """
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
-            write(fh)
+            fh.write(text)
             fh.flush()
             os.fsync(fh.fileno())
         try:
@@ -485,7 +498,7 @@ def preset_to_json(preset: Preset) -> str:
 def save_preset(preset: Preset, path: "str | os.PathLike") -> Path:
     """Save atomically (temp file + rename): if anything fails, the previous file is kept."""
     text = preset_to_json(preset)  # serialize first: a bad value must not touch the disk
-    return _atomic_write(Path(path), lambda fh: fh.write(text))
+    return atomic_write_text(path, text)
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -565,7 +578,7 @@ def write_csv(points: PointSet, path: "str | os.PathLike") -> Path:
     labels = points.signed_labels()
     lines = ["x,y,label"] + [f"{float(x)!r},{float(y)!r},{int(c)}" for (x, y), c in zip(points.X, labels)]
     text = "\n".join(lines) + "\n"
-    return _atomic_write(Path(path), lambda fh: fh.write(text))
+    return atomic_write_text(path, text)
 
 
 def load_scene(path: "str | os.PathLike") -> Preset:
@@ -616,6 +629,7 @@ __all__ = [
     "ShippedPreset",
     "VERSION",
     "ViewSettings",
+    "atomic_write_text",
     "default_preset",
     "load_preset",
     "load_scene",
