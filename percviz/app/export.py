@@ -1,0 +1,534 @@
+"""Pictures and animations: PNG/SVG of any widget at a chosen scale; a run as GIF or MP4.
+
+- `save_picture(widget, path, scale)`: PNG (raster at `scale` × the widget's size) or SVG (vector).
+- `export_run(preset_or_path, out, ...)`: runs the preset's algorithm, renders the canvas (and
+  optionally the curves) offscreen for every iteration from `start` to `end`, and writes a GIF
+  (Pillow, one palette per frame) or an MP4 (imageio's ffmpeg plugin; imageio-ffmpeg ships ffmpeg).
+  Works without a window: `percviz export PRESET.json --out run.gif` calls `run_export(args)`.
+- `AnimationExport`: the same on a worker QThread for the GUI (progress, cancel). The solver and
+  the encoder run on the worker; each frame is drawn on the GUI thread (widgets live there) through
+  a blocking queued signal, so the window stays responsive and Cancel is honoured between frames.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import threading
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Iterator, Sequence
+
+import numpy as np
+from PySide6.QtCore import QObject, QPoint, QRectF, QSize, Qt, QThread, Signal, Slot
+from PySide6.QtGui import QImage, QPainter, QRegion
+from PySide6.QtWidgets import QApplication, QHBoxLayout, QWidget
+
+from percviz.app.theme import Theme, theme_for
+from percviz.core.errors import ParameterError, PercvizError
+
+PICTURE_FORMATS = (".png", ".svg", ".jpg")
+ANIMATION_FORMATS = (".gif", ".mp4")
+#: The canvas is drawn at this size (pixels at scale 1) in animations unless told otherwise.
+DEFAULT_SIZE = (720, 560)
+#: A GIF's last frame stays this long, so a looping animation pauses on the result.
+GIF_FINAL_HOLD_MS = 1500
+MAX_FRAMES = 5000
+
+
+# ---------------------------------------------------------------------------------------------------
+# Pictures
+# ---------------------------------------------------------------------------------------------------
+
+def render_widget(widget: QWidget, scale: float = 1.0) -> QImage:
+    """The widget (with its children) drawn into an image of scale × its size, text and lines drawn at that resolution."""
+    if not scale > 0:
+        raise ParameterError(f"The picture scale must be positive; got {scale}.")
+    size = widget.size()
+    w, h = max(1, round(size.width() * scale)), max(1, round(size.height() * scale))
+    img = QImage(w, h, QImage.Format_ARGB32_Premultiplied)
+    img.setDevicePixelRatio(scale)
+    img.fill(widget.palette().window().color())
+    painter = QPainter(img)
+    painter.setRenderHints(QPainter.Antialiasing | QPainter.TextAntialiasing | QPainter.SmoothPixmapTransform)
+    widget.render(painter, QPoint(0, 0), QRegion(), QWidget.DrawWindowBackground | QWidget.DrawChildren)
+    painter.end()
+    return img
+
+
+def save_picture(widget: QWidget, path: "str | os.PathLike", scale: float = 1.0) -> Path:
+    """Save the widget as PNG/JPEG (raster at `scale`) or SVG (vector, displayed at `scale` × size)."""
+    path = Path(path)
+    ext = path.suffix.lower()
+    if ext not in PICTURE_FORMATS:
+        raise ParameterError(f"Pictures are saved as {', '.join(PICTURE_FORMATS)}; '{path.name}' has none of these.")
+    if ext == ".svg":
+        _save_svg(widget, path, scale)
+    else:
+        img = render_widget(widget, scale)
+        if not img.save(str(path)):
+            raise OSError(f"Could not write {path}; check that the folder exists and is writable.")
+    return path
+
+
+def _save_svg(widget: QWidget, path: Path, scale: float) -> None:
+    from PySide6.QtSvg import QSvgGenerator
+
+    size = widget.size()
+    gen = QSvgGenerator()
+    gen.setFileName(str(path))
+    gen.setSize(QSize(round(size.width() * scale), round(size.height() * scale)))
+    gen.setViewBox(QRectF(0, 0, size.width(), size.height()))
+    gen.setTitle(widget.windowTitle() or widget.objectName() or "percviz")
+    gen.setDescription("Exported from percviz")
+    painter = QPainter(gen)
+    widget.render(painter, QPoint(0, 0), QRegion(), QWidget.DrawWindowBackground | QWidget.DrawChildren)
+    painter.end()
+    if not path.exists() or path.stat().st_size == 0:
+        raise OSError(f"Could not write {path}; check that the folder exists and is writable.")
+
+
+def image_to_array(img: QImage) -> np.ndarray:
+    """An (h, w, 3) uint8 RGB copy of a QImage."""
+    img = img.convertToFormat(QImage.Format_RGB888)
+    w, h, stride = img.width(), img.height(), img.bytesPerLine()
+    buf = np.frombuffer(img.constBits(), dtype=np.uint8, count=stride * h).reshape(h, stride)
+    return buf[:, : 3 * w].reshape(h, w, 3).copy()
+
+
+# ---------------------------------------------------------------------------------------------------
+# Drawing a run offscreen
+# ---------------------------------------------------------------------------------------------------
+
+def ensure_app() -> QApplication:
+    """The running QApplication, or a new offscreen one (no display needed)."""
+    app = QApplication.instance()
+    if app is None:
+        if not os.environ.get("DISPLAY") and not os.environ.get("WAYLAND_DISPLAY") and sys.platform.startswith("linux"):
+            os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        app = QApplication(sys.argv[:1])
+    return app
+
+
+class FrameRenderer(QWidget):
+    """Private, never-shown panels for a run: the canvas (with the run caption) and optionally the curves."""
+
+    def __init__(self, preset, panels: Sequence[str] = ("canvas",), size=DEFAULT_SIZE, theme: Theme | None = None,
+                 scale: float = 1.0):
+        super().__init__()
+        from percviz.app.overlays import RunOverlay
+        from percviz.core.scene import SceneModel, Settings
+
+        self.setAttribute(Qt.WA_DontShowOnScreen)
+        self.scale = float(scale)
+        self.theme = theme or theme_for()
+        self.scene = SceneModel(preset.points, Settings(
+            kernel=preset.kernel, features=preset.features, algorithm=preset.algorithm,
+            params=dict(preset.params), max_iter=preset.max_iter or 1000,
+        ))
+        self.panels: dict[str, QWidget] = {}
+        layout = QHBoxLayout(self)
+        layout.setContentsMargins(0, 0, 0, 0)
+        layout.setSpacing(0)
+        for name in panels:
+            panel = _panel_class(name)(self.scene, self)
+            panel.setObjectName(name)
+            layout.addWidget(panel, 3 if name == "canvas" else 2)
+            self.panels[name] = panel
+        w, h = size
+        self.resize(int(w * (1 + 0.67 * (len(self.panels) - 1))), int(h))
+        self.setPalette(self.theme.palette())
+        self.setAutoFillBackground(True)
+        for panel in self.panels.values():
+            if hasattr(panel, "apply_theme"):
+                panel.apply_theme(self.theme)
+        self.caption = RunOverlay(self.panels["canvas"], self.theme) if "canvas" in self.panels else None
+        self._view_range = preset.view.range
+        self.history: list = []
+        self.show()  # offscreen (WA_DontShowOnScreen): polishes and lays out the panels
+
+    def set_problem(self, problem, solver_cls) -> None:
+        self.history = []
+        for panel in self.panels.values():
+            panel.set_problem(problem, solver_cls)
+        if self.caption is not None:
+            self.caption.set_solver(solver_cls)
+        canvas = self.panels.get("canvas")
+        if canvas is not None:
+            if self._view_range is not None and hasattr(canvas, "set_view_range"):
+                canvas.set_view_range(self._view_range)
+            elif hasattr(canvas, "fit_view"):
+                canvas.fit_view()
+
+    @Slot(object)
+    def render_frame(self, snapshot) -> np.ndarray:
+        """Draw this snapshot in every panel and return the picture as RGB."""
+        self.history.append(snapshot)
+        for panel in self.panels.values():
+            if hasattr(panel, "set_history"):
+                panel.set_history(self.history)
+            panel.set_snapshot(snapshot)
+        if self.caption is not None:
+            self.caption.show_snapshot(snapshot)
+        QApplication.sendPostedEvents()
+        self.last_frame = image_to_array(render_widget(self, self.scale))
+        return self.last_frame
+
+    @Slot(object)
+    def note_snapshot(self, snapshot) -> None:
+        """Remember a snapshot that is not drawn (before `start`), so the curves show the whole run."""
+        self.history.append(snapshot)
+
+
+def _panel_class(name: str):
+    if name == "canvas":
+        from percviz.app.canvas import CanvasView
+
+        return CanvasView
+    if name == "curves":
+        from percviz.app.curves import CurvesView
+
+        return CurvesView
+    raise ParameterError(f"Animations show the canvas and the curves; '{name}' is not one of them.")
+
+
+# ---------------------------------------------------------------------------------------------------
+# Writers
+# ---------------------------------------------------------------------------------------------------
+
+class FrameWriter:
+    """Collects frames into a GIF (Pillow) or streams them into an MP4 (imageio + ffmpeg); abort() leaves nothing."""
+
+    def __init__(self, path: "str | os.PathLike", fps: float):
+        self.path = Path(path)
+        self.ext = self.path.suffix.lower()
+        if self.ext not in ANIMATION_FORMATS:
+            raise ParameterError(f"Animations are saved as GIF or MP4; '{self.path.name}' is neither.")
+        if not (np.isfinite(fps) and 0 < fps <= 120):
+            raise ParameterError(f"The frame rate must be in (0, 120] frames per second; got {fps}.")
+        self.fps = float(fps)
+        self.count = 0
+        self.size: tuple[int, int] | None = None  # (width, height) of the frames written
+        self._tmp = self.path.with_name(f".{self.path.name}.part{self.ext}")
+        self._gif_frames: list = []
+        self._mp4 = None
+
+    def append(self, frame: np.ndarray) -> None:
+        frame = np.ascontiguousarray(frame[..., :3], dtype=np.uint8)
+        if self.ext == ".mp4":
+            frame = _pad_to_multiple(frame, 16)  # H.264 (yuv420p) wants dimensions the encoder can tile
+        if self.size is None:
+            self.size = (frame.shape[1], frame.shape[0])
+        elif (frame.shape[1], frame.shape[0]) != self.size:
+            raise ValueError(f"frame {self.count} is {frame.shape[1]}×{frame.shape[0]}, expected {self.size}")
+        if self.ext == ".gif":
+            from PIL import Image
+
+            self._gif_frames.append(Image.fromarray(frame, "RGB").quantize(colors=255, method=Image.Quantize.FASTOCTREE))
+        else:
+            if self._mp4 is None:
+                import imageio.v2 as iio
+
+                self._mp4 = iio.get_writer(str(self._tmp), format="FFMPEG", mode="I", fps=self.fps, codec="libx264",
+                                           quality=8, pixelformat="yuv420p", macro_block_size=16)
+            self._mp4.append_data(frame)
+        self.count += 1
+
+    def close(self) -> Path:
+        """Finish the file (written to a temporary name, then renamed over `path`)."""
+        if self.count == 0:
+            raise ParameterError("No frame to write: the range of iterations is empty.")
+        if self.ext == ".gif":
+            step = max(10, int(round(1000.0 / self.fps)))
+            durations = [step] * self.count
+            durations[-1] = max(step, GIF_FINAL_HOLD_MS)
+            first, rest = self._gif_frames[0], self._gif_frames[1:]
+            first.save(str(self._tmp), format="GIF", save_all=True, append_images=rest, duration=durations,
+                       loop=0, optimize=False, disposal=1)
+            self._gif_frames = []
+        else:
+            self._mp4.close()
+            self._mp4 = None
+        os.replace(self._tmp, self.path)
+        return self.path
+
+    def abort(self) -> None:
+        self._gif_frames = []
+        if self._mp4 is not None:
+            try:
+                self._mp4.close()
+            except Exception:  # noqa: BLE001 - the partial file is deleted below anyway
+                pass
+            self._mp4 = None
+        try:
+            self._tmp.unlink()
+        except OSError:
+            pass
+
+
+def _pad_to_multiple(frame: np.ndarray, m: int) -> np.ndarray:
+    h, w = frame.shape[:2]
+    H, W = -(-h // m) * m, -(-w // m) * m
+    if (H, W) == (h, w):
+        return frame
+    out = np.empty((H, W, 3), dtype=np.uint8)
+    out[:] = frame[-1:, -1:, :]  # extend with the corner colour (the background)
+    out[:h, :w] = frame
+    return out
+
+
+# ---------------------------------------------------------------------------------------------------
+# The run
+# ---------------------------------------------------------------------------------------------------
+
+@dataclass
+class ExportResult:
+    path: Path | None
+    frames: int
+    size: tuple[int, int] | None
+    first: int
+    last: int
+    cancelled: bool = False
+
+
+class Cancelled(Exception):
+    """The export was cancelled (nothing is left on disk)."""
+
+
+def as_preset(preset_or_path):
+    """A Preset from a Preset, or from a preset/CSV path."""
+    from percviz.core.presets import Preset, load_scene
+
+    if isinstance(preset_or_path, Preset):
+        return preset_or_path
+    return load_scene(preset_or_path)
+
+
+def plan(solver, start: int, end: int | None, steps: int | None) -> tuple[int, int]:
+    """(first, last) iterations to record: `end` if given, else `steps`, else the solver's limit."""
+    if start < 0:
+        raise ParameterError(f"The first iteration must be 0 or more; got {start}.")
+    last = end if end is not None else (steps if steps is not None else solver.max_iter)
+    last = min(int(last), solver.max_iter)
+    if last < start:
+        raise ParameterError(f"The last iteration ({last}) comes before the first ({start}).")
+    if last - start + 1 > MAX_FRAMES:
+        raise ParameterError(
+            f"{last - start + 1} frames is too many for an animation (the limit is {MAX_FRAMES}); "
+            "record fewer iterations (--steps, or a smaller range)."
+        )
+    return start, last
+
+
+def iter_frames(solver, first: int, last: int) -> Iterator[tuple[object, bool]]:
+    """(snapshot, drawn) for iterations 0..last; drawn is True from `first` on. Stops when the run ends."""
+    for snap in solver.snapshots():
+        if snap.iteration > last:
+            break
+        yield snap, snap.iteration >= first
+        if snap.status.done:
+            break
+
+
+def export_run(preset_or_path, out: "str | os.PathLike", steps: int | None = None, fps: float = 10,
+               start: int = 0, end: int | None = None,
+               progress: Callable[[int, int], None] | None = None, cancel: Callable[[], bool] | None = None,
+               panels: Sequence[str] = ("canvas",), size=DEFAULT_SIZE, scale: float = 1.0,
+               theme: "Theme | str" = "light") -> ExportResult:
+    """Record iterations start..end (or 0..steps) of a preset's run as a GIF or MP4; synchronous.
+
+    `progress(done, total)` is called after each frame; `cancel()` returning True stops the export
+    and deletes the partial file (the result then has `cancelled=True` and no path).
+    """
+    ensure_app()
+    preset = as_preset(preset_or_path)
+    solver = preset.make_solver()
+    first, last = plan(solver, start, end, steps)
+    writer = FrameWriter(out, fps)
+    th = theme_for(theme, 1.0) if isinstance(theme, str) else theme
+    renderer = FrameRenderer(preset, panels, size, th, scale)
+    try:
+        renderer.set_problem(solver.problem, type(solver))
+        total, shown = last - first + 1, None
+        for snap, drawn in iter_frames(solver, first, last):
+            if cancel is not None and cancel():
+                writer.abort()
+                return ExportResult(None, writer.count, writer.size, first, shown or first, cancelled=True)
+            if not drawn:
+                renderer.note_snapshot(snap)
+                continue
+            writer.append(renderer.render_frame(snap))
+            shown = snap.iteration
+            if progress is not None:
+                progress(writer.count, total)
+        path = writer.close()
+        return ExportResult(path, writer.count, writer.size, first, shown if shown is not None else first)
+    except BaseException:
+        writer.abort()
+        raise
+    finally:
+        renderer.close()
+        renderer.deleteLater()
+
+
+def run_export(args) -> int:
+    """`percviz export` (the CLI validated args and put the loaded preset in args.preset)."""
+    preset = getattr(args, "preset", None) or as_preset(args.data)
+    out = Path(args.out)
+    started = time.monotonic()
+    tty = sys.stderr.isatty()
+
+    def report(done: int, total: int) -> None:
+        if tty:
+            sys.stderr.write(f"\rframe {done}/{total}")
+            sys.stderr.flush()
+
+    result = export_run(preset, out, steps=getattr(args, "steps", None), fps=getattr(args, "fps", 10.0),
+                        progress=report)
+    if tty:
+        sys.stderr.write("\n")
+    w, h = result.size or (0, 0)
+    print(f"wrote {result.path}: {result.frames} frames ({w}×{h}), iterations {result.first}–{result.last}, "
+          f"{time.monotonic() - started:.1f} s")
+    return 0
+
+
+# ---------------------------------------------------------------------------------------------------
+# The same on a worker thread (GUI)
+# ---------------------------------------------------------------------------------------------------
+
+class _ExportLoop(QObject):
+    """Lives on the worker thread: advances the solver, asks the GUI thread to draw, encodes."""
+
+    draw = Signal(object)  # connected with BlockingQueuedConnection to FrameRenderer.render_frame
+    note = Signal(object)
+    progress = Signal(int, int)
+    done = Signal(object)  # ExportResult
+    failed = Signal(str)
+    finished = Signal()
+
+    def __init__(self, solver, first: int, last: int, writer: FrameWriter, renderer: FrameRenderer):
+        super().__init__()
+        self.solver, self.first, self.last, self.writer, self.renderer = solver, first, last, writer, renderer
+        self.cancel_event = threading.Event()
+
+    @Slot()
+    def run(self) -> None:
+        shown = None
+        try:
+            total = self.last - self.first + 1
+            for snap, drawn in iter_frames(self.solver, self.first, self.last):
+                if self.cancel_event.is_set():
+                    raise Cancelled
+                if not drawn:
+                    self.note.emit(snap)
+                    continue
+                self.draw.emit(snap)  # returns once the GUI thread has drawn it
+                self.writer.append(self.renderer.last_frame)
+                shown = snap.iteration
+                self.progress.emit(self.writer.count, total)
+            if self.cancel_event.is_set():
+                raise Cancelled
+            path = self.writer.close()
+            self.done.emit(ExportResult(path, self.writer.count, self.writer.size, self.first,
+                                        shown if shown is not None else self.first))
+        except Cancelled:
+            self.writer.abort()
+            self.done.emit(ExportResult(None, self.writer.count, self.writer.size, self.first,
+                                        shown if shown is not None else self.first, cancelled=True))
+        except Exception as e:  # noqa: BLE001 - reported to the user, never swallowed
+            self.writer.abort()
+            from percviz.app.worker import error_text
+
+            self.failed.emit(error_text(e, "the animation export") if not isinstance(e, (PercvizError, OSError))
+                             else str(e))
+        finally:
+            self.finished.emit()
+
+
+class AnimationExport(QObject):
+    """A GIF/MP4 export running on its own QThread; signals progress(done, total), finished(result), failed(text).
+
+    `cancel()` stops it between two frames; the thread has ended when `finished` or `failed` arrives
+    (`wait()` blocks until then while still letting the GUI thread draw).
+    """
+
+    progress = Signal(int, int)
+    finished = Signal(object)
+    failed = Signal(str)
+
+    def __init__(self, preset, out, start: int = 0, end: int | None = None, fps: float = 10,
+                 panels: Sequence[str] = ("canvas",), size=DEFAULT_SIZE, scale: float = 1.0,
+                 theme: Theme | None = None, parent: QObject | None = None):
+        super().__init__(parent)
+        self.preset = as_preset(preset)
+        self.solver = self.preset.make_solver()
+        self.first, self.last = plan(self.solver, start, end, None)
+        self.out = Path(out)
+        self.writer = FrameWriter(out, fps)
+        self.renderer = FrameRenderer(self.preset, panels, size, theme or theme_for(), scale)
+        self.renderer.set_problem(self.solver.problem, type(self.solver))
+        self.total = self.last - self.first + 1
+        self.result: ExportResult | None = None
+        self.error = ""
+        self._thread = QThread()
+        self._thread.setObjectName("percviz-export")
+        self._loop = _ExportLoop(self.solver, self.first, self.last, self.writer, self.renderer)
+        self._loop.moveToThread(self._thread)
+        self._loop.draw.connect(self.renderer.render_frame, Qt.BlockingQueuedConnection)
+        self._loop.note.connect(self.renderer.note_snapshot, Qt.BlockingQueuedConnection)
+        self._loop.progress.connect(self.progress)
+        self._loop.done.connect(self._on_done)
+        self._loop.failed.connect(self._on_failed)
+        self._loop.finished.connect(self._thread.quit)
+        self._thread.started.connect(self._loop.run)
+        self._thread.finished.connect(self._cleanup)
+        _register_thread(self._thread)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def cancel(self) -> None:
+        self._loop.cancel_event.set()
+
+    @property
+    def running(self) -> bool:
+        return self._thread.isRunning()
+
+    def wait(self, timeout_s: float = 60.0) -> bool:
+        """Block until the thread has ended, processing GUI events (the frames are drawn there)."""
+        deadline = time.monotonic() + timeout_s
+        app = QApplication.instance()
+        while self._thread.isRunning() and time.monotonic() < deadline:
+            app.processEvents()
+            self._thread.wait(5)
+        app.processEvents()
+        return not self._thread.isRunning()
+
+    @Slot(object)
+    def _on_done(self, result) -> None:
+        self.result = result
+
+    @Slot(str)
+    def _on_failed(self, text: str) -> None:
+        self.error = text
+
+    @Slot()
+    def _cleanup(self) -> None:
+        self.renderer.close()
+        self.renderer.deleteLater()
+        if self.error:
+            self.failed.emit(self.error)
+        else:
+            self.finished.emit(self.result)
+
+
+def _register_thread(thread: QThread) -> None:
+    """Let the app's thread bookkeeping (and the tests' leak check) see this thread."""
+    try:
+        from percviz.app import worker
+
+        worker._THREADS.add(thread)
+    except (ImportError, AttributeError):
+        pass
