@@ -1,0 +1,570 @@
+"""The side panel: class selector, algorithm and kernel (or φ-map) with generated forms, run controls, status."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
+from PySide6.QtWidgets import (
+    QButtonGroup,
+    QComboBox,
+    QFormLayout,
+    QGridLayout,
+    QGroupBox,
+    QHBoxLayout,
+    QLabel,
+    QPushButton,
+    QSizePolicy,
+    QSlider,
+    QSpinBox,
+    QStyle,
+    QToolButton,
+    QVBoxLayout,
+    QWidget,
+)
+
+from percviz.app.param_form import ParamForm
+from percviz.app.session import FINISHED, INVALID, PLAYING, RUNNING, RunSession
+from percviz.core.errors import PercvizError
+from percviz.core.features import FEATURE_MAPS, parse_features
+from percviz.core.kernels import KERNELS, parse_kernel
+from percviz.core.scene import SceneModel
+from percviz.core.solvers import by_family, get_solver
+from percviz.core.solvers.base import MAX_ITER_SPEC
+from percviz.core.spec import format_spec
+
+#: Positions of the speed slider, in updates per second (0 = as fast as possible).
+SPEEDS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000, 0)
+#: Class symbols offered by the class selector: + and − for two classes, 3..6 for multi-class.
+CLASS_LABELS = ("+", "−", "3", "4", "5", "6")
+
+
+def speed_text(ups: float) -> str:
+    return "as fast as possible" if ups <= 0 else f"{ups:g} update{'s' if ups != 1 else ''}/s"
+
+
+def format_number(v: float | None) -> str:
+    if v is None:
+        return "–"
+    if v == 0 or 1e-3 <= abs(v) < 1e5:
+        return f"{v:.4g}"
+    return f"{v:.3e}"
+
+
+def status_text(snap: Any) -> str:
+    """One line: iteration, status, margin, training errors (and the solver's message)."""
+    m = snap.metrics
+    parts = [f"Iteration {snap.iteration}", snap.status.text]
+    if "margin" in m:
+        parts.append(f"margin {format_number(m['margin'])}")
+    if "train_errors" in m:
+        k = int(m["train_errors"])
+        parts.append(f"{k} training error{'s' if k != 1 else ''}")
+    text = " · ".join(parts)
+    return f"{text}\n{snap.message}" if snap.message else text
+
+
+def _group(title: str) -> tuple[QGroupBox, QVBoxLayout]:
+    box = QGroupBox(title)
+    lay = QVBoxLayout(box)
+    lay.setContentsMargins(8, 6, 8, 8)
+    lay.setSpacing(6)
+    return box, lay
+
+
+class ClassSelector(QWidget):
+    """Which class a left click places: + and − always, classes 3..6 for multi-class algorithms."""
+
+    classChanged = Signal(int)
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        lay = QHBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(4)
+        self.group = QButtonGroup(self)
+        self.group.setExclusive(True)
+        self.buttons: list[QToolButton] = []
+        for cls, text in enumerate(CLASS_LABELS):
+            b = QToolButton()
+            b.setText(text)
+            b.setCheckable(True)
+            b.setMinimumSize(34, 28)
+            f = b.font()
+            f.setBold(True)
+            f.setPointSizeF(f.pointSizeF() * 1.15)
+            b.setFont(f)
+            b.setAccessibleName(f"class:{cls}")
+            b.setToolTip(
+                {0: "Left click places a + point (class 0, y = +1)", 1: "Left click places a − point (class 1, y = −1); right click always places −"}.get(
+                    cls, f"Left click places a point of class {cls + 1} (multi-class algorithms)"
+                )
+            )
+            self.group.addButton(b, cls)
+            self.buttons.append(b)
+            lay.addWidget(b)
+        lay.addStretch(1)
+        self.buttons[0].setChecked(True)
+        self.group.idClicked.connect(self.classChanged.emit)
+
+    @property
+    def current_class(self) -> int:
+        return max(0, self.group.checkedId())
+
+    def set_current_class(self, cls: int) -> None:
+        cls = max(0, min(int(cls), len(self.buttons) - 1))
+        if not self.buttons[cls].isEnabled():
+            cls = 0
+        if cls != self.current_class:
+            self.buttons[cls].setChecked(True)
+            self.classChanged.emit(cls)
+
+    def set_multiclass(self, on: bool) -> None:
+        for b in self.buttons[2:]:
+            b.setEnabled(on)
+            b.setVisible(on)
+        if not on and self.current_class > 1:
+            self.set_current_class(0)
+
+
+class ControlsPanel(QWidget):
+    """Everything to set up and drive a run; edits the scene's settings and commands the session."""
+
+    #: The class a left click on the canvas places.
+    classChanged = Signal(int)
+
+    def __init__(self, scene: SceneModel, session: RunSession, parent=None):
+        super().__init__(parent)
+        self.scene, self.session = scene, session
+        self._algo_params: dict[str, dict] = {}
+        self._kernel_params: dict[str, dict] = {}
+        self._feature_params: dict[str, dict] = {}
+        self._syncing = False
+        self._status_error = False
+        self.setMinimumWidth(290)
+        root = QVBoxLayout(self)
+        root.setContentsMargins(6, 6, 6, 6)
+        root.setSpacing(8)
+        root.addWidget(self._build_points())
+        root.addWidget(self._build_algorithm())
+        root.addWidget(self._build_kernel())
+        root.addWidget(self._build_run())
+        root.addStretch(1)
+        scene.settings_changed.connect(lambda _s: self.sync_from_scene())
+        session.runStateChanged.connect(self._on_state)
+        session.historyChanged.connect(self._on_history)
+        session.snapshotShown.connect(self._on_snapshot)
+        session.errorRaised.connect(self._on_error)
+        session.problemChanged.connect(self._on_problem)
+        self.sync_from_scene()
+        self._on_state(session.state)
+        if session.error:
+            self._on_error(session.error)
+
+    # -- construction ----------------------------------------------------------------------------------
+    def _build_points(self) -> QWidget:
+        box, lay = _group("Points")
+        self.class_selector = ClassSelector()
+        self.class_selector.classChanged.connect(self.classChanged.emit)
+        row = QHBoxLayout()
+        row.addWidget(QLabel("Place:"))
+        row.addWidget(self.class_selector, 1)
+        lay.addLayout(row)
+        hint = QLabel("Left click +, right click −, drag to move, Delete or ctrl+click removes.")
+        hint.setWordWrap(True)
+        hint.setProperty("hint", True)
+        hint.setStyleSheet("color: palette(mid); font-size: 11px;")
+        lay.addWidget(hint)
+        return box
+
+    def _build_algorithm(self) -> QWidget:
+        box, lay = _group("Algorithm")
+        self.algorithm = QComboBox()
+        self.algorithm.setAccessibleName("algorithm")
+        self.algorithm.setObjectName("algorithm")
+        self.algorithm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
+        self.algorithm.setMinimumContentsLength(18)
+        self._fill_algorithms()
+        self.algorithm.currentIndexChanged.connect(self._on_algorithm_chosen)
+        lay.addWidget(self.algorithm)
+        self.description = QLabel()
+        self.description.setWordWrap(True)
+        self.description.setStyleSheet("color: palette(mid); font-size: 11px;")
+        lay.addWidget(self.description)
+        self.algo_form = ParamForm()
+        self.algo_form.valuesChanged.connect(self._on_algo_params)
+        self.algo_form.validityChanged.connect(lambda _v: self._update_enabled())
+        lay.addWidget(self.algo_form)
+        return box
+
+    def _build_kernel(self) -> QWidget:
+        self.kernel_box, lay = _group("Kernel")
+        self.kernel = QComboBox()
+        self.kernel.setAccessibleName("kernel")
+        self.kernel.setObjectName("kernel")
+        for name, cls in KERNELS.items():
+            self.kernel.addItem(cls.display_name or name, name)
+            self.kernel.setItemData(self.kernel.count() - 1, (cls.__doc__ or "").strip(), Qt.ItemDataRole.ToolTipRole)
+        self.kernel.currentIndexChanged.connect(self._on_kernel_chosen)
+        lay.addWidget(self.kernel)
+        self.kernel_form = ParamForm()
+        self.kernel_form.valuesChanged.connect(self._on_kernel_params)
+        self.kernel_form.validityChanged.connect(lambda _v: self._update_enabled())
+        lay.addWidget(self.kernel_form)
+        self.features = QComboBox()
+        self.features.setAccessibleName("features")
+        self.features.setObjectName("features")
+        for name, cls in FEATURE_MAPS.items():
+            self.features.addItem(cls.display_name or name, name)
+            self.features.setItemData(self.features.count() - 1, (cls.__doc__ or "").strip(), Qt.ItemDataRole.ToolTipRole)
+        self.features.currentIndexChanged.connect(self._on_features_chosen)
+        lay.addWidget(self.features)
+        self.feature_form = ParamForm()
+        self.feature_form.valuesChanged.connect(self._on_feature_params)
+        self.feature_form.validityChanged.connect(lambda _v: self._update_enabled())
+        lay.addWidget(self.feature_form)
+        return self.kernel_box
+
+    def _build_run(self) -> QWidget:
+        box, lay = _group("Run")
+        st = self.style()
+        self.step_button = self._button("Step", "step", st.standardIcon(QStyle.StandardPixmap.SP_MediaSkipForward), "One update of the algorithm (→)")
+        self.play_button = self._button("Play", "play", st.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), "Animate at the chosen speed; click again to pause (Space)")
+        self.run_button = self._button("Run to end", "run", st.standardIcon(QStyle.StandardPixmap.SP_MediaSeekForward), "Run as fast as possible until the algorithm halts or reaches the iteration limit (Ctrl+Enter)")
+        self.reset_button = self._button("Reset", "reset", st.standardIcon(QStyle.StandardPixmap.SP_BrowserReload), "Back to iteration 0 (Home)")
+        self.step_button.clicked.connect(self.session.step)
+        self.play_button.clicked.connect(self.session.toggle_play)
+        self.run_button.clicked.connect(self.session.run_to_end)
+        self.reset_button.clicked.connect(self.session.reset)
+        grid = QGridLayout()
+        grid.setSpacing(4)
+        grid.addWidget(self.step_button, 0, 0)
+        grid.addWidget(self.play_button, 0, 1)
+        grid.addWidget(self.run_button, 1, 0)
+        grid.addWidget(self.reset_button, 1, 1)
+        lay.addLayout(grid)
+
+        form = QFormLayout()
+        form.setContentsMargins(0, 4, 0, 0)
+        self.max_iter = QSpinBox()
+        self.max_iter.setAccessibleName("max_iter")
+        self.max_iter.setObjectName("max_iter")
+        self.max_iter.setRange(int(MAX_ITER_SPEC.low), int(MAX_ITER_SPEC.high))
+        self.max_iter.setKeyboardTracking(False)
+        self.max_iter.setAccelerated(True)
+        self.max_iter.setGroupSeparatorShown(True)
+        self.max_iter.setToolTip("Stop after this many updates (the run then ends with 'iteration limit').")
+        self.max_iter.valueChanged.connect(self._on_max_iter)
+        form.addRow("Max iterations", self.max_iter)
+
+        self.speed = QSlider(Qt.Orientation.Horizontal)
+        self.speed.setAccessibleName("speed")
+        self.speed.setObjectName("speed")
+        self.speed.setRange(0, len(SPEEDS) - 1)
+        self.speed.setPageStep(1)
+        self.speed.setToolTip("Updates per second while playing, from 1 to as fast as possible")
+        self.speed_label = QLabel()
+        self.speed_label.setMinimumWidth(70)
+        self.speed.valueChanged.connect(self._on_speed)
+        self.speed.setValue(SPEEDS.index(20) if 20 in SPEEDS else 0)
+        self._on_speed(self.speed.value())
+        srow = QHBoxLayout()
+        srow.addWidget(self.speed, 1)
+        srow.addWidget(self.speed_label)
+        form.addRow("Speed", srow)
+        lay.addLayout(form)
+
+        self.history = QSlider(Qt.Orientation.Horizontal)
+        self.history.setAccessibleName("history")
+        self.history.setObjectName("history")
+        self.history.setRange(0, 0)
+        self.history.setToolTip("Scrub through the snapshots computed so far (Alt+← / Alt+→)")
+        self.history.valueChanged.connect(self._on_history_slider)
+        self.history_label = QLabel("no snapshot yet")
+        self.history_label.setStyleSheet("color: palette(mid); font-size: 11px;")
+        hrow = QVBoxLayout()
+        hrow.setSpacing(0)
+        hl = QHBoxLayout()
+        hl.addWidget(QLabel("History"))
+        hl.addWidget(self.history, 1)
+        hrow.addLayout(hl)
+        hrow.addWidget(self.history_label, 0, Qt.AlignmentFlag.AlignRight)
+        lay.addLayout(hrow)
+
+        self.status = QLabel()
+        self.status.setAccessibleName("status")
+        self.status.setObjectName("status")
+        self.status.setWordWrap(True)
+        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self.status.setMinimumHeight(44)
+        self.status.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
+        self._set_status("", error=False)
+        lay.addWidget(self.status)
+        return box
+
+    def _button(self, text: str, name: str, icon, tip: str) -> QPushButton:
+        b = QPushButton(icon, text)
+        b.setAccessibleName(name)
+        b.setObjectName(name)
+        b.setToolTip(tip)
+        b.setMinimumHeight(30)
+        return b
+
+    def _fill_algorithms(self) -> None:
+        model = QStandardItemModel(self.algorithm)
+        bold = QFont()
+        bold.setBold(True)
+        for family, classes in by_family().items():
+            head = QStandardItem(family)
+            head.setFlags(Qt.ItemFlag.NoItemFlags)
+            head.setFont(bold)
+            head.setData(None, Qt.ItemDataRole.UserRole)
+            model.appendRow(head)
+            for cls in classes:
+                item = QStandardItem("    " + cls.display_name)
+                item.setData(cls.name, Qt.ItemDataRole.UserRole)
+                item.setToolTip(cls.description or cls.display_name)
+                model.appendRow(item)
+        self.algorithm.setModel(model)
+
+    def apply_theme(self, theme) -> None:
+        """Colour the class buttons like the canvas markers."""
+        for cls, b in enumerate(self.class_selector.buttons):
+            col = theme.class_color(cls)
+            b.setStyleSheet(
+                f"QToolButton {{ color: {col}; }} QToolButton:checked {{ color: white; background: {col}; "
+                f"border: 1px solid {col}; border-radius: 3px; }}"
+            )
+
+    # -- reading -----------------------------------------------------------------------------------------
+    @property
+    def current_class(self) -> int:
+        return self.class_selector.current_class
+
+    def algorithm_names(self) -> list[str]:
+        """The solver names offered, in display order."""
+        out = []
+        for i in range(self.algorithm.count()):
+            name = self.algorithm.itemData(i, Qt.ItemDataRole.UserRole)
+            if name:
+                out.append(name)
+        return out
+
+    def select_algorithm(self, name: str) -> None:
+        """Choose an algorithm as if picked in the combo box."""
+        for i in range(self.algorithm.count()):
+            if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == name:
+                self.algorithm.setCurrentIndex(i)
+                return
+        raise PercvizError(f"Unknown algorithm '{name}'.")
+
+    def forms_valid(self) -> bool:
+        forms = [self.algo_form]
+        forms.append(self.kernel_form if self._representation() == "kernel" else self.feature_form)
+        return all(f.is_valid() for f in forms)
+
+    def _representation(self) -> str:
+        try:
+            return get_solver(self.scene.settings.algorithm).representation
+        except PercvizError:
+            return "kernel"
+
+    # -- scene → widgets ---------------------------------------------------------------------------------
+    def sync_from_scene(self) -> None:
+        """Show the scene's settings (after a load or an edit elsewhere) without re-applying them."""
+        if self._syncing:
+            return
+        self._syncing = True
+        try:
+            s = self.scene.settings
+            try:
+                cls = get_solver(s.algorithm)
+            except PercvizError:
+                cls = None
+            for i in range(self.algorithm.count()):
+                if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == s.algorithm:
+                    self.algorithm.blockSignals(True)
+                    self.algorithm.setCurrentIndex(i)
+                    self.algorithm.blockSignals(False)
+            if cls is not None:
+                self.description.setText(cls.description)
+                self.description.setVisible(bool(cls.description))
+                self.algorithm.setToolTip(cls.description or cls.display_name)
+                if self.algo_form.params is not cls.params:
+                    self.algo_form.set_params(cls.params, dict(s.params), cls.display_name)
+                else:
+                    self.algo_form.set_values(dict(s.params))
+                self._algo_params[cls.name] = dict(s.params)
+                rep = cls.representation
+                self.class_selector.set_multiclass(rep == "multiclass")
+            else:
+                rep = "kernel"
+            kernel_side = rep == "kernel"
+            self.kernel_box.setTitle("Kernel" if kernel_side else "Feature map φ")
+            for w in (self.kernel, self.kernel_form):
+                w.setVisible(kernel_side and (w is self.kernel or bool(w.params.specs)))
+            for w in (self.features, self.feature_form):
+                w.setVisible(not kernel_side and (w is self.features or bool(w.params.specs)))
+            self._sync_spec(self.kernel, self.kernel_form, s.kernel, parse_kernel, self._kernel_params, "kernel")
+            self._sync_spec(self.features, self.feature_form, s.features, parse_features, self._feature_params, "feature map")
+            self.kernel_form.setVisible(kernel_side and bool(self.kernel_form.params.specs))
+            self.feature_form.setVisible(not kernel_side and bool(self.feature_form.params.specs))
+            self.max_iter.blockSignals(True)
+            self.max_iter.setValue(int(s.max_iter))
+            self.max_iter.blockSignals(False)
+        finally:
+            self._syncing = False
+        self._update_enabled()
+
+    def _sync_spec(self, combo: QComboBox, form: ParamForm, spec: str, parse, memory: dict, what: str) -> None:
+        try:
+            obj = parse(spec)
+        except PercvizError:
+            return
+        idx = combo.findData(obj.name)
+        if idx >= 0:
+            combo.blockSignals(True)
+            combo.setCurrentIndex(idx)
+            combo.blockSignals(False)
+        if form.params is not type(obj).params:
+            form.set_params(type(obj).params, dict(obj.values), f"the {obj.name} {what}")
+        else:
+            form.set_values(dict(obj.values))
+        memory[obj.name] = dict(obj.values)
+
+    # -- widgets → scene ---------------------------------------------------------------------------------
+    def _apply(self, **changes: Any) -> None:
+        if self._syncing:
+            return
+        try:
+            self.scene.set_settings(**changes)
+        except PercvizError as exc:
+            self._on_error(str(exc))
+
+    def _on_algorithm_chosen(self, index: int) -> None:
+        name = self.algorithm.itemData(index, Qt.ItemDataRole.UserRole)
+        if not name or self._syncing:
+            return
+        cls = get_solver(name)
+        params = self._algo_params.get(name, {})
+        self.algo_form.set_params(cls.params, params, cls.display_name)
+        self._apply(algorithm=name, params=self.algo_form.values())
+
+    def _on_algo_params(self, values: dict) -> None:
+        self._algo_params[self.scene.settings.algorithm] = dict(values)
+        if self.forms_valid():
+            self._apply(params=dict(values))
+
+    def _on_kernel_chosen(self, index: int) -> None:
+        name = self.kernel.itemData(index)
+        if not name or self._syncing:
+            return
+        cls = KERNELS[name]
+        self.kernel_form.set_params(cls.params, self._kernel_params.get(name, {}), f"the {name} kernel")
+        self.kernel_form.setVisible(bool(cls.params.specs))
+        self._apply(kernel=format_spec(name, self.kernel_form.values()))
+
+    def _on_kernel_params(self, values: dict) -> None:
+        name = self.kernel.currentData()
+        self._kernel_params[name] = dict(values)
+        if self.forms_valid():
+            self._apply(kernel=format_spec(name, values))
+
+    def _on_features_chosen(self, index: int) -> None:
+        name = self.features.itemData(index)
+        if not name or self._syncing:
+            return
+        cls = FEATURE_MAPS[name]
+        self.feature_form.set_params(cls.params, self._feature_params.get(name, {}), f"the {name} feature map")
+        self.feature_form.setVisible(bool(cls.params.specs))
+        self._apply(features=format_spec(name, self.feature_form.values()))
+
+    def _on_feature_params(self, values: dict) -> None:
+        name = self.features.currentData()
+        self._feature_params[name] = dict(values)
+        if self.forms_valid():
+            self._apply(features=format_spec(name, values))
+
+    def _on_max_iter(self, value: int) -> None:
+        self._apply(max_iter=int(value))
+
+    def _on_speed(self, pos: int) -> None:
+        ups = SPEEDS[max(0, min(pos, len(SPEEDS) - 1))]
+        self.speed_label.setText(speed_text(ups))
+        self.session.set_speed(ups)
+
+    def _on_history_slider(self, pos: int) -> None:
+        if pos != self.session.index:
+            self.session.show_index(pos)
+
+    # -- session → widgets -------------------------------------------------------------------------------
+    def _update_enabled(self) -> None:
+        ok = self.forms_valid()
+        runnable = ok and self.session.state != INVALID and not self.session.finished
+        for b in (self.step_button, self.play_button, self.run_button):
+            b.setEnabled(runnable)
+        self.reset_button.setEnabled(self.session.state != INVALID or ok)
+        if not ok:
+            bad = next(iter({**self.algo_form.errors(), **self.kernel_form.errors(), **self.feature_form.errors()}.values()), "")
+            self._set_status(f"Fix the highlighted value before running. {bad}", error=True)
+
+    def _on_state(self, state: str) -> None:
+        playing = state in (PLAYING, RUNNING)
+        st = self.style()
+        icon = QStyle.StandardPixmap.SP_MediaPause if state == PLAYING else QStyle.StandardPixmap.SP_MediaPlay
+        self.play_button.setIcon(st.standardIcon(icon))
+        self.play_button.setText("Pause" if playing else "Play")
+        self.run_button.setText("Running…" if state == RUNNING else "Run to end")
+        self._update_enabled()
+        if state == FINISHED and self.session.latest is not None:
+            self._on_snapshot(self.session.current)
+
+    def _on_problem(self, problem, solver_cls) -> None:
+        if problem is not None:
+            self._set_status("Starting…", error=False)
+        self._update_enabled()
+
+    def _on_history(self, count: int) -> None:
+        self.history.blockSignals(True)
+        self.history.setRange(0, max(0, count - 1))
+        self.history.setValue(max(0, self.session.index))
+        self.history.blockSignals(False)
+        self._update_history_label()
+
+    def _update_history_label(self) -> None:
+        store = self.session.history_store
+        if not len(store):
+            self.history_label.setText("no snapshot yet")
+            return
+        i = max(0, self.session.index)
+        shown, last = store[i].iteration, store[-1].iteration
+        text = f"showing iteration {shown} of {last}"
+        if store.thinned:
+            text += f" ({len(store)} kept)"
+        self.history_label.setText(text)
+
+    def _on_snapshot(self, snap) -> None:
+        if snap is None:
+            return
+        self.history.blockSignals(True)
+        self.history.setValue(max(0, self.session.index))
+        self.history.blockSignals(False)
+        self._update_history_label()
+        if self.forms_valid():
+            self._set_status(status_text(snap), error=False, done=snap.status.done)
+        self._update_enabled()
+
+    def _on_error(self, text: str) -> None:
+        self._set_status(text, error=True)
+
+    def _set_status(self, text: str, error: bool, done: bool = False) -> None:
+        self._status_error = error
+        if error:
+            style = "color: #b71c1c; background: #fdecea; border: 1px solid #ef9a9a;"
+        elif done:
+            style = "color: #1b5e20; background: #edf7ee; border: 1px solid #a5d6a7;"
+        else:
+            style = "background: palette(base); border: 1px solid palette(midlight);"
+        self.status.setStyleSheet(f"QLabel {{ {style} border-radius: 4px; padding: 5px; }}")
+        self.status.setText(text or "Place + and − points, then Step or Play.")

@@ -1,0 +1,137 @@
+"""Open the window (`percviz [DATA]`) or render it offscreen to a PNG (`--screenshot OUT.png`)."""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from percviz.core.data import PointSet
+
+
+def fallback_points(seed: int = 7, per_class: int = 14) -> PointSet:
+    """Two separable clouds (+ upper right, − lower left), used when no shipped default scene exists."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for centre, cls in (((1.1, 0.9), 0), ((-1.0, -0.8), 1)):
+        pts = []
+        while len(pts) < per_class:
+            p = rng.normal(centre, 0.6)
+            if (1 if cls == 0 else -1) * (p[0] + p[1]) / np.sqrt(2) > 0.35:  # keep a visible margin
+                pts.append(p)
+        out.append((np.array(pts), np.full(per_class, cls)))
+    X = np.vstack([o[0] for o in out])
+    return PointSet(np.round(X, 3), np.concatenate([o[1] for o in out]))
+
+
+def default_scene():
+    """The scene opened without DATA: the shipped default preset, else two clouds."""
+    from percviz.core.presets import Preset
+
+    try:
+        from percviz.core.presets import default_preset
+
+        return default_preset()
+    except (ImportError, OSError, ValueError):
+        pass
+    from percviz.core.solvers import load_all
+
+    algorithm = "snkp" if "snkp" in load_all() else "perceptron"
+    return Preset(fallback_points(), title="Two clouds", algorithm=algorithm,
+                  explanation="Left click places +, right click places −; press Space to animate.")
+
+
+def _scene_from_args(args: Any):
+    preset = getattr(args, "preset", None)
+    if preset is not None:
+        return preset
+    data = getattr(args, "data", None)
+    if data:
+        from percviz.cli import load_with_overrides
+
+        return load_with_overrides(args, need_algorithm=False)
+    preset = default_scene()
+    overrides = {k: getattr(args, k, None) for k in ("algorithm", "kernel", "features", "max_iter")}
+    params = getattr(args, "params", None) or []
+    if any(v is not None for v in overrides.values()) or params:
+        from percviz.cli import parse_params
+
+        preset = preset.with_overrides(params=parse_params(params), **overrides)
+    return preset
+
+
+def _application():
+    from PySide6.QtWidgets import QApplication
+
+    app = QApplication.instance()
+    if app is None:
+        app = QApplication(sys.argv[:1])
+        app.setApplicationName("percviz")
+        app.setOrganizationName("percviz")
+        app.setApplicationDisplayName("percviz")
+    return app
+
+
+def build_window(preset=None, app=None):
+    """A MainWindow showing `preset` (default scene if None)."""
+    app = app or _application()
+    from percviz.app.main_window import MainWindow
+
+    window = MainWindow()
+    window.load_preset(preset if preset is not None else default_scene())
+    return window
+
+
+def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: str | None = None) -> Path:
+    """Run `steps` updates synchronously, lay the window out, and save it (or one panel) as a PNG."""
+    from PySide6.QtCore import QCoreApplication
+
+    out = Path(out)
+    if panel in window.docks:
+        window._wanted[panel] = True
+        window.docks[panel].show()
+    window.show()
+    QCoreApplication.processEvents()
+    window.session.wait_idle(10.0)
+    if steps:
+        window.session.advance_sync(int(steps))
+    for _ in range(3):  # let coalesced redraws and refinements run
+        QCoreApplication.processEvents()
+        time.sleep(0.02)
+    canvas = window.panels.get("canvas")
+    redraw = getattr(canvas, "redraw_now", None)
+    if callable(redraw):
+        redraw()
+    QCoreApplication.processEvents()
+    widget = window if panel is None else window.panels[panel]
+    image = widget.grab()
+    if image.isNull() or not image.save(str(out), "PNG"):
+        raise OSError(f"could not write the screenshot {out}")
+    return out
+
+
+def launch(args: Any) -> int:
+    """Open the window on args' scene; with args.screenshot, render offscreen, save the PNG and return 0."""
+    screenshot = getattr(args, "screenshot", None)
+    if screenshot:
+        os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+    preset = _scene_from_args(args)
+    app = _application()
+    window = build_window(preset, app)
+    try:
+        if screenshot:
+            save_screenshot(window, screenshot, getattr(args, "steps", None), getattr(args, "panel", None))
+            return 0
+        window.show()
+        steps = getattr(args, "steps", None)
+        if steps:
+            window.session.advance_sync(int(steps))
+        return int(app.exec())
+    finally:
+        window.shutdown()
+        window.close()
+        window.deleteLater()

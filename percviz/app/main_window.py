@@ -1,0 +1,447 @@
+"""The main window: canvas in the centre, curves below, controls on the side, weight/feature docks."""
+
+from __future__ import annotations
+
+import importlib
+from contextlib import suppress
+from typing import Any, Callable
+
+from PySide6.QtCore import QSize, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import (
+    QDockWidget,
+    QLabel,
+    QMainWindow,
+    QMessageBox,
+    QScrollArea,
+    QSplitter,
+    QWidget,
+)
+
+from percviz.app.controls import ControlsPanel
+from percviz.app.session import RunSession
+from percviz.core.errors import PercvizError
+from percviz.core.scene import SceneModel, Settings
+
+#: Panel name → (module, class); canvas and curves are required, the others optional docks.
+PANEL_CLASSES = {
+    "canvas": ("percviz.app.canvas", "CanvasView"),
+    "curves": ("percviz.app.curves", "CurvesView"),
+    "weight": ("percviz.app.weight_view", "WeightView"),
+    "feature": ("percviz.app.feature_view", "FeatureView"),
+}
+DOCK_TITLES = {"weight": "Weight space", "feature": "Feature space"}
+DEFAULT_SIZE = QSize(1280, 800)
+
+
+def panel_class(name: str):
+    """The panel class registered for `name`, or None if its module is not installed."""
+    module, cls = PANEL_CLASSES[name]
+    try:
+        return getattr(importlib.import_module(module), cls)
+    except ImportError:
+        if name in ("canvas", "curves"):
+            raise
+        return None
+
+
+class MainWindow(QMainWindow):
+    """The percviz window; see docs/app.md for the attributes other modules rely on."""
+
+    def __init__(self, scene: SceneModel | None = None, parent: QWidget | None = None, install_classroom: bool = True):
+        super().__init__(parent)
+        self.setWindowTitle("percviz")
+        self.setObjectName("percviz_main_window")
+        self.scene = scene or SceneModel()
+        self.session = RunSession(self.scene, self)
+        self.panels: dict[str, QWidget] = {}
+        self.docks: dict[str, QDockWidget] = {}
+        self.title = "Untitled scene"
+        self.explanation = ""
+        self.view_settings = None
+        #: Callables run before closing; any returning False cancels the close (unsaved work, …).
+        self.close_guards: list[Callable[[], bool]] = []
+        self._wanted = {"weight": True, "feature": True}
+        self._closed = False
+        self.theme = self._default_theme()
+        self._build_panels()
+        self._build_controls()
+        self._build_menus()
+        self._build_status_bar()
+        self._wire()
+        self.apply_theme(self.theme) if self.theme is not None else None
+        self.resize(DEFAULT_SIZE)
+        self._on_problem(self.session.problem, self.session.solver_cls)
+        if install_classroom:
+            self._install_classroom()
+
+    # -- construction --------------------------------------------------------------------------------------
+    @staticmethod
+    def _default_theme():
+        with suppress(ImportError):
+            from percviz.app.theme import theme_for
+
+            return theme_for()
+        return None
+
+    def _build_panels(self) -> None:
+        for name in PANEL_CLASSES:
+            cls = panel_class(name)
+            if cls is not None:
+                panel = cls(self.scene, self)
+                if not panel.objectName():
+                    panel.setObjectName(name)
+                self.panels[name] = panel
+        canvas, curves = self.panels["canvas"], self.panels["curves"]
+        if not canvas.accessibleName():
+            canvas.setAccessibleName("canvas")
+        self.splitter = QSplitter(Qt.Orientation.Vertical)
+        self.splitter.setObjectName("canvas_curves")
+        self.splitter.setChildrenCollapsible(False)
+        self.splitter.addWidget(canvas)
+        self.splitter.addWidget(curves)
+        self.splitter.setStretchFactor(0, 3)
+        self.splitter.setStretchFactor(1, 1)
+        self.splitter.setSizes([560, 200])
+        self.setCentralWidget(self.splitter)
+        self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
+        for name in ("weight", "feature"):
+            if name not in self.panels:
+                continue
+            dock = QDockWidget(DOCK_TITLES[name], self)
+            dock.setObjectName(name)
+            dock.setWidget(self.panels[name])
+            dock.setMinimumWidth(260)
+            self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
+            dock.visibilityChanged.connect(lambda vis, n=name: self._on_dock_visibility(n, vis))
+            self.docks[name] = dock
+        if len(self.docks) == 2:
+            self.splitDockWidget(self.docks["weight"], self.docks["feature"], Qt.Orientation.Vertical)
+
+    def _build_controls(self) -> None:
+        self.controls = ControlsPanel(self.scene, self.session)
+        self.controls.setObjectName("controls")
+        scroll = QScrollArea()
+        scroll.setWidget(self.controls)
+        scroll.setWidgetResizable(True)
+        scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
+        scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        dock = QDockWidget("Controls", self)
+        dock.setObjectName("controls_dock")
+        dock.setWidget(scroll)
+        dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable | QDockWidget.DockWidgetFeature.DockWidgetClosable)
+        dock.setMinimumWidth(self.controls.minimumWidth() + 16)
+        self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
+        self.docks["controls"] = dock
+        self.resizeDocks([dock], [320], Qt.Orientation.Horizontal)
+
+    def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        act = QAction(text, self)
+        if shortcut is not None:
+            seqs = shortcut if isinstance(shortcut, (list, tuple)) else [shortcut]
+            act.setShortcuts([QKeySequence(s) for s in seqs])
+        act.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        if tip:
+            act.setStatusTip(tip)
+            act.setToolTip(tip)
+        act.triggered.connect(lambda _checked=False: slot())
+        menu.addAction(act)
+        return act
+
+    def _build_menus(self) -> None:
+        bar = self.menuBar()
+        self.file_menu = bar.addMenu("&File")
+        self.file_menu.addSeparator()
+        self.quit_action = self._action(self.file_menu, "&Quit", self.close, QKeySequence.StandardKey.Quit)
+
+        self.edit_menu = bar.addMenu("&Edit")
+        self.undo_action = self._action(self.edit_menu, "&Undo", self.scene.undo, "Ctrl+Z")
+        self.redo_action = self._action(self.edit_menu, "&Redo", self.scene.redo, ["Ctrl+Shift+Z", "Ctrl+Y"])
+        self.edit_menu.addSeparator()
+        self.clear_action = self._action(self.edit_menu, "&Clear all points", self._clear, "Ctrl+Shift+Backspace", "Remove every point (undoable)")
+
+        self.run_menu = bar.addMenu("&Run")
+        s = self.session
+        self.step_action = self._action(self.run_menu, "&Step", s.step, "Right", "One update of the algorithm")
+        self.play_action = self._action(self.run_menu, "&Play / Pause", s.toggle_play, "Space", "Animate at the chosen speed")
+        self.run_action = self._action(self.run_menu, "Run to &end", s.run_to_end, ["Ctrl+Return", "Ctrl+Enter"])
+        self.reset_action = self._action(self.run_menu, "&Reset", s.reset, ["Home", "Ctrl+R"], "Back to iteration 0")
+        self.run_menu.addSeparator()
+        self._action(self.run_menu, "History &back", lambda: s.scrub(-1), ["Alt+Left", ","])
+        self._action(self.run_menu, "History &forward", lambda: s.scrub(1), ["Alt+Right", "."])
+
+        self.view_menu = bar.addMenu("&View")
+        canvas = self.panels["canvas"]
+        fit = getattr(canvas, "fit_to_data", None)
+        if callable(fit):
+            self._action(self.view_menu, "&Fit to data", fit, "Ctrl+0", "Zoom so that every point is visible")
+            self.view_menu.addSeparator()
+        self.view_actions: dict[str, QAction] = {}
+        controls_act = self.docks["controls"].toggleViewAction()
+        controls_act.setText("&Controls")
+        self.view_menu.addAction(controls_act)
+        self.curves_action = QAction("C&urves", self, checkable=True, checked=True)
+        self.curves_action.toggled.connect(self.panels["curves"].setVisible)
+        self.view_menu.addAction(self.curves_action)
+        self.view_actions["curves"] = self.curves_action
+        for name, dock in self.docks.items():
+            if name == "controls":
+                continue
+            act = QAction(DOCK_TITLES[name], self, checkable=True, checked=True)
+            act.toggled.connect(lambda on, n=name: self._want_panel(n, on))
+            self.view_menu.addAction(act)
+            self.view_actions[name] = act
+
+        self.help_menu = bar.addMenu("&Help")
+        self._action(self.help_menu, "&About percviz", self._about)
+
+    def _build_status_bar(self) -> None:
+        bar = self.statusBar()
+        self.cursor_label = QLabel("")
+        self.cursor_label.setObjectName("cursor")
+        self.cursor_label.setMinimumWidth(150)
+        self.cursor_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+        bar.addPermanentWidget(self.cursor_label)
+        self.points_label = QLabel("")
+        self.points_label.setObjectName("point_count")
+        bar.addPermanentWidget(self.points_label)
+
+    def _wire(self) -> None:
+        s = self.session
+        for panel in self.panels.values():
+            s.problemChanged.connect(panel.set_problem)
+            s.snapshotShown.connect(panel.set_snapshot)
+            if hasattr(panel, "set_history"):
+                s.historyChanged.connect(lambda _n, p=panel: p.set_history(s.history))
+            sig = getattr(panel, "pointHovered", None)
+            if sig is not None:
+                sig.connect(lambda i, src=panel: self._link_hover(src, i))
+        s.problemChanged.connect(self._on_problem)
+        s.errorRaised.connect(lambda text: self.statusBar().showMessage(text, 6000))
+        canvas = self.panels["canvas"]
+        self.controls.classChanged.connect(self._set_current_class)
+        moved = getattr(canvas, "cursorMoved", None)
+        if moved is not None:
+            moved.connect(self._on_cursor)
+        self.scene.points_changed.connect(lambda _kind: self._update_edit_actions())
+        self._update_edit_actions()
+
+    def _install_classroom(self) -> None:
+        try:
+            module = importlib.import_module("percviz.app.classroom")
+        except ImportError:
+            return
+        install = getattr(module, "install", None)
+        if callable(install):
+            install(self)
+
+    # -- public API ---------------------------------------------------------------------------------------------
+    def load_preset(self, preset) -> None:
+        """Show a scene: its points (a fresh undo history), settings, title and view settings."""
+        cls = None
+        with suppress(PercvizError):
+            from percviz.core.solvers import get_solver
+
+            cls = get_solver(preset.algorithm)
+        max_iter = preset.max_iter if preset.max_iter is not None else getattr(cls, "default_max_iter", Settings.max_iter)
+        with self.session.batch():
+            self.scene.set_points(preset.points, undoable=False)
+            self.scene.set_settings(
+                kernel=preset.kernel,
+                features=preset.features,
+                algorithm=preset.algorithm,
+                params=dict(preset.params),
+                max_iter=int(max_iter),
+            )
+        self.scene.mark_saved()
+        self.title = preset.title
+        self.explanation = preset.explanation
+        self.view_settings = preset.view
+        self._apply_view(preset.view)
+        self.setWindowTitle(f"{preset.title} — percviz" if preset.title else "percviz")
+
+    def current_preset(self):
+        """The scene as a Preset (points, settings, title, view) for saving or export."""
+        from percviz.core.presets import Preset, ViewSettings
+
+        s = self.scene.settings
+        base = self.view_settings or ViewSettings()
+        panels = tuple(n for n in ("canvas", "curves", "weight", "feature") if self._panel_wanted(n))
+        changes: dict[str, Any] = {"panels": panels}
+        rng = getattr(self.panels["canvas"], "view_range", None)
+        if callable(rng):
+            with suppress(Exception):
+                r = rng()
+                if r is not None:
+                    changes["range"] = tuple(float(v) for v in r)
+        view = ViewSettings(**{**base.__dict__, **changes})
+        return Preset(
+            points=self.scene.points,
+            title=self.title,
+            explanation=self.explanation,
+            kernel=s.kernel,
+            features=s.features,
+            algorithm=s.algorithm,
+            params=dict(s.params),
+            max_iter=s.max_iter,
+            view=view,
+        )
+
+    def show_message(self, text: str, timeout_ms: int = 4000) -> None:
+        self.statusBar().showMessage(text, timeout_ms)
+
+    def show_error(self, title: str, text: str) -> None:
+        """A window-modal message box that does not block the caller."""
+        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
+        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
+        box.open()
+        self._error_box = box
+        self.statusBar().showMessage(text, 8000)
+
+    def apply_theme(self, theme) -> None:
+        """Restyle every panel (and the class buttons) with a percviz.app.theme.Theme."""
+        self.theme = theme
+        for panel in self.panels.values():
+            fn = getattr(panel, "apply_theme", None)
+            if callable(fn):
+                fn(theme)
+        fn = getattr(self.controls, "apply_theme", None)
+        if callable(fn):
+            fn(theme)
+
+    # -- behaviour ----------------------------------------------------------------------------------------------
+    def _clear(self) -> None:
+        self.scene.clear()
+        self.show_message("Cleared all points (Ctrl+Z restores them).")
+
+    def _update_edit_actions(self) -> None:
+        sc = self.scene
+        self.undo_action.setEnabled(sc.can_undo)
+        self.redo_action.setEnabled(sc.can_redo)
+        self.undo_action.setText(f"&Undo {sc.undo_text()}" if sc.can_undo else "&Undo")
+        self.redo_action.setText(f"&Redo {sc.redo_text()}" if sc.can_redo else "&Redo")
+        self.clear_action.setEnabled(sc.n > 0)
+        plus = int((sc.points.classes == 0).sum()) if sc.n else 0
+        minus = int((sc.points.classes == 1).sum()) if sc.n else 0
+        other = sc.n - plus - minus
+        text = f"{plus} +  {minus} −" + (f"  {other} other" if other else "")
+        self.points_label.setText(text)
+
+    def _set_current_class(self, cls: int) -> None:
+        canvas = self.panels["canvas"]
+        setter = getattr(canvas, "set_current_class", None)
+        if callable(setter):
+            setter(cls)
+        else:
+            canvas.current_class = int(cls)
+
+    def _on_cursor(self, x: float, y: float) -> None:
+        self.cursor_label.setText(f"x = {x:.3f}   y = {y:.3f}")
+
+    def _link_hover(self, source: QWidget, index: int) -> None:
+        target = None if index is None or index < 0 else int(index)
+        for panel in self.panels.values():
+            if panel is not source and hasattr(panel, "highlight_point"):
+                panel.highlight_point(target)
+
+    def _panel_wanted(self, name: str) -> bool:
+        if name == "canvas":
+            return True
+        if name == "curves":
+            return self.curves_action.isChecked()
+        return name in self.docks and self._wanted.get(name, False)
+
+    def _want_panel(self, name: str, on: bool) -> None:
+        self._wanted[name] = on
+        self._update_docks(self.session.solver_cls)
+
+    def _on_dock_visibility(self, name: str, visible: bool) -> None:
+        # The user closed a dock with its title-bar button: remember it and untick the menu entry.
+        if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:
+            if self.docks[name].isHidden() and not self._updating_docks:
+                self._wanted[name] = False
+                act = self.view_actions.get(name)
+                if act is not None:
+                    act.blockSignals(True)
+                    act.setChecked(False)
+                    act.blockSignals(False)
+
+    _updating_docks = False
+
+    def _supported(self, name: str, solver_cls=None) -> tuple[bool, str]:
+        solver_cls = solver_cls or self.session.solver_cls
+        panel = self.panels.get(name)
+        if panel is None or solver_cls is None:
+            return False, ""
+        fn = getattr(type(panel), "supports", None)
+        if fn is None:
+            return name in getattr(solver_cls, "views", ()), ""
+        try:
+            ok, why = fn(solver_cls)
+        except Exception:
+            return False, ""
+        return bool(ok), why
+
+    def _update_docks(self, solver_cls) -> None:
+        self._updating_docks = True
+        try:
+            for name, dock in self.docks.items():
+                if name == "controls":
+                    continue
+                ok, why = self._supported(name, solver_cls)
+                act = self.view_actions.get(name)
+                if act is not None:
+                    act.setEnabled(ok)
+                    act.setToolTip(why if not ok else "")
+                    act.setStatusTip(why if not ok else "")
+                dock.setVisible(ok and self._wanted.get(name, False))
+        finally:
+            self._updating_docks = False
+
+    def _on_problem(self, problem, solver_cls) -> None:
+        self._update_docks(solver_cls)
+        self._update_edit_actions()
+
+    def _apply_view(self, view) -> None:
+        if view is None:
+            return
+        for name in ("weight", "feature"):
+            if name in self.docks:
+                self._wanted[name] = name in view.panels
+                act = self.view_actions.get(name)
+                if act is not None:
+                    act.blockSignals(True)
+                    act.setChecked(self._wanted[name])
+                    act.blockSignals(False)
+        self.curves_action.setChecked("curves" in view.panels)
+        self._update_docks(self.session.solver_cls)
+        for panel in self.panels.values():
+            fn = getattr(panel, "apply_view", None)
+            if callable(fn):
+                fn(view)
+
+    def _about(self) -> None:
+        from percviz import __version__
+
+        QMessageBox.about(
+            self,
+            "About percviz",
+            f"<b>percviz {__version__}</b><p>Interactive perceptrons, kernels, margins and certificates: "
+            "place points, choose a kernel and an algorithm, and step through the run while the decision "
+            "boundary, the solution cone, the feature space and the convergence curves redraw.</p>",
+        )
+
+    # -- closing -------------------------------------------------------------------------------------------------
+    def closeEvent(self, event) -> None:
+        for guard in list(self.close_guards):
+            if guard() is False:
+                event.ignore()
+                return
+        self.shutdown()
+        super().closeEvent(event)
+
+    def shutdown(self) -> None:
+        """Stop the solver thread (idempotent); called when the window closes."""
+        if not self._closed:
+            self._closed = True
+            self.session.shutdown()

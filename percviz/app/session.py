@@ -1,0 +1,420 @@
+"""The run of the current algorithm on the current scene: worker, history of snapshots, what is shown.
+
+`RunSession` listens to the scene. Any edit of the points or of the settings invalidates the run:
+a new `Problem` and solver are built at once (errors such as a missing class or K(x, x) = 0 become a
+message, not an exception), `problemChanged` fires, and the worker computes iteration 0. The
+algorithm chosen stays; if the run was playing it keeps playing from iteration 0.
+
+History memory is bounded (`SnapshotHistory`): every snapshot is kept until the history holds
+`capacity` of them; then the older half is thinned to every other snapshot, so recent iterations stay
+at full resolution and old ones grow sparser (iteration 0 is always kept). The capacity adapts to the
+size of one snapshot so that the history stays within about `budget_bytes`.
+"""
+
+from __future__ import annotations
+
+from contextlib import contextmanager
+from typing import Any, Iterator
+
+from PySide6.QtCore import QObject, QTimer, Signal
+
+from percviz.app.worker import SnapshotWorker, error_text
+from percviz.core.errors import PercvizError
+from percviz.core.problem import Problem
+from percviz.core.scene import SceneModel
+from percviz.core.solvers import get_solver
+
+#: Run states reported by `runStateChanged`.
+IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
+
+
+def snapshot_bytes(snap: Any) -> int:
+    """Approximate memory held by one snapshot's arrays."""
+    total = 512
+    for obj in (snap, getattr(snap, "decision", None)):
+        for name in ("alpha", "p", "weights", "centers", "coef"):
+            a = getattr(obj, name, None)
+            total += int(getattr(a, "nbytes", 0) or 0)
+    return total
+
+
+class SnapshotHistory:
+    """The snapshots of a run, oldest first, with bounded memory (see the module docstring)."""
+
+    def __init__(self, capacity: int = 4000, budget_bytes: int = 192 * 2**20, min_capacity: int = 256):
+        self.max_capacity = capacity
+        self.budget_bytes = budget_bytes
+        self.min_capacity = min_capacity
+        self.capacity = capacity
+        self._items: list[Any] = []
+        self.thinned = False  # True once some snapshots were dropped
+
+    def clear(self) -> None:
+        self._items = []
+        self.capacity = self.max_capacity
+        self.thinned = False
+
+    def extend(self, snaps: list[Any]) -> None:
+        if not snaps:
+            return
+        if not self._items:
+            per = snapshot_bytes(snaps[0])
+            self.capacity = max(self.min_capacity, min(self.max_capacity, self.budget_bytes // per))
+        self._items.extend(snaps)
+        while len(self._items) > self.capacity:
+            half = self.capacity // 2
+            self._items = self._items[:half:2] + self._items[half:]
+            self.thinned = True
+
+    def __len__(self) -> int:
+        return len(self._items)
+
+    def __getitem__(self, i):
+        return self._items[i]
+
+    def __iter__(self):
+        return iter(self._items)
+
+    @property
+    def items(self) -> list[Any]:
+        return list(self._items)
+
+
+class RunSession(QObject):
+    """The current run: builds problem and solver from the scene, drives the worker, keeps the history."""
+
+    problemChanged = Signal(object, object)  # (problem or None, solver class or None)
+    snapshotShown = Signal(object)
+    historyChanged = Signal(int)
+    runStateChanged = Signal(str)
+    errorRaised = Signal(str)
+
+    def __init__(self, scene: SceneModel, parent: QObject | None = None, display_hz: float = 60.0):
+        super().__init__(parent)
+        self.scene = scene
+        self.problem: Problem | None = None
+        self.solver_cls: type | None = None
+        self.error: str = ""
+        self.state = IDLE
+        self.speed = 20.0
+        self._history = SnapshotHistory()
+        self._index: int | None = None  # shown index; None = follow the newest snapshot
+        self._job = 0
+        self._gen = None
+        self._rho: dict[int, float | None] = {}
+        self._worker = SnapshotWorker(self, display_hz=display_hz)
+        self._worker.ready.connect(self._drain)
+        self._worker.failed.connect(self._on_failed)
+        self._worker.idle.connect(self._on_idle)
+        self._worker.set_interval(1.0 / self.speed)
+        # While animating, also pull at the display rate (covers irregular update durations).
+        self._poll = QTimer(self)
+        self._poll.setInterval(max(1, int(1000 / display_hz)))
+        self._poll.timeout.connect(self._drain)
+        self._closed = False
+        self._batch = 0
+        self._dirty = False
+        scene.points_changed.connect(self._on_scene_edit)
+        scene.settings_changed.connect(self._on_scene_edit)
+        self.restart()
+
+    # -- reading ------------------------------------------------------------------------------------
+    @property
+    def history(self) -> list[Any]:
+        return self._history.items
+
+    @property
+    def history_store(self) -> SnapshotHistory:
+        return self._history
+
+    @property
+    def index(self) -> int:
+        """Index in the history of the snapshot shown (−1 when there is none)."""
+        if not len(self._history):
+            return -1
+        return len(self._history) - 1 if self._index is None else self._index
+
+    @property
+    def current(self) -> Any:
+        """The snapshot shown, or None."""
+        i = self.index
+        return self._history[i] if i >= 0 else None
+
+    @property
+    def latest(self) -> Any:
+        return self._history[-1] if len(self._history) else None
+
+    @property
+    def following(self) -> bool:
+        return self._index is None
+
+    @property
+    def finished(self) -> bool:
+        last = self.latest
+        return last is not None and last.status.done
+
+    def rho(self) -> float | None:
+        """ρ_K of the current problem (percviz.core.gram.optimal_margin), computed once per problem."""
+        if self.problem is None or self.solver_cls is None:
+            return None
+        key = id(self.problem)
+        if key not in self._rho:
+            self._rho = {key: self._compute_rho(self.problem)}
+        return self._rho[key]
+
+    @staticmethod
+    def _compute_rho(problem: Problem) -> float | None:
+        try:
+            from percviz.core.gram import optimal_margin
+        except ImportError:
+            return None
+        try:
+            result = optimal_margin(problem)
+        except PercvizError:
+            return None
+        value = getattr(result, "rho", result)
+        try:
+            return float(value)
+        except (TypeError, ValueError):
+            return None
+
+    # -- run control ---------------------------------------------------------------------------------------
+    def restart(self) -> None:
+        """Rebuild problem and solver from the scene and start again from iteration 0."""
+        keep_playing = self.state == PLAYING
+        self._job += 1
+        self._worker.set_job(self._job, None)
+        self._gen = None
+        self._history.clear()
+        self._index = None
+        s = self.scene.settings
+        self.problem, self.solver_cls, self.error = None, None, ""
+        try:
+            self.solver_cls = get_solver(s.algorithm)
+            problem = Problem(self.scene.points, s.kernel, s.features)
+            solver = self.solver_cls(problem, max_iter=s.max_iter, **dict(s.params))
+            if self.solver_cls.representation == "kernel":
+                problem.self_kernel  # noqa: B018  (refuses K(x, x) = 0 with a message naming the point)
+        except PercvizError as exc:
+            self._invalid(str(exc))
+            return
+        except Exception as exc:  # a bug in a solver's constructor must not take the window down
+            self._invalid(error_text(exc, getattr(self.solver_cls, "display_name", "")))
+            return
+        self.problem = problem
+        self._gen = solver.snapshots()
+        self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
+        self.problemChanged.emit(problem, self.solver_cls)
+        self.historyChanged.emit(0)
+        if keep_playing:
+            self.play()
+        else:
+            self._set_state(IDLE)
+
+    @contextmanager
+    def batch(self) -> Iterator[None]:
+        """Group several scene edits (loading a preset) into one restart at the end."""
+        self._batch += 1
+        try:
+            yield
+        finally:
+            self._batch -= 1
+            if not self._batch and self._dirty:
+                self._dirty = False
+                self.restart()
+
+    def reset(self) -> None:
+        """Back to iteration 0 of the same scene (a paused run)."""
+        if self.state == PLAYING or self.state == RUNNING:
+            self._worker.pause()
+            self.state = IDLE
+        self.restart()
+
+    def step(self) -> None:
+        """One update of the solver (shows the newest snapshot again if an earlier one was shown)."""
+        if not self._runnable():
+            return
+        if self.state in (PLAYING, RUNNING):
+            self.pause()
+        if self._index is not None:
+            self._index = None
+            self._emit_current()
+        self._worker.step(1)
+
+    def play(self) -> None:
+        """Animate at the set speed until paused, finished, or the scene changes."""
+        if not self._runnable():
+            return
+        self._index = None
+        self._worker.set_interval(1.0 / self.speed if self.speed > 0 else 0.0)
+        self._worker.play(fast=False)
+        self._poll.start()
+        self._set_state(PLAYING)
+
+    def run_to_end(self) -> None:
+        """Run as fast as possible until the solver halts or reaches its iteration limit."""
+        if not self._runnable():
+            return
+        self._index = None
+        self._worker.play(fast=True)
+        self._poll.start()
+        self._set_state(RUNNING)
+
+    def pause(self) -> None:
+        self._worker.pause()
+        self._poll.stop()
+        if self.state in (PLAYING, RUNNING):
+            self._set_state(FINISHED if self.finished else IDLE)
+        self._drain()
+
+    def toggle_play(self) -> None:
+        if self.state in (PLAYING, RUNNING):
+            self.pause()
+        else:
+            self.play()
+
+    def set_speed(self, ups: float) -> None:
+        """Updates per second while playing; 0 = as fast as possible."""
+        self.speed = max(0.0, float(ups))
+        self._worker.set_interval(1.0 / self.speed if self.speed > 0 else 0.0)
+
+    def show_index(self, i: int) -> None:
+        """Show the i-th snapshot of the history (pauses a running animation)."""
+        n = len(self._history)
+        if n == 0:
+            return
+        if self.state in (PLAYING, RUNNING):
+            self.pause()
+        i = max(0, min(int(i), n - 1))
+        self._index = None if i == n - 1 else i
+        self._emit_current()
+
+    def scrub(self, delta: int) -> None:
+        self.show_index(self.index + int(delta))
+
+    def advance_sync(self, steps: int) -> Any:
+        """Run up to `steps` updates on this thread (scripts, screenshots); returns the newest snapshot."""
+        if self._gen is None:
+            return self.latest
+        self.pause()
+        gen = self._worker.take_job()
+        self._drain()
+        if gen is None:  # the worker already ended this run
+            self._emit_current()
+            return self.latest
+        snaps = []
+        target = int(steps) + 1 - len(self._history)  # iteration 0 counts as the first snapshot
+        try:
+            for _ in range(max(0, target)):
+                snaps.append(next(gen))
+                if snaps[-1].status.done:
+                    break
+        except StopIteration:
+            pass
+        except Exception as exc:
+            self._history.extend(snaps)
+            self._on_failed(self._job, error_text(exc, self.solver_cls.display_name))
+            return self.latest
+        self._history.extend(snaps)
+        self._index = None
+        if not self.finished:
+            self._worker.set_job(self._job, gen)
+        self.historyChanged.emit(len(self._history))
+        self._emit_current()
+        self._set_state(FINISHED if self.finished else IDLE)
+        return self.latest
+
+    def wait_idle(self, timeout_s: float = 10.0) -> bool:
+        """Process events until the worker has nothing left to do (tests and scripts)."""
+        import time
+
+        from PySide6.QtCore import QCoreApplication
+
+        end = time.monotonic() + timeout_s
+        while time.monotonic() < end:
+            QCoreApplication.processEvents()
+            if not self._worker.busy and not self._worker._buffer:
+                QCoreApplication.processEvents()
+                return True
+            time.sleep(0.002)
+        return False
+
+    def shutdown(self) -> None:
+        """Stop the worker thread and wait for it (call before the window closes)."""
+        if self._closed:
+            return
+        self._closed = True
+        self._poll.stop()
+        self.scene.points_changed.disconnect(self._on_scene_edit)
+        self.scene.settings_changed.disconnect(self._on_scene_edit)
+        self._worker.stop()
+
+    @property
+    def worker(self) -> SnapshotWorker:
+        return self._worker
+
+    # -- internals --------------------------------------------------------------------------------
+    def _runnable(self) -> bool:
+        if self._closed or self._gen is None:
+            if self.error:
+                self.errorRaised.emit(self.error)
+            return False
+        if self.finished:
+            self._set_state(FINISHED)
+            return False
+        return True
+
+    def _invalid(self, text: str) -> None:
+        self.error = text
+        self.problem = None
+        self._poll.stop()
+        self.problemChanged.emit(None, self.solver_cls)
+        self.historyChanged.emit(0)
+        self._set_state(INVALID)
+        self.errorRaised.emit(text)
+
+    def _set_state(self, state: str) -> None:
+        if state != self.state:
+            self.state = state
+            self.runStateChanged.emit(state)
+
+    def _emit_current(self) -> None:
+        snap = self.current
+        if snap is not None:
+            self.snapshotShown.emit(snap)
+
+    def _on_scene_edit(self, *_: Any) -> None:
+        if self._batch:
+            self._dirty = True
+        else:
+            self.restart()
+
+    def _drain(self) -> None:
+        fresh = [snap for job, snap in self._worker.take() if job == self._job]
+        if not fresh:
+            return
+        self._history.extend(fresh)
+        self.historyChanged.emit(len(self._history))
+        if self._index is None:
+            self._emit_current()
+        if self.finished and self.state != FINISHED:
+            self._poll.stop()
+            self._set_state(FINISHED)
+
+    def _on_idle(self, job: int) -> None:
+        if job != self._job:
+            return
+        self._drain()
+        if self.state in (PLAYING, RUNNING) and not self._worker.busy:
+            self._poll.stop()
+            self._set_state(FINISHED if self.finished else IDLE)
+
+    def _on_failed(self, job: int, text: str) -> None:
+        if job != self._job:
+            return
+        self._drain()
+        self._gen = None
+        self.error = text
+        self._poll.stop()
+        self._set_state(INVALID)
+        self.errorRaised.emit(text)

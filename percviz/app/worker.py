@@ -1,0 +1,251 @@
+"""Drive a solver's snapshot generator on a QThread: step, play at a set speed, pause, cancel.
+
+One `SnapshotWorker` owns one QThread for its whole life. A *job* is a generator of snapshots
+(`Solver.snapshots()`); the worker advances the current job when asked (a number of single steps,
+or continuously while playing), puts each snapshot in a buffer and tells the UI thread that there is
+something to take. Delivery is coalesced: the `ready` signal fires at most about `display_hz` times
+a second and never again before the UI has drained the buffer, so a solver doing thousands of
+updates a second cannot flood the event loop. Cancellation is cooperative (checked between two
+updates); an exception raised by the generator is reported through `failed` and the thread lives on.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+import traceback
+import weakref
+from typing import Any, Iterator
+
+from PySide6.QtCore import QObject, QThread, Signal, Slot
+
+from percviz.core.errors import PercvizError
+
+#: Every QThread a worker started (tests check that none is left running).
+_THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
+
+#: The buffer between worker and UI is thinned beyond this many snapshots (only when the UI stalls).
+MAX_BUFFERED = 2048
+
+#: While running as fast as possible, the worker briefly releases the GIL this often (seconds),
+#: so the UI thread gets it at once instead of after the interpreter's switch interval.
+_YIELD_EVERY = 0.004
+
+
+def live_threads() -> list[QThread]:
+    """Worker threads that are still running."""
+    return [t for t in list(_THREADS) if t.isRunning()]
+
+
+def error_text(exc: BaseException, who: str = "") -> str:
+    """The message a user sees for an exception raised inside a run."""
+    if isinstance(exc, PercvizError):
+        return str(exc)
+    where = f" in {who}" if who else ""
+    return f"Internal error{where}: {type(exc).__name__}: {exc}. The run was stopped; please report this."
+
+
+class _Loop(QObject):
+    """The object living on the worker thread; its `run` slot is the worker loop."""
+
+    finished = Signal()
+
+    def __init__(self, owner: "SnapshotWorker"):
+        super().__init__()
+        self._owner = owner
+
+    @Slot()
+    def run(self) -> None:
+        try:
+            self._owner._loop()
+        finally:
+            self.finished.emit()
+
+
+class SnapshotWorker(QObject):
+    """A QThread advancing one snapshot generator at a time; thread-safe controls, buffered output."""
+
+    #: Snapshots are waiting in the buffer: call `take()` on the UI thread.
+    ready = Signal()
+    #: (job id, message): the generator raised; the job is dropped, the thread keeps serving.
+    failed = Signal(int, str)
+    #: (job id): the worker stopped advancing this job (paused, steps done, or the run ended).
+    idle = Signal(int)
+
+    def __init__(self, parent: QObject | None = None, display_hz: float = 60.0, name: str = "percviz-solver"):
+        super().__init__(parent)
+        self._cond = threading.Condition()
+        self._job: tuple[int, Iterator[Any], str] | None = None
+        self._busy = False  # the worker is inside next() of the current job
+        self._steps = 0  # single steps still to do
+        self._playing = False
+        self._fast = False  # run as fast as possible regardless of the interval (run to end)
+        self._interval = 0.0  # seconds between two updates while playing (0: as fast as possible)
+        self._due = 0.0
+        self._abort = False
+        self._buffer: list[tuple[int, Any]] = []
+        self._notified = False
+        self._last_notify = 0.0
+        self._min_gap = 1.0 / display_hz
+        self._thread = QThread()
+        self._thread.setObjectName(name)
+        self._runner = _Loop(self)
+        self._runner.moveToThread(self._thread)
+        self._thread.started.connect(self._runner.run)
+        self._runner.finished.connect(self._thread.quit)
+        _THREADS.add(self._thread)
+        self._thread.start()
+
+    # -- controls (any thread) ------------------------------------------------------------------
+    def set_job(self, job_id: int, generator: Iterator[Any] | None, steps: int = 0, who: str = "") -> None:
+        """Replace the current job (None: no job); snapshots of older jobs are discarded."""
+        with self._cond:
+            self._job = None if generator is None else (job_id, generator, who)
+            self._buffer = [b for b in self._buffer if b[0] == job_id]
+            self._steps = steps
+            self._playing = False
+            self._due = time.monotonic()
+            self._cond.notify_all()
+
+    def take_job(self, timeout: float = 30.0) -> Iterator[Any] | None:
+        """Detach the current job's generator, waiting for an update in flight to finish."""
+        with self._cond:
+            self._cond.wait_for(lambda: not self._busy, timeout)
+            job, self._job = self._job, None
+            self._steps = 0
+            self._playing = False
+            return None if job is None else job[1]
+
+    def step(self, count: int = 1) -> None:
+        """Advance the current job by count updates (added to those still pending)."""
+        with self._cond:
+            self._steps += int(count)
+            self._cond.notify_all()
+
+    def play(self, fast: bool = False) -> None:
+        """Advance continuously at the set speed (fast: as fast as possible) until paused or done."""
+        with self._cond:
+            self._playing = True
+            self._fast = fast
+            self._due = time.monotonic()
+            self._cond.notify_all()
+
+    def pause(self) -> None:
+        """Stop advancing after the update in flight; pending single steps are dropped."""
+        with self._cond:
+            self._playing = False
+            self._steps = 0
+            self._cond.notify_all()
+
+    def set_interval(self, seconds: float) -> None:
+        """Time between two updates while playing (0 = as fast as possible)."""
+        with self._cond:
+            self._interval = max(0.0, float(seconds))
+            self._due = min(self._due, time.monotonic() + self._interval)
+            self._cond.notify_all()
+
+    @property
+    def playing(self) -> bool:
+        return self._playing
+
+    @property
+    def busy(self) -> bool:
+        """True while the worker has work: pending steps, playing, or an update in flight."""
+        with self._cond:
+            return self._busy or (self._job is not None and (self._playing or self._steps > 0))
+
+    def take(self) -> list[tuple[int, Any]]:
+        """All buffered (job id, snapshot) pairs, oldest first; call on the UI thread after `ready`."""
+        with self._cond:
+            out, self._buffer = self._buffer, []
+            self._notified = False
+            return out
+
+    def stop(self, timeout_ms: int = 30000) -> bool:
+        """Cancel any job and end the thread; waits for it (returns False if it did not end in time)."""
+        with self._cond:
+            self._abort = True
+            self._job = None
+            self._cond.notify_all()
+        if self._thread.isRunning():
+            self._thread.quit()
+            return bool(self._thread.wait(timeout_ms))
+        return True
+
+    @property
+    def thread(self) -> QThread:
+        return self._thread
+
+    # -- the loop (worker thread) --------------------------------------------------------------------
+    def _has_work(self) -> bool:
+        return self._job is not None and (self._steps > 0 or self._playing)
+
+    def _loop(self) -> None:
+        last_yield = time.monotonic()
+        while True:
+            with self._cond:
+                while not self._abort and not self._has_work():
+                    self._cond.wait()
+                if self._abort:
+                    return
+                now = time.monotonic()
+                timed = self._steps == 0 and not self._fast and self._interval > 0
+                if timed and now < self._due:
+                    self._cond.wait(self._due - now)  # woken early by pause, a new job, or a speed change
+                    continue
+                if self._steps > 0:
+                    self._steps -= 1
+                elif timed:
+                    self._due = max(self._due + self._interval, now)
+                job_id, gen, who = self._job  # type: ignore[misc]
+                self._busy = True
+            snap, error, ended = None, None, False
+            try:
+                snap = next(gen)
+            except StopIteration:
+                ended = True
+            except Exception as exc:  # reported to the UI; the thread keeps serving
+                traceback.print_exc()
+                error = error_text(exc, who)
+            self._finish_update(job_id, snap, error, ended)
+            if not timed and time.monotonic() - last_yield > _YIELD_EVERY:
+                time.sleep(0.0005)
+                last_yield = time.monotonic()
+
+    def _finish_update(self, job_id: int, snap: Any, error: str | None, ended: bool) -> None:
+        notify = stopped = False
+        with self._cond:
+            self._busy = False
+            self._cond.notify_all()
+            current = self._job is not None and self._job[0] == job_id
+            if not current:
+                return
+            if error is not None or ended:
+                self._job = None
+                self._playing = False
+                self._steps = 0
+                stopped = True
+            else:
+                self._buffer.append((job_id, snap))
+                if len(self._buffer) > MAX_BUFFERED:
+                    # The UI is stalled: keep the first, every other one of the rest, and the newest.
+                    b = self._buffer
+                    self._buffer = b[:1] + b[1:-1:2] + b[-1:]
+                status = getattr(snap, "status", None)
+                if status is not None and status.done:
+                    self._playing = False
+                    self._steps = 0
+                    self._job = None
+                    stopped = True
+            going_idle = stopped or not self._has_work()
+            now = time.monotonic()
+            if self._buffer and not self._notified and (going_idle or now - self._last_notify >= self._min_gap):
+                self._notified = True
+                self._last_notify = now
+                notify = True
+        if notify:
+            self.ready.emit()
+        if error is not None:
+            self.failed.emit(job_id, error)
+        if going_idle:
+            self.idle.emit(job_id)
