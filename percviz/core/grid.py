@@ -288,8 +288,25 @@ def contour_segments(F: np.ndarray, level: float, xs: np.ndarray, ys: np.ndarray
     Returns a (2m, 2) array of segment end points, pairs in a row (draw with connect="pairs").
     Saddle cells are resolved with the mean of the four corners.
     """
+    return _marching_squares(F, level, xs, ys)[0]
+
+
+def contour_lines(F: np.ndarray, level: float, xs: np.ndarray, ys: np.ndarray) -> np.ndarray:
+    """The level set {F = level} as polylines: a (k, 2) array with NaN rows between the pieces.
+
+    Joined polylines stroke cleanly with thick antialiased pens (no overlapping caps).
+    """
+    seg, ids = _marching_squares(F, level, xs, ys)
+    if len(seg) == 0:
+        return seg
+    return _join(seg, ids)
+
+
+def _marching_squares(F, level, xs, ys) -> tuple[np.ndarray, np.ndarray]:
+    """Segment end points (2m, 2) and, for each end point, the id of the grid edge it lies on."""
     F = np.asarray(F, dtype=np.float64)
     xs, ys = np.asarray(xs, dtype=np.float64), np.asarray(ys, dtype=np.float64)
+    ny, nx = F.shape
     above = F > level
     finite = np.isfinite(F)
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -302,12 +319,14 @@ def contour_segments(F: np.ndarray, level: float, xs: np.ndarray, ys: np.ndarray
         tv = (level - F[:-1, :]) / (F[1:, :] - F[:-1, :])
         vy = ys[:-1, None] + tv * (ys[1:] - ys[:-1])[:, None]
         vx = np.broadcast_to(xs[None, :], vy.shape)
-    # the four edges of cell (j, i): bottom, top, left, right, with their crossing points
+    hid = np.arange(ny * (nx - 1)).reshape(ny, nx - 1)
+    vid = ny * (nx - 1) + np.arange((ny - 1) * nx).reshape(ny - 1, nx)
+    # the four edges of cell (j, i): bottom, top, left, right, with their crossing points and ids
     edges = {
-        "b": (h[:-1, :], hx[:-1, :], hy[:-1, :]),
-        "t": (h[1:, :], hx[1:, :], hy[1:, :]),
-        "l": (v[:, :-1], vx[:, :-1], vy[:, :-1]),
-        "r": (v[:, 1:], vx[:, 1:], vy[:, 1:]),
+        "b": (h[:-1, :], hx[:-1, :], hy[:-1, :], hid[:-1, :]),
+        "t": (h[1:, :], hx[1:, :], hy[1:, :], hid[1:, :]),
+        "l": (v[:, :-1], vx[:, :-1], vy[:, :-1], vid[:, :-1]),
+        "r": (v[:, 1:], vx[:, 1:], vy[:, 1:], vid[:, 1:]),
     }
     count = sum(e[0].astype(np.int8) for e in edges.values())
     pairs = []
@@ -319,13 +338,47 @@ def contour_segments(F: np.ndarray, level: float, xs: np.ndarray, ys: np.ndarray
         centre = 0.25 * (F[:-1, :-1] + F[:-1, 1:] + F[1:, :-1] + F[1:, 1:]) > level
         same = centre == above[:-1, :-1]  # the centre joins corner (j, i) to (j+1, i+1): cut the other two
         pairs += [(four & same, "b", "r"), (four & same, "l", "t"), (four & ~same, "b", "l"), (four & ~same, "r", "t")]
-    out = []
+    out, ids = [], []
     for mask, a, b in pairs:
         if mask.any():
             pa = np.column_stack([edges[a][1][mask], edges[a][2][mask]])
             pb = np.column_stack([edges[b][1][mask], edges[b][2][mask]])
             out.append(np.stack([pa, pb], axis=1).reshape(-1, 2))
-    return np.concatenate(out) if out else np.zeros((0, 2))
+            ids.append(np.column_stack([edges[a][3][mask], edges[b][3][mask]]).reshape(-1))
+    if not out:
+        return np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
+    return np.concatenate(out), np.concatenate(ids)
+
+
+def _join(seg: np.ndarray, ids: np.ndarray) -> np.ndarray:
+    """Chain segments that share a grid-edge crossing into polylines separated by NaN rows."""
+    m = len(ids) // 2
+    ends: dict[int, list[int]] = {}
+    for k, e in enumerate(ids.tolist()):
+        ends.setdefault(e, []).append(k)  # k: end point index; its segment is k // 2, its partner k ^ 1
+    used = np.zeros(m, dtype=bool)
+    order: list[int] = []
+    # start from open ends (edge ids seen once) first, then closed loops
+    starts = [ks[0] for ks in ends.values() if len(ks) == 1] + list(range(0, 2 * m, 2))
+    for k in starts:
+        if used[k // 2]:
+            continue
+        piece = []
+        while not used[k // 2]:
+            used[k // 2] = True
+            piece.append(k)
+            nxt = [q for q in ends[int(ids[k ^ 1])] if q != (k ^ 1)]
+            last = k ^ 1
+            if not nxt:
+                break
+            k = nxt[0]
+        pts = [seg[q] for q in piece] + [seg[last]]
+        order.append(np.array(pts))
+    out = []
+    for P in order:
+        out.append(P)
+        out.append(np.full((1, 2), np.nan))
+    return np.concatenate(out[:-1])
 
 
 def line_in_rect(ab: tuple[float, float, float], level: float, rect: tuple[float, float, float, float]) -> np.ndarray:

@@ -1,0 +1,648 @@
+"""The canvas: place, move and delete points; see the decision function, its boundary and margins.
+
+Drawn, bottom to top: the decision function as a diverging colour map (symmetric range clipped at
+the largest |f(x_i)| over the points, with a colour bar), or c region colours for multi-class
+algorithms; the margin levels (dashed); the decision boundary f = 0 (thick); halos sized by the
+weights α_i (or by p_i when the snapshot is a certificate of non-separability); the points (+ and −
+differ by shape as well as colour); a ring on the point(s) that triggered the update shown.
+
+Margin levels are the two level sets at ±δ, where δ is the smallest margin of a training point, so
+the closest point(s) touch a margin line (nothing is drawn until every point is on its side):
+- affine decision functions (`decision.affine()`): exact lines w·x + b = ±δ, δ = min_i y_i f(x_i);
+- kernel expansions: the paper's normalized margin f(x)/(‖f‖_K √K(x, x)) at ±min_i of its value
+  y_i f(x_i)/(‖f‖_K √K(x_i, x_i)) = (Gα)_i/‖α‖_G, the "margin" the curves show; ‖f‖_K cancels, so the
+  curves drawn are the level sets of f/√K(x, x) (of f itself for RBF and Laplacian);
+- other explicit feature maps: f = ±min_i y_i f(x_i).
+
+Mouse: left click places a point of `current_class`; right click or shift+click places a − point;
+dragging a point moves it (one undo step); ctrl+click removes the nearest point; Delete/Backspace
+removes the hovered (else nearest) point; dragging elsewhere pans, the wheel zooms. Every edit goes
+through the `SceneModel`.
+
+While snapshots arrive quickly (animation) the image is computed on a coarse grid, and refined once
+they stop; every redraw is coalesced to one evaluation per event-loop turn.
+"""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
+
+from percviz.app.theme import Theme, theme_for
+from percviz.core.decision import KernelExpansion, ZeroDecision
+from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect
+from percviz.core.scene import SceneModel
+from percviz.core.solvers.base import Status
+
+#: Grid resolution (cells along the longer side of the view) when paused and while animating.
+FINE_RESOLUTION = 256
+COARSE_RESOLUTION = 128
+#: Snapshots closer together than this (seconds) count as an animation: coarse grid, refined later.
+ANIMATION_GAP = 0.25
+#: Points within this many pixels of the cursor can be dragged, hovered or deleted.
+PICK_PIXELS = 14
+#: The image covers the visible range plus this fraction on each side, so small pans show no seam.
+IMAGE_PAD = 0.15
+#: Halo sizes are rounded to this many steps (a handful of distinct symbols to render).
+HALO_STEPS = 8
+
+
+def _bold_symbols() -> dict[str, QPainterPath]:
+    """A bolder "+" and "−" than pyqtgraph's, readable from the back of a lecture hall."""
+    plus = QPainterPath()
+    a, b = 0.5, 0.17
+    pts = [(-a, -b), (-b, -b), (-b, -a), (b, -a), (b, -b), (a, -b), (a, b), (b, b), (b, a), (-b, a), (-b, b), (-a, b)]
+    plus.moveTo(*pts[0])
+    for p in pts[1:]:
+        plus.lineTo(*p)
+    plus.closeSubpath()
+    minus = QPainterPath()
+    minus.addRect(QRectF(-0.5, -0.17, 1.0, 0.34))
+    return {"+": plus, "_": minus}
+
+
+def _superscript(k: int) -> str:
+    return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
+
+
+class _PassiveScatter(pg.ScatterPlotItem):
+    """A scatter that leaves every click and drag to the view box (placing/moving points)."""
+
+    def mouseClickEvent(self, ev):
+        ev.ignore()
+
+    def mouseDragEvent(self, ev):
+        ev.ignore()
+
+
+class _CanvasViewBox(pg.ViewBox):
+    """Routes clicks and point drags to the canvas; other drags pan, the wheel zooms."""
+
+    def __init__(self, canvas: "CanvasView"):
+        super().__init__(lockAspect=True, enableMenu=False)
+        self._canvas = canvas
+        self._dragging: int | None = None
+
+    def mouseClickEvent(self, ev):
+        if ev.button() in (Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton):
+            ev.accept()
+            p = self.mapSceneToView(ev.scenePos())
+            self._canvas._on_click(p.x(), p.y(), ev.button(), ev.modifiers())
+        else:
+            super().mouseClickEvent(ev)
+
+    def mouseDragEvent(self, ev, axis=None):
+        if ev.button() != Qt.MouseButton.LeftButton:
+            return super().mouseDragEvent(ev, axis)
+        if ev.isStart():
+            p = self.mapSceneToView(ev.buttonDownScenePos())
+            self._dragging = self._canvas._pick(p.x(), p.y())
+            if self._dragging is not None:
+                self._canvas.scene_model.begin_drag()
+        if self._dragging is None:
+            return super().mouseDragEvent(ev, axis)
+        ev.accept()
+        p = self.mapSceneToView(ev.scenePos())
+        self._canvas.scene_model.move_point(self._dragging, p.x(), p.y())
+        if ev.isFinish():
+            self._dragging = None
+            self._canvas.scene_model.end_drag()
+
+
+class CanvasView(QWidget):
+    """The plane: points of the scene and the decision function of the snapshot shown."""
+
+    pointHovered = Signal(int)
+    cursorMoved = Signal(float, float)
+
+    def __init__(self, scene: SceneModel, parent=None, theme: Theme | None = None):
+        super().__init__(parent)
+        self.setObjectName("canvas")
+        self.setAccessibleName("canvas")
+        self.scene_model = scene
+        self.current_class = 0
+        self.theme = theme or theme_for()
+        self.evaluator = GridEvaluator()
+        self.problem = None
+        self.solver_cls = None
+        self.snapshot = None
+        self._hovered = -1
+        self._external_highlight: int | None = None
+        self._last_cursor: tuple[float, float] | None = None
+        self._last_snapshot_time = -1.0
+        self._animating = False
+        self._drawn_key: tuple | None = None
+        self._halo_key: tuple | None = None
+        self._redraw_pending = False
+        self._symbols = _bold_symbols()
+        self.last_redraw_ms = 0.0
+        self._build()
+        scene.points_changed.connect(self._on_points_changed)
+        self._refine = QTimer(self)
+        self._refine.setSingleShot(True)
+        self._refine.setInterval(int(ANIMATION_GAP * 1000))
+        self._refine.timeout.connect(self._on_refine)
+        self.apply_theme(self.theme)
+        self._draw_points()
+        self.fit_to_data()
+
+    # -- construction -------------------------------------------------------------------------
+    def _build(self) -> None:
+        self.viewbox = _CanvasViewBox(self)
+        self.plot = pg.PlotWidget(viewBox=self.viewbox, antialias=True)
+        self.plot.setObjectName("canvas-plot")
+        self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
+        self.plot.setMouseTracking(True)
+        item = self.plot.getPlotItem()
+        item.setMenuEnabled(False)
+        item.hideButtons()
+        item.setLabel("bottom", "x₁")
+        item.setLabel("left", "x₂")
+        item.showGrid(x=False, y=False)
+
+        self.image = pg.ImageItem(axisOrder="row-major")
+        self.image.setZValue(-10)
+        self.plot.addItem(self.image)
+        self.colorbar = pg.ColorBarItem(values=(-1.0, 1.0), interactive=False, width=14)
+        self.colorbar.axis.enableAutoSIPrefix(False)
+        self.colorbar.setImageItem(self.image, insert_in=item)
+
+        self.margin_curve = pg.PlotCurveItem(connect="finite", antialias=True)
+        self.boundary_curve = pg.PlotCurveItem(connect="finite", antialias=True)
+        self.halos = _PassiveScatter(pxMode=True)
+        self.points_item = _PassiveScatter(pxMode=True)
+        self.trigger_ring = _PassiveScatter(pxMode=True)
+        self.hover_ring = _PassiveScatter(pxMode=True)
+        for z, it in enumerate((self.margin_curve, self.boundary_curve, self.halos, self.points_item, self.trigger_ring, self.hover_ring)):
+            it.setZValue(z)
+            self.plot.addItem(it)
+
+        # a screen-fixed overlay (top left): iteration, status and margin of the snapshot shown
+        self.overlay_box = QGraphicsRectItem()
+        self.overlay_box.setParentItem(self.viewbox)
+        self.overlay_box.setZValue(99)
+        self.overlay_box.setPen(QPen(Qt.PenStyle.NoPen))
+        self.overlay = QGraphicsSimpleTextItem()
+        self.overlay.setParentItem(self.viewbox)
+        self.overlay.setPos(12, 8)
+        self.overlay.setZValue(100)
+
+        self.fit_button = QToolButton(self)
+        self.fit_button.setText("Fit to data")
+        self.fit_button.setToolTip("Zoom so that every point is visible")
+        self.fit_button.setAccessibleName("fit to data")
+        self.fit_button.clicked.connect(self.fit_to_data)
+        self.message = QLabel(self)
+        self.message.setWordWrap(True)
+        self.message.hide()
+
+        bar = QHBoxLayout()
+        bar.setContentsMargins(4, 2, 4, 0)
+        self.title = QLabel("Decision function  f(x)")
+        bar.addWidget(self.title)
+        bar.addStretch(1)
+        bar.addWidget(self.fit_button)
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(0, 0, 0, 0)
+        lay.setSpacing(0)
+        lay.addLayout(bar)
+        lay.addWidget(self.message)
+        lay.addWidget(self.plot, 1)
+
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.viewbox.sigRangeChanged.connect(self._on_range_changed)
+        for w in (self.plot, self.plot.viewport()):
+            w.installEventFilter(self)
+
+    # -- the panel contract ----------------------------------------------------------------------------
+    @classmethod
+    def supports(cls, solver_cls) -> tuple[bool, str]:
+        if solver_cls is None or "canvas" in getattr(solver_cls, "views", ("canvas",)):
+            return True, ""
+        return False, f"{solver_cls.display_name} has no picture in the plane."
+
+    def set_problem(self, problem, solver_cls) -> None:
+        """A new problem (or None): forget the old run's picture."""
+        self.problem, self.solver_cls = problem, solver_cls
+        self.snapshot = None
+        self._drawn_key = None
+        ok, why = self.supports(solver_cls)
+        self.message.setText(why)
+        self.message.setVisible(not ok)
+        for it in (self.margin_curve, self.boundary_curve):
+            it.setData([], [])
+        self.halos.setData([])
+        self._halo_key = None
+        self.trigger_ring.setData([])
+        self.image.clear()
+        self.colorbar.hide()
+        self.overlay.setText("")
+        self._fit_overlay_box()
+
+    def set_snapshot(self, snapshot) -> None:
+        """Show this snapshot (drawn on the next event-loop turn; bursts are coalesced)."""
+        now = time.perf_counter()
+        self._animating = now - self._last_snapshot_time < ANIMATION_GAP
+        self._last_snapshot_time = now
+        self.snapshot = snapshot
+        self._schedule()
+
+    def set_history(self, snapshots) -> None:  # the canvas shows only the current snapshot
+        pass
+
+    def highlight_point(self, index) -> None:
+        """Ring a point hovered in another panel (None or −1: none)."""
+        self._external_highlight = None if index is None or index < 0 else int(index)
+        self._draw_hover()
+
+    def apply_theme(self, theme) -> None:
+        self.theme = theme
+        t = theme
+        self._styles = self._make_styles(t)
+        self.plot.setBackground(t.background)
+        item = self.plot.getPlotItem()
+        font = t.font()
+        label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
+        for name in ("left", "bottom"):
+            ax = item.getAxis(name)
+            ax.setPen(pg.mkPen(t.foreground, width=1))
+            ax.setTextPen(pg.mkPen(t.foreground))
+            ax.setTickFont(font)
+            ax.label.setFont(font)
+        item.setLabel("bottom", "x₁", **label_style)
+        item.setLabel("left", "x₂", **label_style)
+        self.colorbar.setColorMap(t.colormap())
+        self.colorbar.axis.setTickFont(font)
+        self.colorbar.axis.setTextPen(pg.mkPen(t.foreground))
+        self.colorbar.axis.setPen(pg.mkPen(t.foreground))
+        self.colorbar.axis.label.setFont(font)
+        self.colorbar.axis.setLabel("f(x)", **label_style)
+        self.colorbar.setFixedWidth(max(14.0, 12 * t.scale) + 4 * t.font_pt * 1.4)
+        self.image.setOpacity(t.map_alpha / 255.0)
+        self.boundary_curve.setPen(pg.mkPen(t.boundary, width=1.5 * t.line_width, cap=Qt.PenCapStyle.RoundCap))
+        self.margin_curve.setPen(
+            pg.mkPen(t.margin, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DashLine, cap=Qt.PenCapStyle.RoundCap)
+        )
+        self.overlay.setFont(t.font(t.overlay_pt * 0.8, bold=True))
+        self.overlay.setBrush(QColor(t.foreground))
+        box = QColor(t.background)
+        box.setAlpha(200)
+        self.overlay_box.setBrush(box)
+        self._fit_overlay_box()
+        self.title.setFont(t.font(t.font_pt, bold=True))
+        self.message.setFont(t.font())
+        self._drawn_key = None
+        self._draw_points()
+        self._schedule()
+
+    @staticmethod
+    def _make_styles(t) -> dict:
+        """Pens and brushes made once per theme (pyqtgraph caches rendered symbols by pen/brush identity)."""
+        def rgba(c, a):
+            q = QColor(c)
+            return (q.red(), q.green(), q.blue(), a)
+
+        w = max(1.0, t.scale)
+        hl = QColor(t.highlight)
+        return {
+            "halo_brushes": [pg.mkBrush(*rgba(c, 60)) for c in t.class_colors],
+            "halo_pens": [pg.mkPen(*rgba(c, 170), width=w) for c in t.class_colors],
+            "cert_brush": [pg.mkBrush(hl.red(), hl.green(), hl.blue(), 90)],
+            "cert_pen": [pg.mkPen(hl, width=w)],
+            "point_brushes": [pg.mkBrush(t.class_color(k)) for k in range(6)],
+            "point_pen": pg.mkPen("#000000" if t.dark else "#ffffff", width=max(1.0, 0.9 * t.scale)),
+            "ring_pen": pg.mkPen(t.highlight, width=1.5 * t.line_width),
+            "colormap": t.colormap(),
+            "hover_pen": pg.mkPen(t.foreground, width=t.thin_line_width, style=Qt.PenStyle.DotLine),
+        }
+
+    # -- view -------------------------------------------------------------------------------------------
+    def fit_to_data(self) -> None:
+        """Zoom so that every point is visible with some room around it."""
+        X = self.scene_model.points.X
+        if len(X) == 0:
+            self.viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+            return
+        lo, hi = X.min(axis=0), X.max(axis=0)
+        centre, half = (lo + hi) / 2, np.maximum((hi - lo) / 2, 1.0) * 1.2
+        self.viewbox.setRange(
+            xRange=(centre[0] - half[0], centre[0] + half[0]), yRange=(centre[1] - half[1], centre[1] + half[1]), padding=0
+        )
+
+    def redraw_now(self) -> None:
+        """Draw the current snapshot at full resolution now (tests, screenshots)."""
+        self._animating = False
+        self._redraw_pending = False
+        self._redraw()
+
+    # -- drawing -----------------------------------------------------------------------------------------
+    def _schedule(self) -> None:
+        if not self._redraw_pending:
+            self._redraw_pending = True
+            QTimer.singleShot(0, self._on_scheduled)
+
+    def _on_scheduled(self) -> None:
+        if self._redraw_pending:
+            self._redraw_pending = False
+            self._redraw()
+
+    def _on_refine(self) -> None:
+        self._animating = False
+        self._redraw()
+
+    def _grid(self, resolution: int) -> ViewGrid:
+        (x0, x1), (y0, y1) = self.viewbox.viewRange()
+        px, py = IMAGE_PAD * (x1 - x0), IMAGE_PAD * (y1 - y0)
+        # snap the rectangle to a lattice so that panning back and forth reuses the cached rows
+        step = max(x1 - x0, y1 - y0) / 16
+        x0, x1 = np.floor((x0 - px) / step) * step, np.ceil((x1 + px) / step) * step
+        y0, y1 = np.floor((y0 - py) / step) * step, np.ceil((y1 + py) / step) * step
+        return ViewGrid.fit(float(x0), float(x1), float(y0), float(y1), resolution)
+
+    def _redraw(self) -> None:
+        snap = self.snapshot
+        if snap is None:
+            return
+        t0 = time.perf_counter()
+        coarse = self._animating
+        grid = self._grid(COARSE_RESOLUTION if coarse else FINE_RESOLUTION)
+        key = (id(snap), grid.key, id(self.theme))
+        if key != self._drawn_key:
+            self._draw_decision(snap, grid)
+            self._drawn_key = key
+        self._draw_weights(snap)
+        self._draw_triggers(snap)
+        self._draw_overlay(snap)
+        if coarse:
+            self._refine.start()
+        self.last_redraw_ms = 1e3 * (time.perf_counter() - t0)
+
+    def _draw_decision(self, snap, grid: ViewGrid) -> None:
+        d = snap.decision
+        F = self.evaluator.evaluate(d, grid)
+        rect = QRectF(grid.x_min, grid.y_min, grid.x_max - grid.x_min, grid.y_max - grid.y_min)
+        xs, ys = grid.xs, grid.ys
+        if F.ndim == 3:
+            self._draw_regions(F, rect, xs, ys)
+            return
+        X, y = self._training_points()
+        fx = self.evaluator.at_points(d, X) if len(X) else np.zeros(0)
+        L = float(np.max(np.abs(fx))) if len(fx) else 0.0
+        if not (np.isfinite(L) and L > 0):
+            L = float(np.nanmax(np.abs(F))) if F.size else 1.0
+            L = L if np.isfinite(L) and L > 0 else 1.0
+        # very small or large values: show f·10^-e on the colour bar, and say so in its label
+        e = int(np.floor(np.log10(L)))
+        e = e if abs(e) >= 3 else 0
+        shown = F * np.float32(10.0**-e) if e else F
+        self.colorbar.show()
+        self.image.setImage(shown, autoLevels=False, levels=(-L * 10.0**-e, L * 10.0**-e))
+        self.image.setColorMap(self._styles["colormap"])
+        self.image.setRect(rect)
+        self.colorbar.setLevels((-L * 10.0**-e, L * 10.0**-e))
+        self.colorbar.axis.setLabel("f(x)" if e == 0 else f"f(x) × 10{_superscript(-e)}")
+
+        ab = d.affine()
+        if isinstance(d, ZeroDecision) or (ab is not None and ab[0] == 0 and ab[1] == 0):
+            self.boundary_curve.setData([], [])
+            self.margin_curve.setData([], [])
+            return
+        big = (grid.x_min - 2 * (grid.x_max - grid.x_min), grid.x_max + 2 * (grid.x_max - grid.x_min),
+               grid.y_min - 2 * (grid.y_max - grid.y_min), grid.y_max + 2 * (grid.y_max - grid.y_min))
+        if ab is not None:
+            self._set_lines(self.boundary_curve, [line_in_rect(ab, 0.0, big)])
+        else:
+            self._set_lines(self.boundary_curve, [contour_lines(F, 0.0, xs, ys)])
+        delta, field = self._margin(d, fx, y, F, grid)
+        if delta is None:
+            self.margin_curve.setData([], [])
+        elif ab is not None:
+            self._set_lines(self.margin_curve, [line_in_rect(ab, s * delta, big) for s in (1, -1)])
+        else:
+            self._set_lines(self.margin_curve, [contour_lines(field, s * delta, xs, ys) for s in (1, -1)])
+
+    def _margin(self, d, fx, y, F, grid):
+        """(δ, field): margin lines are {field = ±δ}; δ None when some training point is not strictly on its side."""
+        if y is None or len(fx) == 0:
+            return None, None
+        field = F
+        g = fx
+        if isinstance(d, KernelExpansion) and d.affine() is None and not getattr(d.kernel, "unit_diagonal", False):
+            X, _ = self._training_points()
+            g = fx / np.sqrt(np.asarray(d.kernel.diag(X), dtype=float))
+            field = F / self.evaluator.kernel_diag(d.kernel, grid)
+        delta = float(np.min(y * g))
+        return (delta, field) if delta > 0 and np.isfinite(delta) else (None, None)
+
+    def _draw_regions(self, F: np.ndarray, rect: QRectF, xs, ys) -> None:
+        """Multi-class: argmax regions in light class colours, darker where the winner is clear; boundaries."""
+        t = self.theme
+        c = F.shape[0]
+        part = np.partition(F, c - 2, axis=0) if c >= 2 else F
+        gap = part[-1] - part[-2] if c >= 2 else np.zeros(F.shape[1:])
+        scale = float(np.percentile(gap, 95)) or 1.0
+        strength = 0.18 + 0.30 * np.clip(gap / scale, 0.0, 1.0)
+        labels = F.argmax(axis=0)
+        bg = np.array(QColor(t.background).getRgb()[:3], dtype=np.float32)
+        cols = np.array([QColor(t.class_color(k)).getRgb()[:3] for k in range(c)], dtype=np.float32)
+        rgb = bg + (cols[labels] - bg) * strength[..., None]
+        rgba = np.concatenate([rgb, np.full(labels.shape + (1,), 255, np.float32)], axis=-1).astype(np.uint8)
+        self.colorbar.hide()
+        self.image.setLookupTable(None)
+        self.image.setImage(rgba, autoLevels=False, levels=(0, 255))
+        self.image.setRect(rect)
+        segs = []
+        for k in range(c):
+            others = np.delete(F, k, axis=0).max(axis=0)
+            segs.append(contour_lines(F[k] - others, 0.0, xs, ys))
+        self._set_lines(self.boundary_curve, segs)
+        self.margin_curve.setData([], [])
+
+    @staticmethod
+    def _set_lines(curve, pieces: list[np.ndarray]) -> None:
+        """Draw polylines (each (k, 2), NaN rows allowed between parts) as one curve."""
+        parts = []
+        for P in pieces:
+            if len(P):
+                parts += [P, np.full((1, 2), np.nan)]
+        if not parts:
+            curve.setData([], [])
+            return
+        P = np.concatenate(parts[:-1])
+        curve.setData(P[:, 0], P[:, 1], connect="finite")
+
+    def _training_points(self):
+        """Points of the problem being run and their ±1 labels (labels None for multi-class)."""
+        if self.problem is None:
+            return np.zeros((0, 2)), None
+        pts = self.problem.points
+        y = pts.y if pts.n and pts.classes.max() <= 1 else None
+        return pts.X, y
+
+    def _weights(self, snap):
+        """Halo weights: p_i for a certificate, else α_i; None when they do not match the points."""
+        w = snap.p if snap.status == Status.CERTIFICATE and snap.p is not None else snap.alpha
+        if w is None or self.problem is None or len(w) != self.problem.n or self.problem.n != self.scene_model.n:
+            return None, False
+        return np.asarray(w, dtype=float), snap.status == Status.CERTIFICATE
+
+    def _draw_weights(self, snap) -> None:
+        w, certificate = self._weights(snap)
+        key = (None if w is None else w.tobytes(), certificate, id(self.theme), self.scene_model.n)
+        if key == self._halo_key:
+            return
+        self._halo_key = key
+        if w is None or not np.any(w > 0):
+            self.halos.setData([])
+            return
+        t = self.theme
+        X = self.scene_model.points.X
+        classes = self.scene_model.points.classes
+        keep = np.flatnonzero(w > 1e-3 * w.max())
+        # halo area grows like the weight; sizes come in HALO_STEPS steps so pyqtgraph caches the symbols
+        rel = np.ceil(np.sqrt(w[keep] / w.max()) * HALO_STEPS) / HALO_STEPS
+        sizes = t.marker_size * (1.3 + 2.4 * rel)
+        st = self._styles
+        if certificate:
+            brushes, pens = st["cert_brush"], st["cert_pen"]
+            which = np.zeros(len(keep), dtype=int)
+        else:
+            brushes, pens = st["halo_brushes"], st["halo_pens"]
+            which = classes[keep] % len(brushes)
+        self.halos.setData(
+            pos=X[keep], size=sizes, symbol="o", brush=[brushes[k] for k in which], pen=[pens[k] for k in which]
+        )
+
+    def _draw_triggers(self, snap) -> None:
+        idx = [i for i in snap.triggers if 0 <= i < self.scene_model.n]
+        if not idx:
+            self.trigger_ring.setData([])
+            return
+        t = self.theme
+        self.trigger_ring.setData(
+            pos=self.scene_model.points.X[idx], size=t.marker_size * 2.1, symbol="o", brush=None,
+            pen=self._styles["ring_pen"],
+        )
+
+    def _draw_overlay(self, snap) -> None:
+        parts = [f"iteration {snap.iteration}", snap.status.text]
+        m = snap.metrics.get("margin")
+        if m is not None and np.isfinite(m):
+            parts.append(f"margin {m:.3g}")
+        self.overlay.setText("   ·   ".join(parts))
+        self._fit_overlay_box()
+
+    def _fit_overlay_box(self) -> None:
+        r = self.overlay.boundingRect()
+        self.overlay_box.setVisible(bool(self.overlay.text()))
+        self.overlay_box.setRect(QRectF(6, 5, r.width() + 12, r.height() + 6))
+
+    def _draw_points(self) -> None:
+        t = self.theme
+        pts = self.scene_model.points
+        if pts.n == 0:
+            self.points_item.setData([])
+            self._draw_hover()
+            return
+        symbols = [self._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
+        edge, brushes = self._styles["point_pen"], self._styles["point_brushes"]
+        cls = pts.classes
+        self.points_item.setData(
+            pos=pts.X, size=t.marker_size * 1.35, symbol=[symbols[k % 6] for k in cls],
+            brush=[brushes[k % 6] for k in cls], pen=edge,
+        )
+        self._draw_hover()
+
+    def _draw_hover(self) -> None:
+        i = self._external_highlight if self._external_highlight is not None else (self._hovered if self._hovered >= 0 else None)
+        if i is None or i >= self.scene_model.n:
+            self.hover_ring.setData([])
+            return
+        t = self.theme
+        self.hover_ring.setData(
+            pos=self.scene_model.points.X[[i]], size=t.marker_size * 2.4, symbol="o", brush=None,
+            pen=self._styles["hover_pen"],
+        )
+
+    # -- scene and mouse ---------------------------------------------------------------------------------------
+    def _on_points_changed(self, kind: str) -> None:
+        self._draw_points()
+        if kind in ("replace", "clear") or (kind in ("undo", "redo") and self._outside_view()):
+            self.fit_to_data()
+
+    def _outside_view(self) -> bool:
+        X = self.scene_model.points.X
+        if len(X) == 0:
+            return False
+        (x0, x1), (y0, y1) = self.viewbox.viewRange()
+        return bool(np.any((X[:, 0] < x0) | (X[:, 0] > x1) | (X[:, 1] < y0) | (X[:, 1] > y1)))
+
+    def _on_range_changed(self, *_):
+        if self.snapshot is not None:
+            self._animating = True  # zooming/panning: coarse now, refined when it stops
+            self._schedule()
+
+    def _pick_radius(self) -> float:
+        px = self.viewbox.viewPixelSize()
+        return PICK_PIXELS * max(px[0], px[1]) * max(1.0, self.theme.scale)
+
+    def _pick(self, x: float, y: float) -> int | None:
+        return self.scene_model.nearest(x, y, self._pick_radius())
+
+    def _on_click(self, x: float, y: float, button, modifiers) -> None:
+        self.plot.setFocus()
+        mods = Qt.KeyboardModifier(modifiers)
+        if mods & Qt.KeyboardModifier.ControlModifier:
+            i = self.scene_model.nearest(x, y, 3 * self._pick_radius())
+            if i is not None:
+                self.scene_model.remove_point(i)
+                self._hovered = -1
+            return
+        negative = button == Qt.MouseButton.RightButton or bool(mods & Qt.KeyboardModifier.ShiftModifier)
+        self.scene_model.add_point(x, y, 1 if negative else int(self.current_class))
+
+    def _on_mouse_moved(self, pos) -> None:
+        if not self.viewbox.sceneBoundingRect().contains(pos):
+            self._set_hovered(-1)
+            return
+        p = self.viewbox.mapSceneToView(pos)
+        self._last_cursor = (p.x(), p.y())
+        self.cursorMoved.emit(float(p.x()), float(p.y()))
+        i = self._pick(p.x(), p.y())
+        self._set_hovered(-1 if i is None else i)
+
+    def _set_hovered(self, i: int) -> None:
+        if i != self._hovered:
+            self._hovered = i
+            self._draw_hover()
+            self.pointHovered.emit(i)
+
+    def delete_hovered(self) -> bool:
+        """Remove the hovered point, else the point nearest the cursor; False if there is none near."""
+        i = self._hovered if 0 <= self._hovered < self.scene_model.n else None
+        if i is None and self._last_cursor is not None:
+            i = self.scene_model.nearest(*self._last_cursor, 3 * self._pick_radius())
+        if i is None:
+            return False
+        self.scene_model.remove_point(i)
+        self._set_hovered(-1)
+        return True
+
+    def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
+        if ev.type() in (QEvent.Type.KeyPress, QEvent.Type.ShortcutOverride) and ev.key() in (Qt.Key.Key_Delete, Qt.Key.Key_Backspace):
+            if ev.type() == QEvent.Type.KeyPress:
+                self.delete_hovered()
+            ev.accept()
+            return True
+        if ev.type() == QEvent.Type.Leave and obj is self.plot.viewport():
+            self._set_hovered(-1)
+        return super().eventFilter(obj, ev)
+
+    def view_to_widget(self, x: float, y: float):
+        """Widget (viewport) pixel position of the data point (x, y): for tests and tools."""
+        return self.plot.mapFromScene(self.viewbox.mapViewToScene(QPointF(x, y)))
