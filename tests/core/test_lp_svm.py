@@ -201,3 +201,13 @@ def test_svm_parameters_are_validated():
         get_solver("svm")(Problem(datasets.xor()), C=0)
     with pytest.raises(ValueError, match="'margin' parameter"):
         get_solver("svm")(Problem(datasets.xor()), margin="medium")
+
+
+def test_large_c_svm_minimizes_the_lp_perceptron_criterion():
+    # With the affine kernel the SVM's f = w·(1, x) + b is the notes' a·y, and its slacks are J_p′'s terms
+    # with b = 1. For a large C the hinge term wins (an exact penalty): Σξ equals the LP's min J_p′ = 40.1468.
+    points = datasets.overlapping_gaussians()
+    lp = run("lp-perceptron", points)[-1].metrics["objective"]
+    svm = get_solver("svm")(Problem(points, kernel="affine"), C=1000.0, show_iterations=False).run()
+    assert svm.metrics["slack_sum"] == pytest.approx(lp, abs=1e-5)
+    assert svm.status is Status.CONVERGED

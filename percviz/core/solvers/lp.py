@@ -79,6 +79,7 @@ def kernel_separable(K, y) -> tuple[bool, float]:
     exactly; as above τ is 0 or at least 1, and the verdict uses τ < ½.
     """
     K = np.asarray(K, dtype=float)
+    K = K / (np.abs(K).max() or 1.0)  # the verdict is invariant to scaling K (c absorbs it)
     y = np.asarray(y, dtype=float)
     n = len(y)
     A = np.column_stack([y[:, None] * K, y, np.ones(n)])  # y_i((Kc)_i + β) + τ ≥ 1

@@ -31,6 +31,8 @@ from percviz.core.solvers.lp import kernel_separable
 
 #: Above this many points the interior-point iterates are not replayed (each replay re-solves the QP).
 MAX_POINTS_FOR_ITERATES = 400
+#: At most this many intermediate iterates are shown.
+MAX_REPLAYED_STEPS = 25
 
 _OK = {"Solved", "AlmostSolved"}
 
@@ -50,21 +52,29 @@ def solve_dual(K, y, C: float | None, max_iter: int = 200) -> QPIterate:
     K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float)
     n = len(y)
-    Q = (y[:, None] * y[None, :]) * K
+    # Solve with K/s and C·s (α = α′/s gives the same f and b): Clarabel's absolute tolerances then fit any
+    # data scale. s is the mean K(x, x), 1 for RBF and Laplacian.
+    s = float(np.mean(np.abs(np.diag(K)))) or 1.0
+    Q = (y[:, None] * y[None, :]) * (K / s)
     P = sp.csc_matrix(np.triu(0.5 * (Q + Q.T)))
     rows = [sp.csc_matrix(y[None, :]), -sp.identity(n, format="csc")]  # yᵀα = 0; −α ≤ 0
     rhs = [np.zeros(1), np.zeros(n)]
     if C is not None:
         rows.append(sp.identity(n, format="csc"))  # α ≤ C
-        rhs.append(np.full(n, float(C)))
+        rhs.append(np.full(n, float(C) * s))
     A = sp.vstack(rows, format="csc")
     cones = [clarabel.ZeroConeT(1), clarabel.NonnegativeConeT(A.shape[0] - 1)]
     settings = clarabel.DefaultSettings()
     settings.verbose = False
     settings.max_iter = int(max_iter)
+    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-9
+    # The dual is never unbounded here (hard margin is checked by LP first); with a huge C the default
+    # infeasibility tolerances can misreport it as such.
+    settings.tol_infeas_abs = settings.tol_infeas_rel = 1e-14
     sol = clarabel.DefaultSolver(P, -np.ones(n), A, np.concatenate(rhs), cones, settings).solve()
     # KKT: Qα − 1 + z₀ y − μ + λ = 0, so for a free support vector y_i(f₀(x_i) + z₀) = 1: b = z₀.
-    return QPIterate(np.array(sol.x, dtype=float), float(sol.z[0]), str(sol.status).split(".")[-1], int(sol.iterations))
+    status = str(sol.status).split(".")[-1]
+    return QPIterate(np.array(sol.x, dtype=float) / s, float(sol.z[0]), status, int(sol.iterations))
 
 
 @register
@@ -90,7 +100,7 @@ class SVM(Solver):
                 choices=("hard", "soft"),
                 help="'hard': every point outside the margin (separable data only); 'soft': slacks ξ_i cost C·ξ_i.",
             ),
-            ParamSpec("C", float, 1.0, 0.0, 1e8, low_open=True, help="Soft-margin penalty C > 0 on Σ ξ_i."),
+            ParamSpec("C", float, 1.0, 0.0, 1e6, low_open=True, help="Soft-margin penalty C > 0 on Σ ξ_i."),
             ParamSpec(
                 "show_iterations",
                 bool,
@@ -135,7 +145,12 @@ class SVM(Solver):
             )
         self._final = final
         replay = self.values["show_iterations"] and self.problem.n <= MAX_POINTS_FOR_ITERATES
-        self._steps = final.iterations if replay else 1
+        total = max(final.iterations, 1)
+        # Step j shows the iterate after schedule[j − 1] interior-point iterations (all of them, or an even
+        # subset when there are many, since replaying iteration k costs k iterations).
+        count = min(total, MAX_REPLAYED_STEPS) if replay else 1
+        self._schedule = [int(v) for v in np.unique(np.round(np.linspace(total, 1, count)).astype(int))]
+        self._steps = len(self._schedule)
         self._k = 0
         self._current = QPIterate(np.zeros(self.problem.n), 0.0, "start", 0)
 
@@ -144,7 +159,7 @@ class SVM(Solver):
         if self._k >= self._steps:
             self._current = self._final
         else:
-            self._current = solve_dual(self._K, self._y, self._C, max_iter=self._k)
+            self._current = solve_dual(self._K, self._y, self._C, max_iter=self._schedule[self._k - 1])
         return ()
 
     def _at_solution(self) -> bool:
@@ -170,10 +185,6 @@ class SVM(Solver):
     def _state(self):
         it = self._current
         alpha = it.alpha
-        if self._at_solution():
-            alpha = np.where(self._support(alpha, self._scores()), alpha, 0.0)
-            if self._C is not None:
-                alpha = np.minimum(alpha, self._C)
         w2 = float(max(alpha @ self._Q @ alpha, 0.0))
         wn = float(np.sqrt(w2))
         coef = alpha * self._y
@@ -181,10 +192,14 @@ class SVM(Solver):
         scores = self._y * (self._K @ coef + it.bias)
         slack = np.maximum(0.0, 1.0 - scores)
         sv = self._support(alpha, scores)
+        # The halos show α on the support vectors only, within [0, C] (interior-point values are never exactly
+        # 0 and may stray slightly outside); f itself keeps every α, since on ill-conditioned kernels the
+        # small ones still matter.
+        shown = np.clip(np.where(sv, alpha, 0.0), 0.0, self._C)
         ab = decision.affine()
         return {
             "decision": decision,
-            "alpha": np.clip(alpha, 0.0, self._C),  # interior-point iterates may stray slightly outside [0, C]
+            "alpha": shown,
             "weights": None if ab is None else np.array([ab[2], ab[0], ab[1]]),
             "metrics": {
                 "objective": float(alpha.sum() - 0.5 * w2),
@@ -192,9 +207,9 @@ class SVM(Solver):
                 "weight_norm": wn,
                 "train_errors": int((scores <= 0).sum()),
                 "slack_sum": float(slack.sum()),
-                "support_vectors": int(sv.sum()) if self._k else 0,
+                "support_vectors": int(sv.sum()),
             },
-            "message": self._message(alpha, sv, slack, wn),
+            "message": self._message(shown, sv, slack, wn),
         }
 
     def _message(self, alpha, sv, slack, wn) -> str:
@@ -202,12 +217,15 @@ class SVM(Solver):
         if self._k == 0:
             return f"SVM ({kind}) on the {self.problem.kernel.spec} kernel: α = 0 before the first iteration."
         if not self._at_solution():
-            return f"Interior-point iteration {self._k} of {self._steps} ({kind})."
+            done = self._schedule[self._k - 1]
+            return f"Interior-point iteration {done} of {self._final.iterations} ({kind})."
         parts = [f"Solved ({kind}) in {self._final.iterations} interior-point iterations: {int(sv.sum())} support vectors"]
         if self._C is not None:
             at_c = int((alpha >= self._C * (1 - 1e-6)).sum())
             parts[0] += f" ({at_c} at the bound C)"
             parts.append(f"Σξ = {slack.sum():.4g} (ξ_i > 0 on {int((slack > 1e-6).sum())} points)")
+        elif slack.max() > 1e-6:
+            parts.append(f"margin constraints met to within {slack.max():.1e} (the margin is tiny for this kernel)")
         if wn > 0:
             parts.append(f"margin 1/‖w‖ = {1 / wn:.4g}")
         if self._final.status != "Solved":
