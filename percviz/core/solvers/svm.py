@@ -6,9 +6,12 @@ The kernel is used raw (not normalized) and b is free and unpenalized, as in LIB
 the answers match SVC(kernel='precomputed'). With the affine kernel 1 + x·z the constant feature is
 penalized while b is not; with `linear` (x·z) plus b this is the textbook linear SVM.
 
-Clarabel is an interior-point method: each step of this solver shows the iterate after one more interior-point
-iteration (re-solving with a growing iteration limit: Clarabel is deterministic, so these are its true iterates),
-and the last step is the converged solution. The bias is the multiplier of the constraint Σ α_i y_i = 0.
+Clarabel is an interior-point method: each step of this solver shows its iterate after one more interior-point
+iteration (re-solving with a growing iteration limit: Clarabel is deterministic, so these are its true iterates;
+at most 25 evenly spaced ones, and none beyond 400 points), and the last step is the converged solution. The
+bias is the multiplier of the constraint Σ α_i y_i = 0. Support vectors are told apart by complementarity.
+For the linear and affine kernels the snapshot also carries the weights (b, w1, w2) of f(x) = w·x + b, in
+the order of the augmented map (1, x1, x2).
 
 Hard margin on data that the kernel's feature space cannot separate has no solution: this is decided before
 solving by the LP min τ s.t. y_i((Kc)_i + β) + τ ≥ 1 over free (c, β), whose optimum is 0 or at least 1
@@ -18,6 +21,7 @@ solving by the LP min τ s.t. y_i((Kc)_i + β) + τ ≥ 1 over free (c, β), who
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import ClassVar
 
 import clarabel
 import numpy as np
@@ -111,6 +115,8 @@ class SVM(Solver):
         )
     )
     default_max_iter = 200
+    #: The margin lines of an SVM are the level sets f = ±1 (y_i f(x_i) ≥ 1 − ξ_i), whatever the kernel.
+    margin_level: ClassVar[float] = 1.0
 
     @property
     def _C(self) -> float | None:
@@ -219,11 +225,13 @@ class SVM(Solver):
         if not self._at_solution():
             done = self._schedule[self._k - 1]
             return f"Interior-point iteration {done} of {self._final.iterations} ({kind})."
-        parts = [f"Solved ({kind}) in {self._final.iterations} interior-point iterations: {int(sv.sum())} support vectors"]
+        iters = self._final.iterations
+        parts = [f"Solved ({kind}) in {iters} interior-point iterations: {int(sv.sum())} support vectors"]
         if self._C is not None:
             at_c = int((alpha >= self._C * (1 - 1e-6)).sum())
             parts[0] += f" ({at_c} at the bound C)"
-            parts.append(f"Σξ = {slack.sum():.4g} (ξ_i > 0 on {int((slack > 1e-6).sum())} points)")
+            inside = int((slack > 1e-6).sum())
+            parts.append(f"Σξ = {slack.sum():.4g} (ξ_i > 0 on {inside} points)" if inside else "no slack: ξ = 0")
         elif slack.max() > 1e-6:
             parts.append(f"margin constraints met to within {slack.max():.1e} (the margin is tiny for this kernel)")
         if wn > 0:
