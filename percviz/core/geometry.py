@@ -246,7 +246,8 @@ class ConePicture:
     polygon: np.ndarray
     empty: bool
     bounded: bool
-    box: np.ndarray  # (xmin, xmax, ymin, ymax) of the view
+    box: np.ndarray  # (xmin, xmax, ymin, ymax) the polygon and lines are clipped to (4× the view)
+    view: np.ndarray  # (xmin, xmax, ymin, ymax) worth showing: the cone fitted, or the lines around c
     best: np.ndarray | None  # unit max-margin direction a*, None when the cone is empty
     best_margin: float  # max_{‖a‖=1} min_i a·y_i (≤ 0 … reported as 0 when empty)
     best_point: np.ndarray | None  # a* projected
@@ -275,14 +276,9 @@ def cone_picture(Y, min_radius: float = 1.0) -> ConePicture:
     big = 1e6
     cone_big = region(normals, offsets, box_polygon(-big, big, -big, big)) if mnp.separable else np.zeros((0, 2))
     bounded = bool(len(cone_big) and np.abs(cone_big).max() < 0.5 * big)
-    r = float(min_radius)
-    for n, h, ok in zip(normals, offsets, has_line):
-        if ok:  # the line's point nearest the tangent point should be visible
-            r = max(r, 1.15 * abs(h) / np.linalg.norm(n))
-    if bounded:
-        r = max(r, 1.15 * float(np.abs(cone_big).max()))
-    r = min(r, MAX_VIEW_RADIUS)
-    box = np.array([-r, r, -r, r])
+    view = _view_box(normals, offsets, has_line, cone_big if bounded else None, min_radius)
+    cx, cy, half = (view[0] + view[1]) / 2, (view[2] + view[3]) / 2, (view[1] - view[0]) / 2
+    box = np.array([cx - 4 * half, cx + 4 * half, cy - 4 * half, cy + 4 * half])
     polygon = region(normals, offsets, box_polygon(*box)) if mnp.separable else np.zeros((0, 2))
     return ConePicture(
         projection=proj,
@@ -293,10 +289,25 @@ def cone_picture(Y, min_radius: float = 1.0) -> ConePicture:
         empty=not mnp.separable,
         bounded=bounded,
         box=box,
+        view=view,
         best=best,
         best_margin=mnp.norm if mnp.separable else 0.0,
         best_point=best_pt,
     )
+
+
+def _view_box(normals, offsets, has_line, cone, min_radius) -> np.ndarray:
+    """A square around a bounded cone (2.4× its extent), else around c reaching every line's nearest point."""
+    if cone is not None and len(cone):
+        lo, hi = cone.min(axis=0), cone.max(axis=0)
+        centre, half = (lo + hi) / 2, max(1.2 * float(np.max(hi - lo)), 0.05)
+        return np.array([centre[0] - half, centre[0] + half, centre[1] - half, centre[1] + half])
+    r = float(min_radius)
+    for n, h, ok in zip(normals, offsets, has_line):
+        if ok:  # the line's point nearest the tangent point should be visible
+            r = max(r, 1.15 * abs(h) / np.linalg.norm(n))
+    r = min(r, MAX_VIEW_RADIUS)
+    return np.array([-r, r, -r, r])
 
 
 def line_segment(normal, offset, box) -> np.ndarray | None:

@@ -1,0 +1,208 @@
+"""What the weight-space and feature-space panels share: title, plot, caption, message, hover, theme."""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
+from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
+
+from percviz.app.theme import theme_for
+
+#: Hovering within this many pixels of a constraint line or point selects it.
+HOVER_PX = 7.0
+
+
+def color(spec: str, alpha: int | None = None) -> QColor:
+    c = QColor(spec)
+    if alpha is not None:
+        c.setAlpha(int(alpha))
+    return c
+
+
+def cosmetic_pen(spec: str, width: float, alpha: int | None = None, style=Qt.SolidLine) -> QPen:
+    """A pen whose width is in pixels whatever the zoom."""
+    pen = QPen(color(spec, alpha))
+    pen.setWidthF(float(width))
+    pen.setCosmetic(True)
+    pen.setStyle(style)
+    return pen
+
+
+def polygon_item(points, fill: QColor, pen: QPen | None = None, z: float = 0.0) -> QGraphicsPolygonItem:
+    """A filled polygon in data coordinates."""
+    item = QGraphicsPolygonItem(QPolygonF([QPointF(float(x), float(y)) for x, y in np.asarray(points)]))
+    item.setBrush(QBrush(fill))
+    item.setPen(pen if pen is not None else QPen(Qt.NoPen))
+    item.setZValue(z)
+    return item
+
+
+def path_item(polylines, pen: QPen, z: float = 0.0) -> QGraphicsPathItem:
+    """Several polylines (each k×2, data coordinates) as one item."""
+    path = QPainterPath()
+    for line in polylines:
+        line = np.asarray(line, dtype=float)
+        if len(line) < 2:
+            continue
+        path.moveTo(float(line[0, 0]), float(line[0, 1]))
+        for x, y in line[1:]:
+            path.lineTo(float(x), float(y))
+    item = QGraphicsPathItem(path)
+    item.setPen(pen)
+    item.setZValue(z)
+    return item
+
+
+def arrow_angle(direction) -> float:
+    """pyqtgraph ArrowItem angle (0 points left, clockwise on screen) for a data-space direction."""
+    return 180.0 - float(np.degrees(np.arctan2(direction[1], direction[0])))
+
+
+class GeometryPanel(QWidget):
+    """A titled plot with a caption below; shows a message instead of the plot when it has nothing to draw."""
+
+    pointHovered = Signal(int)
+
+    def __init__(self, scene, parent=None):
+        super().__init__(parent)
+        self.scene = scene
+        self.theme = theme_for("light")
+        self.problem = None
+        self.solver_cls = None
+        self.snapshot = None
+        self.history: list = []
+        self.highlighted: int | None = None
+        self._hovered: int | None = None
+
+        self.title = QLabel(self)
+        self.title.setTextFormat(Qt.RichText)
+        self.title.setWordWrap(True)
+        self.plot = pg.PlotWidget(self, viewBox=self._make_view_box())
+        self.plot.setMenuEnabled(False)
+        self.plot.hideButtons()
+        self.plot.setAspectLocked(True)
+        self.plot.setMouseTracking(True)
+        self.caption = QLabel(self)
+        self.caption.setTextFormat(Qt.RichText)
+        self.caption.setWordWrap(True)
+        self.message = QLabel(self)
+        self.message.setAlignment(Qt.AlignCenter)
+        self.message.setWordWrap(True)
+        self.message.setSizePolicy(QSizePolicy.Expanding, QSizePolicy.Expanding)
+        self.message.hide()
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(6, 4, 6, 4)
+        lay.setSpacing(3)
+        lay.addWidget(self.title)
+        lay.addWidget(self.plot, 1)
+        lay.addWidget(self.message, 1)
+        lay.addWidget(self.caption)
+        self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self.setMinimumSize(260, 220)
+        self._style_widgets()
+
+    # -- the panel contract ----------------------------------------------------------------------
+    def set_history(self, snapshots) -> None:
+        self.history = list(snapshots)
+
+    def highlight_point(self, index) -> None:
+        index = None if index is None or int(index) < 0 else int(index)
+        if index != self.highlighted:
+            self.highlighted = index
+            self._draw_highlight()
+
+    def apply_theme(self, theme) -> None:
+        self.theme = theme
+        self._style_widgets()
+        self.redraw()
+
+    # -- for subclasses ---------------------------------------------------------------------------
+    def _make_view_box(self):
+        """The plot's ViewBox (None: pyqtgraph's default)."""
+        return None
+
+    def redraw(self) -> None:
+        """Rebuild everything from self.problem / self.snapshot."""
+
+    def _draw_highlight(self) -> None:
+        """Show self.highlighted."""
+
+    def _hover_index(self, point: np.ndarray, pixel: float) -> int | None:
+        """The point index under the mouse (data coordinates; pixel = data units per pixel)."""
+        return None
+
+    def show_message(self, text: str, title: str = "") -> None:
+        """Replace the plot by a sentence (unsupported algorithm, no problem, bad data)."""
+        self.plot.clear()
+        self.plot.hide()
+        self.caption.hide()
+        self.message.setText(text)
+        self.message.show()
+        self.set_title(title)
+
+    def show_plot(self) -> None:
+        self.message.hide()
+        self.plot.show()
+        self.caption.show()
+
+    @property
+    def showing_message(self) -> bool:
+        return not self.message.isHidden()
+
+    def set_title(self, html: str) -> None:
+        self.title.setText(f"<b>{html}</b>" if html else "")
+        self.title.setVisible(bool(html))
+
+    def text_item(self, html: str, pos, anchor=(0.5, 0.5), size: float = 1.0, color_: str | None = None,
+                  fill: bool = False):
+        """A label in data coordinates whose size follows the theme (on a background patch if fill)."""
+        item = pg.TextItem(anchor=anchor, color=color_ or self.theme.foreground,
+                           fill=color(self.theme.background, 210) if fill else None)
+        if html.startswith("<"):
+            item.setHtml(f"<span style='color:{color_ or self.theme.foreground}'>{html}</span>")
+        else:
+            item.setText(html)
+        item.setFont(self.theme.font(self.theme.font_pt * size))
+        item.setPos(float(pos[0]), float(pos[1]))
+        item.setZValue(40)
+        self.plot.addItem(item)
+        return item
+
+    def _style_widgets(self) -> None:
+        t = self.theme
+        self.plot.setBackground(t.background)
+        fg = t.foreground
+        for lab, pt in ((self.title, t.title_pt), (self.caption, 0.9 * t.font_pt), (self.message, 1.1 * t.font_pt)):
+            lab.setFont(t.font(pt))
+            lab.setStyleSheet(f"color: {fg};")
+        self.message.setStyleSheet(f"color: {fg}; background: {t.background}; padding: 18px;")
+        for name in ("left", "bottom"):
+            ax = self.plot.getAxis(name)
+            ax.setPen(pg.mkPen(t.foreground))
+            ax.setTextPen(pg.mkPen(t.foreground))
+            ax.setTickFont(t.font(0.9 * t.font_pt))
+            ax.label.setFont(t.font(t.font_pt))
+
+    def _on_mouse_moved(self, pos) -> None:
+        if self.showing_message or self.problem is None:
+            return
+        vb = self.plot.getViewBox()
+        if not vb.sceneBoundingRect().contains(pos):
+            idx = None
+        else:
+            p = vb.mapSceneToView(pos)
+            px = vb.viewPixelSize()
+            idx = self._hover_index(np.array([p.x(), p.y()]), float(max(px[0], px[1])))
+        if idx != self._hovered:
+            self._hovered = idx
+            self.highlight_point(idx)
+            self.pointHovered.emit(-1 if idx is None else int(idx))
+
+    def leaveEvent(self, event) -> None:
+        if self._hovered is not None:
+            self._hovered = None
+            self.highlight_point(None)
+            self.pointHovered.emit(-1)
+        super().leaveEvent(event)

@@ -1,0 +1,459 @@
+"""The weight-space panel: constraint planes a·y_i = 0, the solution cone, and the iterates a(k).
+
+With two weights (1-D data) the (a0, a1) plane is drawn as in the notes' figure; with three, directions
+a/‖a‖ are shown by the gnomonic projection of `percviz.core.geometry` (planes become lines, the cone a
+convex polygon).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pyqtgraph as pg
+from PySide6.QtCore import Qt
+
+from percviz.app.geometry_panel import (
+    HOVER_PX,
+    GeometryPanel,
+    arrow_angle,
+    color,
+    cosmetic_pen,
+    path_item,
+    polygon_item,
+)
+from percviz.core.errors import PercvizError
+from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment
+
+#: Constraint lines are labelled by point index when there are at most this many points.
+MAX_LABELS = 30
+#: At most this many iterates are drawn on the path (older ones are thinned evenly).
+MAX_PATH = 4000
+
+
+def _cone_colors(dark: bool) -> tuple[str, str, str]:
+    """(fill, edge, margin fill) of the solution region."""
+    return ("#3fae5a", "#1e7b34", "#1e7b34") if not dark else ("#4cc46a", "#7be495", "#2f9e4f")
+
+
+def _iterate_color(dark: bool) -> str:
+    return "#6a3d9a" if not dark else "#c9a7ff"
+
+
+class WeightView(GeometryPanel):
+    """Weight space of an explicit-weight procedure (augmented linear map, at most three weights)."""
+
+    @classmethod
+    def supports(cls, solver_cls) -> tuple[bool, str]:
+        if solver_cls is None:
+            return False, "Choose an algorithm to see its weight space."
+        name = solver_cls.display_name or solver_cls.name
+        rep = getattr(solver_cls, "representation", "kernel")
+        if rep == "features":
+            return True, ""
+        if rep == "multiclass":
+            return False, (
+                f"{name} keeps one weight vector per class; the weight-space view draws the solution cone "
+                "of a single vector a. Choose a two-class procedure (perceptron, relaxation, …) to see it."
+            )
+        return False, (
+            f"{name} is a kernel algorithm: it works with coefficients α on the points, not with an explicit "
+            "weight vector a. Its picture is in the feature-space panel. The weight-space view shows the "
+            "explicit-weight procedures (perceptron, relaxation, Ho–Kashyap, …) with the augmented linear map."
+        )
+
+    def __init__(self, scene, parent=None):
+        super().__init__(scene, parent)
+        self.setAccessibleName("weight")
+        self.mode: str | None = None  # "1d" | "2d" | None (message shown)
+        self._weights: dict[int, np.ndarray] = {}
+        self._static_radius = 0.0
+        self._dynamic: list = []
+        self._highlight_items: list = []
+        self.show_message("Place + and − points and choose an algorithm to see its weight space.")
+
+    # -- the panel contract ----------------------------------------------------------------------
+    def set_problem(self, problem, solver_cls) -> None:
+        self.problem, self.solver_cls, self.snapshot = problem, solver_cls, None
+        self._weights.clear()
+        self.history = []
+        self.mode = None
+        ok, why = self.supports(solver_cls)
+        if not ok:
+            self.show_message(why, "Weight space")
+            return
+        if problem is None or problem.n == 0:
+            self.show_message("No points yet: place + and − points on the canvas.", "Weight space")
+            return
+        try:
+            self._prepare(problem)
+        except PercvizError as err:
+            self.mode = None
+            self.show_message(str(err), "Weight space")
+            return
+        self.redraw()
+
+    def set_history(self, snapshots) -> None:
+        super().set_history(snapshots)
+        for s in self.history:
+            self._remember(s)
+        if self.snapshot is not None and self.mode:
+            self._draw_dynamic()
+
+    def set_snapshot(self, snapshot) -> None:
+        self.snapshot = snapshot
+        if snapshot is None or not self.mode:
+            return
+        self._remember(snapshot)
+        if self.mode == "1d" and self._radius_1d() > self._static_radius * 1.0001:
+            self.redraw()
+        else:
+            self._draw_dynamic()
+
+    # -- preparation -----------------------------------------------------------------------------
+    def _prepare(self, problem) -> None:
+        Y = np.asarray(problem.Y, dtype=float)
+        dhat = Y.shape[1]
+        fm = problem.features
+        if dhat > 3:
+            raise PercvizError(
+                f"The weight-space picture needs at most 3 weights, but the {fm.display_name or fm.spec} map "
+                f"has {dhat}. Choose the augmented linear map (1, x1, x2) to see the solution cone."
+            )
+        if dhat < 2:
+            raise PercvizError("The weight-space picture needs at least 2 weights (a bias and a slope).")
+        self.reduction = line_reduction(problem.Phi, problem.y, problem.X, fm.term_names())
+        if self.reduction is None and dhat == 2:
+            raise PercvizError("This 2-weight map is not (1, x1): the weight-space view cannot read it as 1-D data.")
+        self.classes = np.asarray(problem.points.classes)
+        if self.reduction is not None:
+            self.mode = "1d"
+            self.margin_b = self._margin_parameter()
+            self.cone1 = cone_1d(self.reduction.Z, self.margin_b)
+            self.cone2 = None
+        else:
+            self.mode = "2d"
+            self.cone2 = cone_picture(Y)
+            self.cone1 = None
+
+    def _margin_parameter(self) -> float:
+        """The margin b of the current algorithm's parameters (the notes' figure uses b = 1)."""
+        params = getattr(getattr(self.scene, "settings", None), "params", {}) or {}
+        for key in ("b", "margin"):
+            v = params.get(key)
+            try:
+                if v is not None and float(v) > 0:
+                    return float(v)
+            except (TypeError, ValueError):
+                pass
+        return 1.0
+
+    def _remember(self, snapshot) -> None:
+        w = getattr(snapshot, "weights", None)
+        if w is not None and np.ndim(w) == 1 and len(w) == self.problem.Y.shape[1]:
+            self._weights[int(snapshot.iteration)] = np.asarray(w, dtype=float)
+
+    def _path(self) -> np.ndarray:
+        """The weights a(0..k) up to the shown snapshot (thinned if very long)."""
+        if not self._weights:
+            return np.zeros((0, self.problem.Y.shape[1]))
+        k = self.snapshot.iteration if self.snapshot is not None else max(self._weights)
+        its = sorted(i for i in self._weights if i <= k)
+        if len(its) > MAX_PATH:
+            keep = np.unique(np.r_[np.linspace(0, len(its) - 1, MAX_PATH).astype(int), len(its) - 1])
+            its = [its[j] for j in keep]
+        return np.array([self._weights[i] for i in its]).reshape(len(its), -1)
+
+    # -- drawing ---------------------------------------------------------------------------------
+    def redraw(self) -> None:
+        if not self.mode:
+            return
+        self.show_plot()
+        self.plot.clear()
+        self._dynamic, self._highlight_items = [], []
+        if self.mode == "1d":
+            self._draw_static_1d()
+        else:
+            self._draw_static_2d()
+        self._draw_dynamic()
+        self._draw_highlight()
+
+    def _label_index(self, i: int) -> str:
+        return f"{i}"
+
+    def _class_color(self, i: int) -> str:
+        return self.theme.class_color(int(self.classes[i]))
+
+    # 1-D: the (a0, a1) plane ------------------------------------------------------------------------
+    def _radius_1d(self) -> float:
+        r = 3.0
+        if self.cone1.shortest is not None:
+            r = max(r, 1.8 * float(np.linalg.norm(self.cone1.shortest)))
+        B = self._path() @ self.reduction.M.T
+        if len(B):
+            r = max(r, 1.15 * float(np.abs(B).max()))
+        return r
+
+    def _draw_static_1d(self) -> None:
+        t, red, cone = self.theme, self.reduction, self.cone1
+        R = self._static_radius = self._radius_1d()
+        fill, edge, mfill = _cone_colors(t.dark)
+        self.plot.showAxis("left")
+        self.plot.showAxis("bottom")
+        self.plot.showGrid(x=True, y=True, alpha=0.15)
+        first = "a0" if np.allclose(red.M[0], [1, 0, 0][: red.M.shape[1]]) else "b0"
+        second = "a1" if first == "a0" else "b1"
+        self.plot.setLabel("bottom", first)
+        self.plot.setLabel("left", second)
+        self.plot.setRange(xRange=(-R, R), yRange=(-R, R), padding=0.02)
+        if not cone.empty:
+            cone = cone_1d(red.Z, self.margin_b, half=1e3 * R)
+            self.plot.addItem(polygon_item(cone.wedge, color(fill, 55), z=-20))
+            self.plot.addItem(polygon_item(cone.margin_region, color(mfill, 70), z=-19))
+        Z = red.Z
+        L = 4.0 * R
+        n = len(Z)
+        walls, lines = [], []
+        for i, z in enumerate(Z):
+            d = np.array([-z[1], z[0]]) / np.linalg.norm(z)
+            lines.append((i, np.array([-L * d, L * d])))
+            if n <= 12:
+                off = self.margin_b * z / float(z @ z)  # the wall a·z = b: moved inward by b/‖z‖
+                walls.append(np.array([off - L * d, off + L * d]))
+        for i, seg in lines:
+            self.plot.addItem(path_item([seg], cosmetic_pen(self._class_color(i), t.line_width, 230), z=-5))
+        if walls:
+            self.plot.addItem(path_item(walls, cosmetic_pen(edge, t.thin_line_width, 160, Qt.DashLine), z=-6))
+        if n <= MAX_LABELS:
+            for i, seg in lines:
+                d = seg[1] / np.linalg.norm(seg[1])
+                if d[1] < 0 or (d[1] == 0 and d[0] < 0):
+                    d = -d
+                self.text_item(f"y{i}: x = {red.t[i]:g}", 0.86 * R * d, (0.5, 0.5), 0.9, self._class_color(i), fill=True)
+        self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="o", size=6, brush=t.foreground, pen=None))
+        if cone.shortest is not None:
+            s = cone.shortest
+            self.plot.addItem(path_item([np.array([[0, 0], s])], cosmetic_pen(edge, t.thin_line_width, 220, Qt.DashLine)))
+            self.plot.addItem(
+                pg.ScatterPlotItem([s[0]], [s[1]], symbol="star", size=2.0 * t.marker_size, brush=color(edge),
+                                   pen=pg.mkPen(t.background, width=1))
+            )
+            self.text_item(f"a* = ({s[0]:.3g}, {s[1]:.3g})", s, (-0.08, 1.1), 0.9, edge)
+        unit = "b" if first == "b0" else "a"
+        if cone.empty:
+            self.set_title("Weight space (1-D data): the cone is empty — no linear separator")
+            cap = "No direction satisfies every a·yᵢ > 0: the constraint lines leave no common side."
+        else:
+            lo, hi = cone.angles
+            self.set_title(f"Weight space ({first}, {second}): solution cone from {lo:.2f}° to {hi:.2f}°")
+            cap = (
+                f"Green wedge: the solution cone {unit}·yᵢ > 0. Darker: the margin region {unit}·yᵢ ≥ b = "
+                f"{self.margin_b:g}, its walls moved in by b/‖yᵢ‖. ★ the shortest vector in it."
+            )
+        self.caption.setText(cap + f"<br><i>{red.description}.</i>")
+
+    # 2-D: the gnomonic picture -----------------------------------------------------------------------
+    def _draw_static_2d(self) -> None:
+        t, pic = self.theme, self.cone2
+        fill, edge, _ = _cone_colors(t.dark)
+        self.plot.hideAxis("left")
+        self.plot.hideAxis("bottom")
+        self.plot.showGrid(x=False, y=False)
+        xmin, xmax, ymin, ymax = pic.view
+        self.plot.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0.02)
+        # rings at fixed angles from the tangent point c, for orientation
+        rings = []
+        for deg in (30, 60, 75):
+            r = np.tan(np.radians(deg))
+            if r < 1.3 * max(abs(xmin), abs(xmax), abs(ymin), abs(ymax)):
+                th = np.linspace(0, 2 * np.pi, 181)
+                rings.append(np.column_stack([r * np.cos(th), r * np.sin(th)]))
+                self.text_item(f"{deg}°", (r * 0.71, -r * 0.71), (0, 0), 0.75, t.grid)
+        self.plot.addItem(path_item(rings, cosmetic_pen(t.grid, 1.0, 200, Qt.DotLine), z=-30))
+        self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="+", size=10, brush=t.grid, pen=pg.mkPen(t.grid)))
+        if len(pic.polygon) >= 3:
+            self.plot.addItem(polygon_item(pic.polygon, color(fill, 80), cosmetic_pen(edge, t.line_width), z=-20))
+        n = len(pic.normals)
+        width = t.line_width if n <= 30 else t.thin_line_width
+        alpha = 230 if n <= 30 else 140
+        self._segments: dict[int, np.ndarray] = {}
+        self._visible: dict[int, np.ndarray] = {}
+        box = pic.box
+        for i in range(n):
+            if not pic.has_line[i]:
+                continue
+            seg = line_segment(pic.normals[i], pic.offsets[i], box)
+            if seg is None:
+                continue
+            self._segments[i] = seg
+            vis = line_segment(pic.normals[i], pic.offsets[i], pic.view)
+            if vis is not None:
+                self._visible[i] = vis
+            self.plot.addItem(path_item([seg], cosmetic_pen(self._class_color(i), width, alpha), z=-5))
+        if n <= MAX_LABELS:
+            for i, seg in self._visible.items():
+                end = seg[0] + 0.93 * (seg[1] - seg[0]) if i % 2 else seg[0] + 0.07 * (seg[1] - seg[0])
+                self.text_item(str(i), end, (0.5, 0.5), 0.9, self._class_color(i), fill=True)
+        if pic.best_point is not None:
+            bp = pic.best_point
+            self.plot.addItem(
+                pg.ScatterPlotItem([bp[0]], [bp[1]], symbol="star", size=2.0 * t.marker_size, brush=color(edge),
+                                   pen=pg.mkPen(t.background, width=1))
+            )
+            self.text_item("a* max margin", bp, (-0.1, 1.1), 0.9, edge)
+        if pic.empty:
+            self.set_title("Weight space: the cone is empty — no linear separator")
+            self.text_item("the cone is empty — no linear separator", ((xmin + xmax) / 2, ymin + 0.04 * (ymax - ymin)),
+                           (0.5, 1), 1.2, t.foreground, fill=True)
+            cap = (
+                "Every direction violates some constraint: 0 lies in the hull of the yᵢ (Gordan). "
+                "Lines: the planes a·yᵢ = 0 seen from the origin."
+            )
+        else:
+            self.set_title(
+                f"Weight space: solution cone of a = ({', '.join(self.problem.features.term_names())}) weights"
+            )
+            cap = (
+                "Directions a/‖a‖ projected from the origin onto the plane tangent at c = mean of yᵢ/‖yᵢ‖ "
+                "(gnomonic: each plane a·yᵢ = 0 is a line). Green: the solution cone."
+                + ("" if pic.bounded else " It reaches the horizon, so the view box cuts it.")
+                + f" ★ max-margin direction (margin {pic.best_margin:.3g})."
+            )
+        self.caption.setText(cap + " Rings: angle from c.")
+
+    # the iterates ------------------------------------------------------------------------------
+    def _draw_dynamic(self) -> None:
+        for item in self._dynamic:
+            self.plot.removeItem(item)
+        self._dynamic = []
+        if self.snapshot is None or not self.mode:
+            return
+        A = self._path()
+        if not len(A):
+            return
+        if self.mode == "1d":
+            self._draw_iterates_1d(A @ self.reduction.M.T)
+        else:
+            self._draw_iterates_2d(A)
+
+    def _add(self, item):
+        self.plot.addItem(item)
+        self._dynamic.append(item)
+        return item
+
+    def _iterate_label(self) -> str:
+        return f"a({self.snapshot.iteration})"
+
+    def _draw_iterates_1d(self, B: np.ndarray) -> None:
+        t = self.theme
+        col = _iterate_color(t.dark)
+        self._add(pg.PlotDataItem(B[:, 0], B[:, 1], pen=pg.mkPen(col, width=t.thin_line_width), symbol="o",
+                                  symbolSize=0.45 * t.marker_size, symbolBrush=color(col, 160), symbolPen=None))
+        cur = B[-1]
+        self._add(pg.ScatterPlotItem([cur[0]], [cur[1]], symbol="o", size=1.3 * t.marker_size, brush=col,
+                                     pen=pg.mkPen(t.background, width=2)))
+        item = pg.TextItem(self._iterate_label(), color=col, anchor=(-0.15, 0.5))
+        item.setFont(t.font(t.font_pt, bold=True))
+        item.setPos(float(cur[0]), float(cur[1]))
+        item.setZValue(45)
+        self._add(item)
+
+    def _view_centre(self) -> tuple[np.ndarray, float]:
+        xmin, xmax, ymin, ymax = self.cone2.view
+        return np.array([(xmin + xmax) / 2, (ymin + ymax) / 2]), (xmax - xmin) / 2
+
+    def _edge_position(self, direction) -> np.ndarray:
+        """Where a point at infinity in this direction meets the edge of the view (just inside)."""
+        centre, half = self._view_centre()
+        d = np.asarray(direction, dtype=float)
+        return centre + d * 0.93 * half / max(abs(d[0]), abs(d[1]), 1e-12)
+
+    def _draw_iterates_2d(self, A: np.ndarray) -> None:
+        t = self.theme
+        col = _iterate_color(t.dark)
+        nz = np.linalg.norm(A, axis=1) > 0
+        if not nz.any():
+            return
+        proj = self.cone2.projection.project(A[nz])
+        P = proj.points.copy()  # NaN rows (far hemisphere) break the path: no wrong point is drawn
+        self._add(pg.PlotDataItem(P[:, 0], P[:, 1], connect="finite", pen=pg.mkPen(col, width=t.thin_line_width),
+                                  symbol="o", symbolSize=0.45 * t.marker_size, symbolBrush=color(col, 160),
+                                  symbolPen=None))
+        if proj.far.any():
+            E = np.array([self._edge_position(d) for d in proj.edge[proj.far]])
+            self._add(pg.ScatterPlotItem(E[:, 0], E[:, 1], symbol="x", size=0.7 * t.marker_size,
+                                         pen=pg.mkPen(col, width=1.5), brush=None))
+        centre, half = self._view_centre()
+        cur, far = P[-1], bool(proj.far[-1])
+        off_view = far or np.abs(cur - centre).max() > half
+        label = self._iterate_label()
+        if off_view:
+            d = proj.edge[-1] if far else (cur - centre) / np.linalg.norm(cur - centre)
+            pos = self._edge_position(d)
+            arrow = pg.ArrowItem(angle=arrow_angle(d), headLen=2.0 * t.marker_size, tipAngle=40, tailLen=None,
+                                 pen=pg.mkPen(col, width=2), brush=color(t.background))
+            arrow.setPos(float(pos[0]), float(pos[1]))
+            arrow.setZValue(46)
+            self._add(arrow)
+            label += " on the far side (a·c ≤ 0)" if far else " beyond the view"
+            anchor = (1.05 if d[0] > 0 else -0.05, 0.5 if abs(d[1]) < 0.7 else (1.3 if d[1] > 0 else -0.3))
+        else:
+            pos = cur
+            self._add(pg.ScatterPlotItem([cur[0]], [cur[1]], symbol="o", size=1.3 * t.marker_size, brush=col,
+                                         pen=pg.mkPen(t.background, width=2)))
+            anchor = (-0.15, 0.5)
+        item = pg.TextItem(label, color=col, anchor=anchor)
+        item.setFont(t.font(t.font_pt, bold=True))
+        item.setPos(float(pos[0]), float(pos[1]))
+        item.setZValue(45)
+        self._add(item)
+
+    # hover and highlight -------------------------------------------------------------------------
+    def _lines(self) -> tuple[np.ndarray, np.ndarray]:
+        """(normals, offsets) of every constraint line in the drawn plane."""
+        if self.mode == "1d":
+            return self.reduction.Z, np.zeros(len(self.reduction.Z))
+        return self.cone2.normals, self.cone2.offsets
+
+    def _hover_index(self, point, pixel):
+        if not self.mode:
+            return None
+        N, h = self._lines()
+        norms = np.linalg.norm(N, axis=1)
+        ok = norms > 0
+        if not ok.any():
+            return None
+        dist = np.full(len(N), np.inf)
+        dist[ok] = np.abs(N[ok] @ point + h[ok]) / norms[ok]
+        i = int(np.argmin(dist))
+        return i if dist[i] <= HOVER_PX * pixel else None
+
+    def _draw_highlight(self) -> None:
+        for item in self._highlight_items:
+            self.plot.removeItem(item)
+        self._highlight_items = []
+        i = self.highlighted
+        if not self.mode or i is None or i >= len(self._lines()[0]):
+            return
+        t = self.theme
+        if self.mode == "1d":
+            z = self.reduction.Z[i]
+            d = np.array([-z[1], z[0]]) / np.linalg.norm(z)
+            L = 4.0 * self._static_radius
+            seg = np.array([-L * d, L * d])
+            text, pos = f"point {i}: a·y{i} = 0", -0.6 * self._static_radius * (d if d[1] >= 0 else -d)
+        else:
+            seg = getattr(self, "_segments", {}).get(i)
+            if seg is None:
+                return
+            vis = self._visible.get(i, seg)
+            text, pos = f"point {i}: a·y{i} = 0", vis[0] + 0.25 * (vis[1] - vis[0])
+        glow = path_item([seg], cosmetic_pen(t.highlight, 3.2 * t.line_width, 170), z=-4)
+        core = path_item([seg], cosmetic_pen(self._class_color(i), 1.4 * t.line_width), z=-3)
+        for it in (glow, core):
+            self.plot.addItem(it)
+            self._highlight_items.append(it)
+        label = pg.TextItem(text, color=t.foreground, anchor=(0.5, 1.2), fill=color(t.background, 220))
+        label.setFont(t.font(t.font_pt, bold=True))
+        label.setPos(float(pos[0]), float(pos[1]))
+        label.setZValue(50)
+        self.plot.addItem(label)
+        self._highlight_items.append(label)

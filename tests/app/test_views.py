@@ -1,0 +1,211 @@
+"""The weight-space and feature-space panels: what they support, hover linking, and real pictures."""
+
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
+
+from percviz.app.feature_view import FeatureView
+from percviz.app.theme import theme_for
+from percviz.app.weight_view import WeightView
+from percviz.core import PointSet, Problem
+from percviz.core.datasets import one_dimensional, separable, xor
+from percviz.core.scene import SceneModel
+from percviz.core.solvers import get_solver
+
+SCENES = {
+    "separable-1d": (one_dimensional, "linear1d"),
+    "separable-2d": (separable, "linear"),
+    "xor": (xor, "linear"),
+}
+
+
+def _view(qtbot, cls, points, size=(560, 480)):
+    v = cls(SceneModel(points))
+    qtbot.addWidget(v)
+    v.resize(*size)
+    v.show()
+    qtbot.waitExposed(v)
+    return v
+
+
+def _run(problem, name, steps=40):
+    solver = get_solver(name)(problem, max_iter=steps)
+    return list(solver.snapshots())
+
+
+def _show(view, problem, name, steps=40):
+    cls = get_solver(name)
+    view.set_problem(problem, cls)
+    hist = _run(problem, name, steps)
+    view.set_history(hist)
+    view.set_snapshot(hist[-1])
+    QApplication.processEvents()
+    return hist
+
+
+def _move_mouse(view, x, y):
+    """Move the mouse over data point (x, y) of the view's plot."""
+    vb = view.plot.getViewBox()
+    scene_pt = vb.mapViewToScene(QPointF(float(x), float(y)))
+    pos = view.plot.mapFromScene(scene_pt)
+    ev = QMouseEvent(QMouseEvent.MouseMove, QPointF(pos), QPointF(view.plot.viewport().mapToGlobal(pos)),
+                     Qt.NoButton, Qt.NoButton, Qt.NoModifier)
+    QApplication.sendEvent(view.plot.viewport(), ev)
+    QApplication.processEvents()
+
+
+def _non_blank(image) -> int:
+    """Number of distinct colours in a downsampled copy (a blank panel has one or two)."""
+    small = image.scaled(160, 140)
+    return len({small.pixel(x, y) for x in range(small.width()) for y in range(small.height())})
+
+
+# --- what the panels serve -----------------------------------------------------------------------
+def test_weight_view_explains_itself_for_kernel_and_multiclass_algorithms(qtbot):
+    ok, why = WeightView.supports(get_solver("snkp"))
+    assert not ok and "kernel algorithm" in why and "feature-space panel" in why
+    ok, why = WeightView.supports(get_solver("linear-machine"))
+    assert not ok and "one weight vector per class" in why
+    assert WeightView.supports(get_solver("perceptron")) == (True, "")
+    v = _view(qtbot, WeightView, xor())
+    v.set_problem(Problem(xor()), get_solver("snkp"))
+    assert v.showing_message and "kernel algorithm" in v.message.text()
+    v.set_problem(Problem(xor(), features="quadratic"), get_solver("perceptron"))
+    assert v.showing_message and "at most 3 weights" in v.message.text() and "has 6" in v.message.text()
+    v.set_problem(Problem(xor()), get_solver("perceptron"))
+    assert not v.showing_message and v.mode == "2d"
+
+
+def test_feature_view_serves_two_class_algorithms_only(qtbot):
+    ok, why = FeatureView.supports(get_solver("kesler"))
+    assert not ok and "multi-class" in why
+    assert FeatureView.supports(get_solver("snkp"))[0] and FeatureView.supports(get_solver("perceptron"))[0]
+    v = _view(qtbot, FeatureView, xor())
+    v.set_problem(Problem(xor()), get_solver("kesler"))
+    assert v.showing_message and "multi-class" in v.message.text()
+    v.set_problem(None, get_solver("snkp"))
+    assert v.showing_message
+
+
+def test_feature_view_title_says_exact_or_how_much_it_captures(qtbot):
+    pts = separable()
+    v = _view(qtbot, FeatureView, pts)
+    _show(v, Problem(pts, kernel="affine"), "snkp")
+    assert "exact (rank r = 3 ≤ 3)" in v.title.text()
+    _show(v, Problem(pts, kernel="rbf:gamma=0.5"), "snkp", steps=5)
+    assert "approximate: top 3 components capture" in v.title.text() and "% of trace" in v.title.text()
+    share = v.picture.embedding.captured
+    assert f"{100 * share:.1f}%" in v.title.text()
+
+
+def test_feature_view_min_norm_point_is_rho_and_p_point_has_its_g_norm(qtbot):
+    pts = separable()
+    prob = Problem(pts, kernel="affine")
+    v = _view(qtbot, FeatureView, pts)
+    hist = _show(v, prob, "snkp")
+    from percviz.core.gram import optimal_margin
+
+    assert v.picture.min_norm.norm == pytest.approx(optimal_margin(prob).rho, abs=1e-6)
+    p = hist[-1].p
+    pt = v.picture.embedding.combine(p)
+    assert np.linalg.norm(pt) == pytest.approx(np.sqrt(p @ prob.G @ p), abs=1e-9)
+    texts = [it.toPlainText() for it in v._dynamic if hasattr(it, "toPlainText")]
+    assert any(f"‖p‖_G = {np.sqrt(p @ prob.G @ p):.4g}" in s for s in texts)
+
+
+# --- the weight-space pictures ----------------------------------------------------------------------
+def test_one_dimensional_weight_view_is_the_notes_figure(qtbot):
+    pts = one_dimensional()
+    v = _view(qtbot, WeightView, pts)
+    _show(v, Problem(pts, features="linear1d"), "perceptron")
+    assert v.mode == "1d"
+    assert "101.31° to 135.00°" in v.title.text()
+    np.testing.assert_allclose(v.cone1.shortest, [-1.5, 2.5], atol=1e-9)
+    # with φ = (1, x1, x2) the same points give the same picture: a2 plays no part
+    _show(v, Problem(pts, features="linear"), "perceptron")
+    assert v.mode == "1d" and "101.31° to 135.00°" in v.title.text() and "x2 = 0" in v.caption.text()
+
+
+def test_far_hemisphere_iterate_is_drawn_at_the_edge_not_as_a_point(qtbot):
+    pts = separable()
+    prob = Problem(pts)
+    v = _view(qtbot, WeightView, pts)
+    v.set_problem(prob, get_solver("perceptron"))
+    c = v.cone2.projection.center
+    near = c + 0.1 * v.cone2.projection.basis[0]
+    v.set_snapshot(SimpleNamespace(iteration=0, weights=near))
+    v.set_snapshot(SimpleNamespace(iteration=1, weights=-near))
+    labels = [it.toPlainText() for it in v._dynamic if hasattr(it, "toPlainText")]
+    assert any("far side (a·c ≤ 0)" in s for s in labels)
+    arrows = [it for it in v._dynamic if type(it).__name__ == "ArrowItem"]
+    assert len(arrows) == 1
+    x0, x1, y0, y1 = v.cone2.view
+    assert x0 <= arrows[0].pos().x() <= x1 and y0 <= arrows[0].pos().y() <= y1
+
+
+def test_empty_cone_says_so_and_keeps_the_constraints(qtbot):
+    v = _view(qtbot, WeightView, xor())
+    _show(v, Problem(xor()), "perceptron", steps=12)
+    assert "the cone is empty — no linear separator" in v.title.text()
+    assert len(v._segments) == 4
+
+
+# --- hover linking ------------------------------------------------------------------------------------
+def test_hovering_a_constraint_line_emits_its_point_and_highlight_draws_it(qtbot):
+    pts = one_dimensional()
+    v = _view(qtbot, WeightView, pts)
+    _show(v, Problem(pts, features="linear1d"), "perceptron")
+    z = v.reduction.Z[2]
+    on_line = 2.0 * np.array([-z[1], z[0]]) / np.linalg.norm(z)
+    with qtbot.waitSignal(v.pointHovered, timeout=2000) as sig:
+        _move_mouse(v, *on_line)
+    assert sig.args == [2] and v.highlighted == 2 and v._highlight_items
+    v.highlight_point(-1)
+    assert v.highlighted is None and not v._highlight_items
+    v.highlight_point(0)
+    assert v.highlighted == 0 and len(v._highlight_items) == 3
+
+
+def test_hovering_a_feature_point_emits_its_index(qtbot):
+    v = _view(qtbot, FeatureView, xor())
+    _show(v, Problem(xor()), "snkpvn", steps=5)
+    target = v._points_screen[3, :2]
+    with qtbot.waitSignal(v.pointHovered, timeout=2000) as sig:
+        _move_mouse(v, *target)
+    assert sig.args == [3] and v._highlight_items
+    v.highlight_point(1)
+    assert v.highlighted == 1
+
+
+def test_rotating_the_3d_feature_view_keeps_it_exact(qtbot):
+    pts = separable()
+    v = _view(qtbot, FeatureView, pts)
+    _show(v, Problem(pts), "snkp")
+    before = v._points_screen.copy()
+    v.rotate(30, -10)
+    after = v._points_screen
+    assert not np.allclose(before, after)
+    # an orthographic rotation keeps every distance between points
+    d0 = np.linalg.norm(before[:5, None] - before[None, :5], axis=2)
+    d1 = np.linalg.norm(after[:5, None] - after[None, :5], axis=2)
+    np.testing.assert_allclose(d0, d1, atol=1e-12)
+
+
+# --- screenshots ------------------------------------------------------------------------------------------
+@pytest.mark.parametrize("scene", sorted(SCENES))
+def test_screenshots_are_not_blank(qtbot, tmp_path, scene):
+    make, feats = SCENES[scene]
+    pts: PointSet = make()
+    for cls, alg in ((WeightView, "perceptron"), (FeatureView, "snkpvn")):
+        v = _view(qtbot, cls, pts)
+        v.apply_theme(theme_for("light"))
+        _show(v, Problem(pts, features=feats), alg, steps=30)
+        assert not v.showing_message
+        img = v.grab().toImage()
+        path = tmp_path / f"{cls.__name__}-{scene}.png"
+        assert img.save(str(path))
+        assert _non_blank(img) > 20, path
