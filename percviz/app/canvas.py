@@ -240,7 +240,6 @@ class CanvasView(QWidget):
         self._halo_key = None
         self.trigger_ring.setData([])
         self.image.clear()
-        self.colorbar.hide()
         self.overlay.setText("")
         self._fit_overlay_box()
 

@@ -1,0 +1,233 @@
+"""The canvas with real mouse events: placing, dragging, deleting points; what it draws for a snapshot."""
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtGui import QMouseEvent
+from PySide6.QtWidgets import QApplication
+
+from percviz.app.canvas import CanvasView
+from percviz.core.data import PointSet
+from percviz.core.decision import FeatureLinear, KernelExpansion
+from percviz.core.features import parse_features
+from percviz.core.kernels import parse_kernel
+from percviz.core.problem import Problem
+from percviz.core.scene import SceneModel
+from percviz.core.solvers.base import Snapshot, Status
+
+POINTS = PointSet(np.array([[-1.0, 1.0], [1.5, 1.0], [-1.0, -1.5], [1.0, -1.0]]), np.array([0, 0, 1, 1]))
+
+
+@pytest.fixture
+def canvas(qtbot):
+    scene = SceneModel(POINTS)
+    view = CanvasView(scene)
+    qtbot.addWidget(view)
+    view.resize(640, 520)
+    view.show()
+    qtbot.waitExposed(view)
+    view.viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+    QApplication.processEvents()
+    return view
+
+
+def _px(canvas):
+    return max(canvas.viewbox.viewPixelSize())
+
+
+def _pos(canvas, x, y) -> QPoint:
+    return canvas.view_to_widget(x, y)
+
+
+def _click(qtbot, canvas, x, y, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifier.NoModifier):
+    qtbot.mouseClick(canvas.plot.viewport(), button, mods, _pos(canvas, x, y))
+
+
+def _move(canvas, x, y, buttons=Qt.MouseButton.NoButton):
+    vp = canvas.plot.viewport()
+    p = QPointF(_pos(canvas, x, y))
+    ev = QMouseEvent(QEvent.Type.MouseMove, p, vp.mapToGlobal(p), Qt.MouseButton.NoButton, buttons, Qt.KeyboardModifier.NoModifier)
+    QApplication.sendEvent(vp, ev)
+    QApplication.processEvents()
+
+
+def test_clicks_place_points_with_the_right_label_and_coordinates(qtbot, canvas):
+    scene = canvas.scene_model
+    _click(qtbot, canvas, 0.5, 2.0)
+    _click(qtbot, canvas, -2.0, 0.25, Qt.MouseButton.RightButton)
+    _click(qtbot, canvas, 2.0, -2.0, mods=Qt.KeyboardModifier.ShiftModifier)
+    canvas.current_class = 2
+    _click(qtbot, canvas, 0.0, 0.0)
+    pts = scene.points
+    assert pts.n == 8
+    np.testing.assert_allclose(pts.X[4:], [[0.5, 2.0], [-2.0, 0.25], [2.0, -2.0], [0.0, 0.0]], atol=2 * _px(canvas))
+    assert pts.classes[4:].tolist() == [0, 1, 1, 2]
+
+
+def test_drag_moves_a_point_in_one_undo_step(qtbot, canvas):
+    scene = canvas.scene_model
+    vp = canvas.plot.viewport()
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=_pos(canvas, -1.0, 1.0))
+    for t in np.linspace(0, 1, 6)[1:]:
+        _move(canvas, -1.0 + 1.5 * t, 1.0 + 0.5 * t, Qt.MouseButton.LeftButton)
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=_pos(canvas, 0.5, 1.5))
+    assert scene.n == 4
+    np.testing.assert_allclose(scene.points.X[0], [0.5, 1.5], atol=2 * _px(canvas))
+    assert scene.undo()
+    np.testing.assert_allclose(scene.points.X[0], [-1.0, 1.0])
+    assert not scene.can_undo  # the whole drag was one step
+
+
+def test_drag_on_empty_space_pans_instead(qtbot, canvas):
+    vp = canvas.plot.viewport()
+    before = canvas.viewbox.viewRange()[0][0]
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=_pos(canvas, 0.0, 0.0))
+    for t in np.linspace(0, 1, 6)[1:]:
+        _move(canvas, 1.0 * t, 0.0, Qt.MouseButton.LeftButton)
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=_pos(canvas, 1.0, 0.0))
+    assert canvas.scene_model.n == 4 and not canvas.scene_model.can_undo
+    assert canvas.viewbox.viewRange()[0][0] < before - 0.5
+
+
+def test_ctrl_click_and_delete_remove_points(qtbot, canvas):
+    scene = canvas.scene_model
+    _click(qtbot, canvas, 1.5 + 3 * _px(canvas), 1.0, mods=Qt.KeyboardModifier.ControlModifier)
+    assert scene.n == 3 and [1.5, 1.0] not in scene.points.X.tolist()
+    hovered = []
+    canvas.pointHovered.connect(hovered.append)
+    _move(canvas, -1.0, -1.5)
+    assert hovered[-1] == scene.nearest(-1.0, -1.5)
+    qtbot.keyClick(canvas.plot, Qt.Key.Key_Delete)
+    assert scene.n == 2 and [-1.0, -1.5] not in scene.points.X.tolist()
+    _move(canvas, 1.0, -1.0)
+    qtbot.keyClick(canvas.plot.viewport(), Qt.Key.Key_Backspace)
+    assert scene.points.X.tolist() == [[-1.0, 1.0]]
+
+
+def test_cursor_coordinates_are_reported(qtbot, canvas):
+    seen = []
+    canvas.cursorMoved.connect(lambda x, y: seen.append((x, y)))
+    _move(canvas, 1.25, -0.75)
+    assert seen and np.allclose(seen[-1], (1.25, -0.75), atol=2 * _px(canvas))
+
+
+def _snapshot(decision, **kw):
+    kw.setdefault("status", Status.RUNNING)
+    return Snapshot(iteration=kw.pop("iteration", 3), decision=decision, metrics={"margin": 0.1}, **kw)
+
+
+def test_linear_decision_draws_exact_boundary_and_margin_lines(canvas):
+    # f(x) = x2 − 0.5 x1 + 0.25 (a·φ with φ = (1, x1, x2)): the boundary is the line x2 = 0.5 x1 − 0.25
+    prob = Problem(canvas.scene_model.points)
+    canvas.set_problem(prob, None)
+    a = np.array([0.25, -0.5, 1.0])
+    canvas.set_snapshot(_snapshot(FeatureLinear(parse_features("linear"), a), triggers=(2,)))
+    canvas.redraw_now()
+    x, y = canvas.boundary_curve.getData()
+    pts = np.column_stack([x, y])
+    pts = pts[np.isfinite(pts).all(axis=1)]
+    assert len(pts) == 2 and np.ptp(pts[:, 0]) > 6  # one exact line crossing the whole view
+    np.testing.assert_allclose(pts @ a[1:] + a[0], 0.0, atol=1e-9)
+    # margin lines at ±δ with δ = min_i y_i f(x_i) pass through the closest point
+    X, yl = prob.X, prob.y
+    f = X @ a[1:] + a[0]
+    delta = np.min(yl * f)
+    assert delta > 0
+    mx, my = canvas.margin_curve.getData()
+    M = np.column_stack([mx, my])
+    M = M[np.isfinite(M).all(axis=1)]
+    levels = np.unique(np.round(M @ a[1:] + a[0], 9))
+    np.testing.assert_allclose(levels, [-delta, delta], atol=1e-9)
+    # the trigger ring sits on point 2
+    tx, ty = canvas.trigger_ring.getData()
+    assert np.allclose([tx[0], ty[0]], X[2])
+    # the colour map is symmetric and clipped at the largest |f(x_i)|
+    lo, hi = canvas.image.getLevels()
+    assert np.isclose(-lo, hi) and np.isclose(hi, np.abs(f).max())
+
+
+def test_kernel_boundary_follows_the_zero_level(canvas):
+    prob = Problem(canvas.scene_model.points, kernel="rbf:gamma=0.8")
+    canvas.set_problem(prob, None)
+    alpha = np.array([1.0, 0.5, 1.0, 0.25])
+    snap = _snapshot(prob.expansion(alpha, rkhs_norm=1.0), alpha=alpha)
+    canvas.set_snapshot(snap)
+    canvas.redraw_now()
+    x, y = canvas.boundary_curve.getData()
+    P = np.column_stack([x, y])
+    P = P[np.isfinite(P).all(axis=1)]
+    assert len(P) > 50
+    f_scale = np.abs(snap.decision(prob.X)).max()
+    assert np.abs(snap.decision(P)).max() < 0.02 * f_scale  # on the zero level up to grid interpolation
+    # halos: one per point with α_i > 0, larger for larger α
+    hx, _ = canvas.halos.getData()
+    assert len(hx) == 4
+    sizes = np.array([s.size() for s in canvas.halos.points()])
+    assert sizes[0] > sizes[3]
+
+
+def test_certificate_halos_use_p(canvas):
+    prob = Problem(canvas.scene_model.points)
+    canvas.set_problem(prob, None)
+    p = np.array([0.0, 0.5, 0.5, 0.0])
+    snap = _snapshot(prob.expansion(np.ones(4)), status=Status.CERTIFICATE, alpha=np.ones(4), p=p)
+    canvas.set_snapshot(snap)
+    canvas.redraw_now()
+    hx, hy = canvas.halos.getData()
+    assert sorted(zip(hx, hy)) == sorted(map(tuple, prob.X[[1, 2]]))
+
+
+def test_multiclass_regions(canvas):
+    pts = PointSet(np.array([[0.0, 2.0], [2.0, -1.0], [-2.0, -1.0]]), np.array([0, 1, 2]))
+    canvas.scene_model.set_points(pts)
+    canvas.set_problem(Problem(pts), None)
+    W = np.array([[0.0, 0.0, 1.0], [0.0, 1.0, -0.5], [0.0, -1.0, -0.5]])
+    canvas.set_snapshot(_snapshot(FeatureLinear(parse_features("linear"), W)))
+    canvas.redraw_now()
+    assert canvas.image.image.ndim == 3 and canvas.image.image.shape[2] == 4
+    assert not canvas.colorbar.isVisible()
+    x, y = canvas.boundary_curve.getData()
+    P = np.column_stack([x, y])
+    P = P[np.isfinite(P).all(axis=1)]
+    g = np.sort(parse_features("linear").transform(P) @ W.T, axis=1)
+    assert np.abs(g[:, -1] - g[:, -2]).max() < 0.05  # on the boundaries the two best scores tie
+
+
+def test_bursts_of_snapshots_evaluate_once(qtbot, canvas):
+    prob = Problem(canvas.scene_model.points, kernel="rbf:gamma=0.5")
+    canvas.set_problem(prob, None)
+    QApplication.processEvents()
+    calls = []
+    orig = canvas.evaluator.evaluate
+    canvas.evaluator.evaluate = lambda d, g: calls.append(g) or orig(d, g)
+    for k in range(10):
+        canvas.set_snapshot(_snapshot(prob.expansion(np.full(4, k + 1.0)), iteration=k))
+    qtbot.waitUntil(lambda: len(calls) >= 1, timeout=2000)
+    QApplication.processEvents()
+    assert len(calls) == 1 and calls[0].nx == 128  # one coarse evaluation for the burst
+    qtbot.waitUntil(lambda: len(calls) == 2, timeout=2000)  # then refined at full resolution
+    assert calls[1].nx == 256
+
+
+def test_new_problem_clears_the_picture(canvas):
+    prob = Problem(canvas.scene_model.points)
+    canvas.set_problem(prob, None)
+    canvas.set_snapshot(_snapshot(prob.expansion(np.ones(4)), triggers=(1,), alpha=np.ones(4)))
+    canvas.redraw_now()
+    assert len(canvas.boundary_curve.getData()[0]) > 0
+    canvas.set_problem(None, None)
+    assert canvas.boundary_curve.getData()[0] is None or len(canvas.boundary_curve.getData()[0]) == 0
+    assert len(canvas.halos.getData()[0]) == 0 and canvas.image.image is None
+
+
+def test_panel_contract(canvas):
+    class NoCanvas:
+        views = frozenset({"curves"})
+        display_name = "X"
+
+    assert CanvasView.supports(NoCanvas)[0] is False
+    assert canvas.accessibleName() == "canvas"
+    canvas.highlight_point(1)
+    assert len(canvas.hover_ring.getData()[0]) == 1
+    canvas.highlight_point(-1)
+    assert len(canvas.hover_ring.getData()[0]) == 0
