@@ -36,8 +36,10 @@ def _count(points: PointSet, algorithm: str, kernel="affine", features="linear",
 
 
 def default() -> Preset:
-    plus = [(-2.2, 1.6), (-1.4, 2.5), (-2.8, 0.2), (-0.8, 1.4), (-1.7, 0.5), (-0.3, 2.8), (-2.5, 2.9)]
-    minus = [(1.9, -1.1), (1.0, -2.2), (2.7, 0.1), (0.6, -0.4), (1.7, -2.8), (2.9, -1.9), (0.2, -1.6)]
+    # A + cloud, a − cloud and a small − group far down-left: the uniform start of SNKP does not separate.
+    plus = [(-1.3, 2.3), (0.2, 1.4), (-1.5, 2.2), (-1.3, 2.0), (-0.1, 1.8), (-0.5, -0.3), (-0.5, 1.3), (-2.0, 1.3)]
+    minus = [(0.7, -1.8), (0.2, -1.5), (0.6, -1.6), (1.9, -1.1), (0.6, -0.8), (2.0, -1.1),
+             (-2.6, -2.4), (-3.0, -2.0), (-2.4, -2.4)]
     pts = PointSet(plus + minus, [0] * len(plus) + [1] * len(minus))
     status, k = _count(pts, "snkp")
     return Preset(
@@ -47,7 +49,8 @@ def default() -> Preset:
             "Left-click places a + point, right-click a − point; drag to move one. "
             f"Press Space to step the Smoothed Normalized Kernel Perceptron (SNKP): it finds a separating line "
             f"here in {k} updates, and the halos show the weights α_i it puts on the points. "
-            "Move a point across the line and watch it adapt; try the RBF kernel for curved boundaries."
+            "Drag the lonely + point near the middle across the line and watch SNKP adapt; try the RBF kernel "
+            "for curved boundaries."
         ),
         kernel="affine",
         algorithm="snkp",
@@ -136,17 +139,18 @@ def xor_linear() -> Preset:
 
 def xor_rbf() -> Preset:
     pts = _xor_points()
-    status, k = _count(pts, "snkp", kernel="rbf:gamma=1")
+    status, k = _count(pts, "nkp", kernel="rbf:gamma=1")
     return Preset(
         pts,
         title="XOR with an RBF kernel: separable after all",
         explanation=(
             "The same XOR points as before, now with the Gaussian kernel exp(−‖x − z‖²). "
-            f"In its feature space the classes are separable, and SNKP finds a separator in {k} updates; "
+            f"In its feature space the classes are separable, and the Normalized Kernel Perceptron finds a "
+            f"separator in {k} updates; "
             "the boundary curves around the corners. Change γ and watch the bumps widen or narrow."
         ),
         kernel="rbf:gamma=1",
-        algorithm="snkp",
+        algorithm="nkp",
         view=ViewSettings(range=(-2.5, 2.5, -2.5, 2.5)),
     )
 
@@ -154,41 +158,44 @@ def xor_rbf() -> Preset:
 def overlapping() -> Preset:
     pts = D.overlapping_gaussians()
     status, k = _count(pts, "isnkpvn")
+    _, k_hk = _count(pts, "ho-kashyap")
     return Preset(
         pts,
         title="Two overlapping Gaussians: proofs of non-separability",
         explanation=(
             "Fifty + points from N((0, 1), I) and fifty − points from N((1.5, −0.5), I) overlap, so no line "
             "separates them and a perceptron would cycle forever. "
-            f"ISNKPVN returns a certificate ‖p‖_G ≤ ε after {k} updates. Switch to Ho–Kashyap: at step 94 its "
-            "error vector has no positive part, which proves the same thing, as in the notes."
+            f"ISNKPVN returns a certificate ‖p‖_G ≤ ε after {k} updates. Switch to Ho–Kashyap: after {k_hk} "
+            "updates (the notes' step 94) its error vector e = Ya − b is ≤ 0 without being 0, which proves the "
+            "same thing."
         ),
         algorithm="isnkpvn",
-        view=ViewSettings(range=(-3.5, 4.5, -3.5, 3.5)),
+        view=ViewSettings(range=(-3.5, 4.5, -3.5, 4.5)),
     )
 
 
 def normalization() -> Preset:
-    r = 3.0
-    t_plus = np.geomspace(1 / r, r, 5)
+    r = 5.0
+    t_plus = np.geomspace(r, 1 / r, 5)  # stored longest first: the classic perceptron's first step is long
     t_minus = np.geomspace(1 / r, r, 6)
     X = np.vstack([np.outer(t_plus, (0.6, 0.8)), np.outer(t_minus, (0.8, 0.6))])
-    pts = PointSet(np.round(X, 6), [0] * 5 + [1] * 6)
+    pts = PointSet(X, [0] * 5 + [1] * 6)
     _, k_classic = _count(pts, "kernel-perceptron", kernel="linear")
     _, k_nkp = _count(pts, "nkp", kernel="linear")
     return Preset(
         pts,
         title="Why normalize? The paper's example",
         explanation=(
-            "The + points lie on the line 6x2 = 8x1 and the − points on 8x2 = 6x1, with lengths from 1/3 to 3. "
+            f"The + points lie on the line 6x2 = 8x1 and the − points on 8x2 = 6x1, with lengths from 1/r to r, "
+            f"r = {r:g}. "
             "Normalized to unit length every + point is (0.6, 0.8) and every − point (0.8, 0.6), a margin of "
             "about 0.14; unnormalized the margin shrinks to about 0.14/r while the radius grows to r, a factor r⁴ "
-            f"in the perceptron's bound. Here the classic kernel perceptron needs {k_classic} updates and NKP, "
-            f"which normalizes, {k_nkp}."
+            f"in the perceptron's bound. Here the classic kernel perceptron (homogeneous linear kernel) needs "
+            f"{k_classic} updates and NKP, which normalizes, {k_nkp}."
         ),
         kernel="linear",
         algorithm="kernel-perceptron",
-        view=ViewSettings(range=(-0.5, 3.0, -0.5, 3.0)),
+        view=ViewSettings(range=(-0.5, 4.5, -0.5, 4.5)),
     )
 
 
@@ -216,17 +223,18 @@ def circles_rbf() -> Preset:
     inner = [(1.0 * np.cos(a), 1.0 * np.sin(a)) for a in np.radians(np.arange(8) * 45 + 10)]
     outer = [(2.6 * np.cos(a), 2.6 * np.sin(a)) for a in np.radians(np.arange(16) * 22.5)]
     pts = PointSet(np.round(np.array(inner + outer), 6), [0] * 8 + [1] * 16)
-    status, k = _count(pts, "snkp", kernel="rbf:gamma=0.5")
+    status, k = _count(pts, "nkp", kernel="rbf:gamma=0.5")
     return Preset(
         pts,
         title="Concentric circles with the RBF kernel",
         explanation=(
             "A circle of + points inside a circle of − points: no line separates them. "
-            f"With the Gaussian kernel exp(−0.5‖x − z‖²) SNKP finds a closed boundary in {k} updates. "
+            f"With the Gaussian kernel exp(−0.5‖x − z‖²) the Normalized Kernel Perceptron finds a closed "
+            f"boundary in {k} updates. "
             "Raise γ to make it hug the points, lower it to smooth it out."
         ),
         kernel="rbf:gamma=0.5",
-        algorithm="snkp",
+        algorithm="nkp",
         view=ViewSettings(range=(-3.5, 3.5, -3.5, 3.5)),
     )
 
@@ -252,7 +260,30 @@ def three_class() -> Preset:
 
 
 def winnow_stream() -> Preset:
-    raise NotImplementedError  # filled in when the Winnow solver lands
+    rng = np.random.default_rng(1)
+    levels = rng.integers(0, 3, size=(120, 2)) / 2  # each coordinate off (0), half (½) or on (1)
+    jitter = rng.uniform(0, 0.08, size=(120, 2))
+    X = np.round(np.clip(levels + np.where(levels == 1, -jitter, jitter), 0, 1), 3)
+    pts = PointSet(X, np.where((X >= 0.75).any(axis=1), 0, 1))  # + when x1 or x2 is on: a disjunction
+    features = "poly:degree=8"
+    _, k_winnow = _count(pts, "winnow", features=features)
+    _, k_fixed = _count(pts, "fixed-increment", features=features)
+    return Preset(
+        pts,
+        title="A sparse stream for Winnow",
+        explanation=(
+            "120 samples whose coordinates are off (0), half (½) or on (1), slightly jittered; a sample is + "
+            "when x1 or x2 is on, the kind of disjunction Winnow is made for. "
+            "φ lists all 45 monomials up to degree 8: nonnegative, and sparse, since any power of 0 or ½ is "
+            "nearly zero, so only the monomials of the 'on' coordinates light up. "
+            f"Balanced Winnow's multiplicative updates separate the stream after {k_winnow} mistakes, the "
+            f"fixed-increment rule after {k_fixed}: with two inputs the rules are alike, and Winnow's edge shows "
+            "when most features are irrelevant (the notes' d = 2000 stream: 59 mistakes against 662)."
+        ),
+        features=features,
+        algorithm="winnow",
+        view=ViewSettings(panels=("canvas", "weight", "curves"), range=(-0.25, 1.25, -0.25, 1.25)),
+    )
 
 
 #: name → builder, in SHIPPED_ORDER.

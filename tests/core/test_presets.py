@@ -3,6 +3,7 @@
 import dataclasses
 import json
 import os
+import re
 
 import numpy as np
 import pytest
@@ -317,3 +318,60 @@ def test_shipped_preset_round_trips_and_runs(tmp_path, shipped):
     solver = p.replace(max_iter=min(p.max_iter or 10**9, 300)).make_solver()
     snap = solver.run()
     assert snap.status.done and snap.iteration <= 300
+
+
+def test_shipped_files_are_what_the_generator_builds():
+    from percviz.core import shipped
+
+    assert set(shipped.BUILDERS) == set(pr.SHIPPED_ORDER)
+    assert shipped.main(["--check"]) == 0
+
+
+@pytest.mark.parametrize("shipped", SHIPPED, ids=[s.name for s in SHIPPED])
+def test_shipped_view_shows_every_point(shipped):
+    p = shipped.load()
+    if p.view.range is not None:
+        x0, x1, y0, y1 = p.view.range
+        X = p.points.X
+        assert (X[:, 0] >= x0).all() and (X[:, 0] <= x1).all() and (X[:, 1] >= y0).all() and (X[:, 1] <= y1).all()
+    assert set(p.view.panels) <= set(pr.PANELS) and "canvas" in p.view.panels
+
+
+def _load(name):
+    return load_preset(pr.SHIPPED_DIR / f"{name}.json")
+
+
+def test_thin_margin_counts_are_true():
+    """The explanation's numbers, recounted: many perceptron updates, few SNKP ones (notes: 7283 at gap 0.03)."""
+    p = _load("thin-margin")
+    counts = {}
+    for algo in ("fixed-increment", "perceptron", "snkp"):
+        snap = p.replace(algorithm=algo, params={}, max_iter=20000).make_solver().run()
+        assert snap.status.value == "separator"
+        counts[algo] = snap.iteration
+    assert counts["fixed-increment"] == 7283
+    for k in counts.values():
+        assert re.search(rf"\b{k}\b", p.explanation), k
+    assert counts["snkp"] * 10 < counts["perceptron"]
+
+
+def test_nonseparable_scenes_end_in_proofs():
+    xor = _load("xor-linear-certificate").make_solver().run()
+    assert xor.status.value == "certificate"
+    gauss = _load("overlapping-gaussians")
+    assert gauss.make_solver().run().status.value == "certificate"
+    hk = gauss.replace(algorithm="ho-kashyap", params={}).make_solver().run()
+    assert hk.status.value == "nonseparable" and f"after {hk.iteration} updates (the notes' step 94)" in gauss.explanation
+    assert _load("xor-rbf").make_solver().run().status.value == "separator"
+
+
+def test_normalization_example_is_the_papers():
+    p = _load("normalization-example")
+    X, y = p.points.X, p.points.y
+    U = X / np.linalg.norm(X, axis=1, keepdims=True)
+    assert np.allclose(U[y > 0], [0.6, 0.8], atol=1e-6) and np.allclose(U[y < 0], [0.8, 0.6], atol=1e-6)
+    r = np.linalg.norm(X, axis=1)
+    assert r.max() / r.min() == pytest.approx(25.0, rel=1e-5)  # radii between 1/r and r, r = 5
+    classic = p.make_solver().run().iteration
+    nkp = p.replace(algorithm="nkp").make_solver().run().iteration
+    assert f"needs {classic} updates and NKP, which normalizes, {nkp}" in p.explanation and classic > 5 * nkp
