@@ -117,7 +117,7 @@ class FrameRenderer(QWidget):
     def __init__(self, preset, panels: Sequence[str] = ("canvas",), size=DEFAULT_SIZE, theme: Theme | None = None,
                  scale: float = 1.0):
         super().__init__()
-        from percviz.app.overlays import RunOverlay
+        from percviz.app.overlays import attach_run_overlay
         from percviz.core.scene import SceneModel, Settings
 
         self.setAttribute(Qt.WA_DontShowOnScreen)
@@ -143,8 +143,8 @@ class FrameRenderer(QWidget):
         for panel in self.panels.values():
             if hasattr(panel, "apply_theme"):
                 panel.apply_theme(self.theme)
-        self.caption = RunOverlay(self.panels["canvas"], self.theme) if "canvas" in self.panels else None
-        self._view_range = preset.view.range
+        self.caption = attach_run_overlay(self.panels["canvas"], self.theme) if "canvas" in self.panels else None
+        self._view = preset.view
         self.history: list = []
         self.show()  # offscreen (WA_DontShowOnScreen): polishes and lays out the panels
 
@@ -154,12 +154,17 @@ class FrameRenderer(QWidget):
             panel.set_problem(problem, solver_cls)
         if self.caption is not None:
             self.caption.set_solver(solver_cls)
+        for panel in self.panels.values():
+            apply_view = getattr(panel, "apply_view", None)
+            if callable(apply_view):
+                apply_view(self._view)
         canvas = self.panels.get("canvas")
         if canvas is not None:
-            if self._view_range is not None and hasattr(canvas, "set_view_range"):
-                canvas.set_view_range(self._view_range)
-            elif hasattr(canvas, "fit_view"):
-                canvas.fit_view()
+            rng, viewbox = self._view.range, getattr(canvas, "viewbox", None)
+            if rng is not None and viewbox is not None:
+                viewbox.setRange(xRange=rng[:2], yRange=rng[2:], padding=0)
+            elif rng is None and hasattr(canvas, "fit_to_data"):
+                canvas.fit_to_data()
 
     @Slot(object)
     def render_frame(self, snapshot) -> np.ndarray:
@@ -171,6 +176,10 @@ class FrameRenderer(QWidget):
             panel.set_snapshot(snapshot)
         if self.caption is not None:
             self.caption.show_snapshot(snapshot)
+        for panel in self.panels.values():
+            redraw = getattr(panel, "redraw_now", None)  # panels that coalesce redraws draw now
+            if callable(redraw):
+                redraw()
         QApplication.sendPostedEvents()
         self.last_frame = image_to_array(render_widget(self, self.scale))
         return self.last_frame

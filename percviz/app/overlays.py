@@ -15,24 +15,30 @@ def _fmt(value: float) -> str:
     return f"{value:.4g}" if abs(value) >= 1e-3 or value == 0 else f"{value:.2e}"
 
 
-def run_caption(snapshot, solver_cls) -> str:
-    """'SNKP · iteration 37' / 'margin 0.0123 · separator found' for the canvas overlay."""
-    name = getattr(solver_cls, "name", "") or ""
-    title = name.upper() if name else ""
-    lines = []
+def algorithm_label(solver_cls) -> str:
+    """A short name for the caption: the acronym in 'Normalized Kernel Perceptron (NKP)', else the display name."""
+    if solver_cls is None:
+        return ""
+    name = getattr(solver_cls, "display_name", "") or getattr(solver_cls, "name", "")
+    if name.endswith(")") and " (" in name:
+        short = name[name.rindex(" (") + 2:-1]
+        if short and short.replace("–", "").replace("-", "").isupper():
+            return short
+    return name
+
+
+def run_caption(snapshot, solver_cls) -> tuple[str, str, str]:
+    """(algorithm, 'iteration 37', 'margin 0.0123 · separator found') for the canvas caption."""
+    algo = algorithm_label(solver_cls)
     if snapshot is None:
-        return title
-    first = f"{title} · iteration {snapshot.iteration}" if title else f"iteration {snapshot.iteration}"
-    lines.append(first)
-    second = []
+        return algo, "", ""
+    details = []
     margin = snapshot.metrics.get("margin")
-    if margin is not None:
-        second.append(f"margin {_fmt(margin)}")
+    if margin is not None and margin == margin:
+        details.append(f"margin {_fmt(margin)}")
     if snapshot.status.done:
-        second.append(snapshot.status.text)
-    if second:
-        lines.append(" · ".join(second))
-    return "\n".join(lines)
+        details.append(snapshot.status.text)
+    return algo, f"iteration {snapshot.iteration}", "  ·  ".join(details)
 
 
 class _Follow(QObject):
@@ -50,16 +56,21 @@ class _Follow(QObject):
 
 
 class RunOverlay(QLabel):
-    """The iteration, algorithm and current margin in large type over the canvas' top-left corner."""
+    """The algorithm, iteration and current margin in large type over the top-left corner of the plot.
+
+    `anchor()` (optional) returns the top-left point of the plot area in the parent's coordinates.
+    """
 
     MARGIN = 8
 
-    def __init__(self, parent: QWidget, theme: Theme | None = None):
+    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None):
         super().__init__(parent)
         self.setObjectName("run_overlay")
         self.setAttribute(Qt.WA_TransparentForMouseEvents)
-        self.setTextFormat(Qt.PlainText)
+        self.setTextFormat(Qt.RichText)
+        self._anchor = anchor
         self._solver_cls = None
+        self._snapshot = None
         self._enabled = True
         self.apply_theme(theme or theme_for())
         _Follow(self)
@@ -68,40 +79,67 @@ class RunOverlay(QLabel):
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         self.setFont(theme.font(theme.overlay_pt, bold=True))
-        bg = QColor(theme.background)
-        bg.setAlpha(200)
-        self.setStyleSheet(
-            f"QLabel#run_overlay {{ color: {theme.foreground}; background: rgba({bg.red()},{bg.green()},"
-            f"{bg.blue()},{bg.alpha()}); border-radius: {int(4 * theme.scale)}px; "
-            f"padding: {int(3 * theme.scale)}px {int(6 * theme.scale)}px; }}"
-        )
-        self.place()
+        pad = int(round(3 * theme.scale))
+        self.setContentsMargins(2 * pad, pad, 2 * pad, pad)
+        pal = self.palette()
+        pal.setColor(self.foregroundRole(), QColor(theme.foreground))
+        self.setPalette(pal)
+        self._refresh()
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.setRenderHint(QPainter.Antialiasing)
+        bg = QColor(self.theme.background)
+        bg.setAlpha(170)
+        p.setPen(Qt.NoPen)
+        p.setBrush(bg)
+        r = 4 * self.theme.scale
+        p.drawRoundedRect(self.rect(), r, r)
+        p.end()
+        super().paintEvent(event)
 
     def set_solver(self, solver_cls) -> None:
         self._solver_cls = solver_cls
-        if solver_cls is None:
-            self.setText("")
-            self.hide()
+        self._snapshot = None
+        self._refresh()
 
     def show_snapshot(self, snapshot) -> None:
-        text = run_caption(snapshot, self._solver_cls)
-        self.setText(text)
-        self.setVisible(bool(text) and self._enabled)
-        self.place()
+        self._snapshot = snapshot
+        self._refresh()
 
     def set_enabled_overlay(self, on: bool) -> None:
-        self._enabled = on
-        self.setVisible(on and bool(self.text()))
+        self._enabled = bool(on)
+        self._refresh()
+
+    @property
+    def plain_text(self) -> str:
+        return "\n".join(t for t in run_caption(self._snapshot, self._solver_cls) if t)
+
+    def _refresh(self) -> None:
+        algo, iteration, details = run_caption(self._snapshot, self._solver_cls)
+        small = f"{0.65 * self.theme.overlay_pt:.1f}pt"
+        lines = []
+        if algo:
+            lines.append(f"<span style='font-size:{small}'>{html.escape(algo)}</span>")
+        if iteration:
+            lines.append(html.escape(iteration))
+        if details:
+            lines.append(f"<span style='font-size:{small}'>{html.escape(details)}</span>")
+        self.setText("<br>".join(lines))
+        self.setVisible(self._enabled and bool(lines))
+        self.place()
 
     def place(self) -> None:
         self.adjustSize()
-        self.move(self.MARGIN + self._left_inset(), self.MARGIN)
+        x, y = 0, 0
+        if self._anchor is not None:
+            try:
+                p = self._anchor()
+                x, y = int(p.x()), int(p.y())
+            except (RuntimeError, AttributeError):
+                pass
+        self.move(x + self.MARGIN, y + self.MARGIN)
         self.raise_()
-
-    def _left_inset(self) -> int:
-        """Skip the plot's left axis if the parent says where its plot area starts."""
-        inset = getattr(self.parentWidget(), "overlay_inset", None)
-        return int(inset()) if callable(inset) else 0
 
 
 #: (keys, what) rows of the help sheet.
@@ -194,3 +232,22 @@ class HelpOverlay(QWidget):
     def mousePressEvent(self, event) -> None:
         self.close_sheet()
         event.accept()
+
+
+def attach_run_overlay(canvas: QWidget, theme: Theme | None = None) -> RunOverlay:
+    """Put the run caption over a canvas panel's plot area (replacing the panel's own smaller caption)."""
+    plot = getattr(canvas, "plot", None)
+    viewbox = getattr(canvas, "viewbox", None)
+    for name in ("overlay", "overlay_box"):  # the panel's own smaller caption: made transparent, not removed
+        own = getattr(canvas, name, None)
+        if own is not None and hasattr(own, "setOpacity"):
+            own.setOpacity(0.0)
+    if plot is not None and viewbox is not None:
+
+        def anchor():
+            return plot.mapFromScene(viewbox.sceneBoundingRect().topLeft())
+
+        overlay = RunOverlay(plot, theme, anchor)
+        viewbox.sigResized.connect(overlay.place)
+        return overlay
+    return RunOverlay(canvas, theme)

@@ -1,0 +1,466 @@
+"""What makes percviz work in a lecture hall, installed on the main window by `install(window)`.
+
+- Presentation mode (F5; View menu) scales fonts, markers and lines ≥ 2× through `apply_theme` on
+  every panel and the window font; F11 toggles full screen; View ▸ Theme picks light, dark,
+  high-contrast light/dark or the colour-blind-safe palette.
+- A caption over the canvas: algorithm, iteration, current margin (and the final status).
+- Keyboard: Space step, P play/pause, R reset, ←/→ scrub the history, F fit the view,
+  Ctrl+Z / Ctrl+Shift+Z undo/redo, Ctrl+S / Ctrl+O save/open; F1 or ? shows them all.
+- An info dock with the scene's title and explanation (editable for a teacher preparing scenes).
+- File menu: Open…, Open Recent, Save, Save As…, Import/Export CSV…, Export picture…, Export animation…;
+  drag-and-drop of a preset or CSV; unsaved-changes guard; autosave and crash recovery
+  (see `percviz.app.file_actions` for the dialog hooks tests use, and `percviz.app.autosave`).
+- Preferences (theme, presentation scale, last folder, recent files, window layout) in QSettings
+  (`percviz.app.prefs`; `PERCVIZ_CONFIG_DIR` redirects them).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QActionGroup, QFont, QGuiApplication, QKeySequence
+from PySide6.QtWidgets import (
+    QApplication,
+    QDialog,
+    QDialogButtonBox,
+    QDockWidget,
+    QFormLayout,
+    QLabel,
+    QLineEdit,
+    QPlainTextEdit,
+    QPushButton,
+    QTextBrowser,
+    QVBoxLayout,
+    QWidget,
+)
+
+from percviz.app import file_actions
+from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, PictureDialog, export_picture
+from percviz.app.file_actions import FileActions
+from percviz.app.overlays import SHORTCUT_ROWS, HelpOverlay, RunOverlay, attach_run_overlay
+from percviz.app.prefs import Preferences
+from percviz.app.theme import PRESENTATION_SCALE, THEMES, Theme, theme_for
+
+PICTURE_FILTERS = "PNG picture (*.png);;SVG drawing (*.svg)"
+ANIMATION_FILTERS = "Animated GIF (*.gif);;MP4 video (*.mp4)"
+
+
+def install(window) -> "Classroom":
+    """Add the classroom features to a MainWindow; the result is also `window.classroom`."""
+    classroom = Classroom(window)
+    window.classroom = classroom
+    return classroom
+
+
+class InfoPanel(QWidget):
+    """The scene's title and explanation, for the audience; Edit… changes them."""
+
+    def __init__(self, classroom: "Classroom"):
+        super().__init__()
+        self.classroom = classroom
+        self.setObjectName("info_panel")
+        lay = QVBoxLayout(self)
+        lay.setContentsMargins(8, 6, 8, 6)
+        self.title = QLabel()
+        self.title.setObjectName("info_title")
+        self.title.setWordWrap(True)
+        self.text = QTextBrowser()
+        self.text.setObjectName("info_text")
+        self.text.setOpenLinks(False)
+        self.text.setFrameShape(QTextBrowser.NoFrame)
+        self.edit = QPushButton("Edit title and explanation…")
+        self.edit.clicked.connect(classroom.edit_info)
+        lay.addWidget(self.title)
+        lay.addWidget(self.text, 1)
+        lay.addWidget(self.edit, 0, Qt.AlignRight)
+
+    def show_scene(self, title: str, explanation: str) -> None:
+        self.title.setText(title or "Untitled scene")
+        self.text.setMarkdown(explanation or "*No explanation yet — use Edit to write one for the audience.*")
+
+    def apply_theme(self, theme: Theme) -> None:
+        self.title.setFont(theme.font(theme.title_pt, bold=True))
+        self.text.setFont(theme.font(theme.font_pt))
+
+
+class Classroom(QObject):
+    """Presentation mode, themes, shortcuts, help, info panel, files, export, preferences of one window."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.setObjectName("classroom")
+        self.window = window
+        self.prefs = Preferences()
+        self.theme_name = self.prefs.theme
+        self.presenting = False
+        self.base_font_pt = QApplication.font().pointSizeF() if QApplication.font().pointSizeF() > 0 else 10.0
+        self.actions: dict[str, QAction] = {}
+        self.theme = theme_for(self.theme_name, 1.0)
+
+        self.files = FileActions(window, self.prefs, on_loaded=self._on_loaded)
+        self.animations = AnimationRunner(window, self.theme)
+        self._build_overlays()
+        self._build_info_dock()
+        self._build_file_menu()
+        self._build_view_menu()
+        self._bind_keys()
+        self._build_help()
+        self._wrap_load_preset()
+        if hasattr(window, "close_guards"):
+            window.close_guards.append(self._close_guard)
+        else:
+            self.files.guard_close_events(self._close_guard)
+        self.prefs.restore_window(window)
+        self.apply()
+        self.refresh_info()
+        QTimer.singleShot(0, self._offer_restore)
+
+    # -- construction --------------------------------------------------------------------------------
+    def _build_overlays(self) -> None:
+        w = self.window
+        canvas = w.panels.get("canvas")
+        self.caption: RunOverlay | None = attach_run_overlay(canvas, self.theme) if canvas is not None else None
+        if self.caption is not None:
+            w.session.problemChanged.connect(lambda problem, cls: self.caption.set_solver(cls))
+            w.session.snapshotShown.connect(self.caption.show_snapshot)
+            self.caption.set_solver(w.session.solver_cls)
+            current = getattr(w.session, "current", None)
+            if current is not None:
+                self.caption.show_snapshot(current)
+        self.help = HelpOverlay(w, SHORTCUT_ROWS, self.theme)
+
+    def _build_info_dock(self) -> None:
+        self.info = InfoPanel(self)
+        dock = QDockWidget("About this scene", self.window)
+        dock.setObjectName("info")
+        dock.setWidget(self.info)
+        self.window.addDockWidget(Qt.LeftDockWidgetArea, dock)
+        controls = getattr(self.window, "docks", {}).get("controls")
+        if controls is not None:
+            self.window.splitDockWidget(controls, dock, Qt.Vertical)
+        self.info_dock = dock
+
+    def _taken(self) -> set[str]:
+        keys = set()
+        for a in self.window.findChildren(QAction):
+            keys.update(s.toString() for s in a.shortcuts())
+        return keys
+
+    def _build_file_menu(self) -> None:
+        extra = (
+            (None,) * 5,
+            ("export_picture", "Export &picture…", None, self.export_picture_dialog,
+             "Save the window or one view as PNG/SVG at a chosen scale"),
+            ("export_animation", "Export &animation…", None, self.export_animation_dialog,
+             "Save iterations a..b of the run as an animated GIF or MP4"),
+        )
+        self.files.build_menu(self.window.file_menu, self._taken(), extra)
+        self.actions.update(self.files.actions)
+
+    def _build_view_menu(self) -> None:
+        w, menu = self.window, self.window.view_menu
+        menu.addSeparator()
+        present = QAction("&Presentation mode", w, checkable=True)
+        present.setObjectName("action_presentation")
+        present.setStatusTip("Large type, markers and lines for a projector")
+        present.setShortcut(QKeySequence("F5"))
+        present.toggled.connect(self.set_presentation)
+        full = QAction("&Full screen", w, checkable=True)
+        full.setObjectName("action_full_screen")
+        full.setShortcut(QKeySequence("F11"))
+        full.toggled.connect(self.set_full_screen)
+        caption = QAction("Run &caption on the canvas", w, checkable=True, checked=True)
+        caption.toggled.connect(lambda on: self.caption.set_enabled_overlay(on) if self.caption else None)
+        for a in (present, full, caption):
+            a.setShortcutContext(Qt.WindowShortcut)
+            menu.addAction(a)
+            w.addAction(a)
+        self.actions.update(presentation=present, full_screen=full, caption=caption)
+
+        themes = menu.addMenu("&Theme")
+        group = QActionGroup(themes)
+        for name, theme in THEMES.items():
+            a = themes.addAction(theme.label)
+            a.setCheckable(True)
+            a.setChecked(name == self.theme_name)
+            a.setObjectName(f"theme_{name}")
+            a.triggered.connect(lambda _=False, n=name: self.set_theme(n))
+            group.addAction(a)
+        scales = menu.addMenu("Presentation &scale")
+        sgroup = QActionGroup(scales)
+        for s in (2.0, 2.5, 3.0):
+            a = scales.addAction(f"{s:g}×")
+            a.setCheckable(True)
+            a.setChecked(abs(s - self.prefs.presentation_scale) < 1e-9)
+            a.triggered.connect(lambda _=False, v=s: self.set_presentation_scale(v))
+            sgroup.addAction(a)
+        menu.addSeparator()
+        menu.addAction(self.info_dock.toggleViewAction())
+
+    def _bind_keys(self) -> None:
+        """Give each classroom key one action: reuse the window's action for that job, else add one."""
+        w, s = self.window, self.window.session
+        run_menu = getattr(w, "run_menu", None) or w.view_menu
+        by_text = {_plain(a.text()): a for a in w.findChildren(QAction) if a.text()}
+        fit = getattr(w.panels.get("canvas"), "fit_to_data", None)
+        jobs = (
+            # (name, key, window attribute or menu text, fallback text, slot)
+            ("step", "Space", "step_action", "Step", s.step),
+            ("play", "P", "play_action", "Play / Pause", s.toggle_play),
+            ("reset", "R", "reset_action", "Reset", s.reset),
+            ("back", "Left", "history back", "History back", lambda: s.scrub(-1)),
+            ("forward", "Right", "history forward", "History forward", lambda: s.scrub(1)),
+            ("fit", "F", "fit to data", "Fit to data", fit),
+            ("undo", "Ctrl+Z", "undo_action", "Undo", w.scene.undo),
+            ("redo", "Ctrl+Shift+Z", "redo_action", "Redo", w.scene.redo),
+            ("save", "Ctrl+S", "action_save", "Save", self.files.save),
+            ("open", "Ctrl+O", "action_open", "Open…", self.files.open_dialog),
+        )
+        for name, key, where, text, slot in jobs:
+            if slot is None:
+                continue
+            action = getattr(w, where, None) if where.endswith("_action") else None
+            action = action or self.files.actions.get(name) or by_text.get(where)
+            seq = QKeySequence(key)
+            if action is None:
+                action = QAction(text, w)
+                action.triggered.connect(lambda _=False, f=slot: f())
+                (w.view_menu if name == "fit" else run_menu).addAction(action)
+            _claim_key(w, action, seq)
+            w.addAction(action)
+            self.actions[name] = action
+
+    def _build_help(self) -> None:
+        w = self.window
+        action = QAction("&Keyboard shortcuts", w)
+        action.setObjectName("action_help_keys")
+        action.setShortcuts([QKeySequence("F1"), QKeySequence("?")])
+        action.setShortcutContext(Qt.WindowShortcut)
+        action.triggered.connect(self.help.toggle)
+        w.addAction(action)
+        help_menu = getattr(w, "help_menu", None)
+        if help_menu is not None:
+            first = help_menu.actions()[0] if help_menu.actions() else None
+            help_menu.insertAction(first, action) if first else help_menu.addAction(action)
+        self.actions["help"] = action
+
+    def _wrap_load_preset(self) -> None:
+        """Refresh the info panel whenever the window shows a new scene (launch, Open, restore)."""
+        original = self.window.load_preset
+
+        def load_preset(preset):
+            original(preset)
+            self._on_loaded(preset)
+
+        self.window.load_preset = load_preset
+
+    # -- look -------------------------------------------------------------------------------------------
+    @property
+    def scale(self) -> float:
+        return self.prefs.presentation_scale if self.presenting else 1.0
+
+    def current_theme(self) -> Theme:
+        name = (self.prefs.presentation_theme or self.theme_name) if self.presenting else self.theme_name
+        return theme_for(name, self.scale)
+
+    def apply(self) -> None:
+        """Restyle the window, every panel, the overlays and the info panel with the current theme."""
+        theme = self.current_theme()
+        self.theme = theme
+        w = self.window
+        w.setPalette(theme.palette())
+        font = QFont(w.font())
+        font.setPointSizeF(self.base_font_pt * theme.scale)
+        w.setFont(font)
+        if hasattr(w, "apply_theme"):
+            w.apply_theme(theme)
+        else:
+            for panel in w.panels.values():
+                if hasattr(panel, "apply_theme"):
+                    panel.apply_theme(theme)
+        for item in (self.caption, self.help, self.info):
+            if item is not None:
+                item.apply_theme(theme)
+        self.animations.theme = theme
+
+    def set_presentation(self, on: bool) -> None:
+        on = bool(on)
+        if on != self.presenting:
+            self.presenting = on
+            self.apply()
+            self.window.show_message("Presentation mode: F5 to leave, F11 full screen." if on else "Desk mode.")
+        action = self.actions.get("presentation")
+        if action is not None and action.isChecked() != on:
+            action.blockSignals(True)
+            action.setChecked(on)
+            action.blockSignals(False)
+
+    def set_full_screen(self, on: bool) -> None:
+        w = self.window
+        if on and not w.isFullScreen():
+            self._was_maximized = w.isMaximized()
+            w.showFullScreen()
+        elif not on and w.isFullScreen():
+            w.showMaximized() if getattr(self, "_was_maximized", False) else w.showNormal()
+
+    def set_theme(self, name: str) -> None:
+        theme_for(name)  # validates
+        self.theme_name = name
+        self.prefs.theme = name
+        self.apply()
+
+    def set_presentation_scale(self, scale: float) -> None:
+        self.prefs.presentation_scale = max(PRESENTATION_SCALE, float(scale))
+        if self.presenting:
+            self.apply()
+
+    # -- info -----------------------------------------------------------------------------------------------
+    def _on_loaded(self, preset) -> None:
+        self.refresh_info()
+
+    def refresh_info(self) -> None:
+        w = self.window
+        self.info.show_scene(getattr(w, "title", ""), getattr(w, "explanation", ""))
+
+    def edit_info(self) -> bool:
+        """Let the teacher write the title and explanation the audience sees."""
+        w = self.window
+        dlg = QDialog(w)
+        dlg.setWindowTitle("Scene title and explanation")
+        form = QFormLayout(dlg)
+        title = QLineEdit(getattr(w, "title", ""))
+        title.setMaxLength(200)
+        text = QPlainTextEdit(getattr(w, "explanation", ""))
+        text.setPlaceholderText("What the audience should look at (Markdown: *emphasis*, lists, …)")
+        form.addRow("Title", title)
+        form.addRow("Explanation", text)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(dlg.accept)
+        buttons.rejected.connect(dlg.reject)
+        form.addRow(buttons)
+        if dlg.exec() != QDialog.Accepted:
+            return False
+        self.set_info(title.text(), text.toPlainText())
+        return True
+
+    def set_info(self, title: str, explanation: str) -> None:
+        w = self.window
+        if (title, explanation) == (getattr(w, "title", ""), getattr(w, "explanation", "")):
+            return
+        w.title, w.explanation = title.strip() or "Untitled scene", explanation[:4000]
+        file_actions._mark_modified(w.scene)
+        self.files.autosaver.mark_dirty()
+        self.refresh_info()
+
+    # -- export -----------------------------------------------------------------------------------------------
+    def export_picture(self, target: str, path, scale: float = 2.0) -> Path:
+        """Save the whole window ("window") or a panel ("canvas", "curves", …) as PNG/SVG."""
+        return export_picture(self.window, target, path, scale)
+
+    def export_picture_dialog(self) -> bool:
+        dlg = PictureDialog(self.window, default_scale=2.0)
+        if dlg.exec() != QDialog.Accepted:
+            return False
+        target, scale = dlg.choice()
+        stem = f"{self._stem()}-{target}"
+        path = file_actions._hooks().ask_save_path(self.window, "Export picture",
+                                                   str(Path(self.prefs.last_folder) / f"{stem}.png"), PICTURE_FILTERS)
+        if not path:
+            return False
+        path = Path(path) if Path(path).suffix.lower() in (".png", ".svg") else Path(path + ".png")
+        try:
+            self.export_picture(target, path, scale)
+        except (OSError, ValueError) as e:
+            self.window.show_error("Cannot export the picture", str(e))
+            return False
+        self.prefs.last_folder = str(path.resolve().parent)
+        self.window.show_message(f"Saved {path.name}")
+        return True
+
+    def export_animation(self, path, start: int = 0, end: int | None = None, fps: float = 10,
+                         panels=("canvas",), scale: float = 1.0, show_progress: bool = True):
+        """Start exporting the run from iteration `start` to `end` (GIF/MP4) on a worker thread; returns the job."""
+        return self.animations.start(path, start, end, fps, panels, scale, show_progress)
+
+    def export_animation_dialog(self) -> bool:
+        s = self.window.session
+        latest = getattr(s, "latest", None)
+        last = getattr(latest, "iteration", 0) or 0
+        max_iter = int(self.window.scene.settings.max_iter)
+        dlg = AnimationDialog(self.window, last if last > 0 else min(100, max_iter), max_iter)
+        if dlg.exec() != QDialog.Accepted:
+            return False
+        opts = dlg.choice()
+        path = file_actions._hooks().ask_save_path(self.window, "Export animation",
+                                                   str(Path(self.prefs.last_folder) / f"{self._stem()}.gif"),
+                                                   ANIMATION_FILTERS)
+        if not path:
+            return False
+        path = Path(path) if Path(path).suffix.lower() in (".gif", ".mp4") else Path(path + ".gif")
+        self.prefs.last_folder = str(path.resolve().parent)
+        return self.export_animation(path, **opts) is not None
+
+    def _stem(self) -> str:
+        if self.files.current_path is not None:
+            return self.files.current_path.stem
+        return file_actions._slug(getattr(self.window, "title", "") or "scene")
+
+    # -- files (shortcuts for others) ---------------------------------------------------------------------------
+    def open_path(self, path) -> bool:
+        return self.files.open_path(path)
+
+    def set_current_file(self, path) -> None:
+        """Tell the window which file its scene came from (launch with a preset path): Save writes there."""
+        p = Path(path)
+        self.files.current_path = p.resolve() if p.suffix.lower() == ".json" else None
+        if p.exists():
+            self.prefs.add_recent(p)
+        self.files._update_title()
+
+    # -- lifecycle -----------------------------------------------------------------------------------------------
+    def _offer_restore(self) -> None:
+        platform = QGuiApplication.platformName()
+        hook_replaced = file_actions.ask_restore is not _DEFAULT_ASK_RESTORE
+        if platform in ("offscreen", "minimal") and not hook_replaced:
+            return  # screenshots and batch runs never stop for a dialog; the autosave stays for next time
+        self.files.offer_restore()
+
+    def _close_guard(self) -> bool:
+        if not self.files.maybe_save("closing"):
+            return False
+        self.shutdown()
+        return True
+
+    def shutdown(self) -> None:
+        """Window closing: stop an export, remember the layout, leave no autosave behind."""
+        self.animations.cancel_and_wait()
+        if self.window.isFullScreen():
+            self.window.showNormal()
+        self.prefs.save_window(self.window)
+        self.prefs.sync()
+        self.files.shutdown()
+
+
+_DEFAULT_ASK_RESTORE = file_actions.ask_restore
+
+
+def _claim_key(window, action: QAction, seq: QKeySequence) -> None:
+    """Make `seq` the first shortcut of `action` and remove it from every other action of the window."""
+    text = seq.toString()
+    for other in window.findChildren(QAction):
+        if other is action:
+            continue
+        keep = [s for s in other.shortcuts() if s.toString() != text]
+        if len(keep) != len(other.shortcuts()):
+            other.setShortcuts(keep)
+    rest = [s for s in action.shortcuts() if s.toString() != text]
+    action.setShortcuts([seq] + rest)
+    action.setShortcutContext(Qt.WindowShortcut)
+
+
+def _plain(text: str) -> str:
+    return file_actions._plain(text).split("\t")[0]
+
+
+__all__ = ["Classroom", "InfoPanel", "install"]

@@ -1,0 +1,173 @@
+"""File ▸ Export picture… and Export animation…: the choices, then the work (animation on a worker thread)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import (
+    QCheckBox,
+    QComboBox,
+    QDialog,
+    QDialogButtonBox,
+    QDoubleSpinBox,
+    QFormLayout,
+    QProgressDialog,
+    QSpinBox,
+    QWidget,
+)
+
+from percviz.app.export import AnimationExport, save_picture
+from percviz.core.errors import PercvizError
+
+PANEL_LABELS = {"canvas": "Canvas (decision function)", "curves": "Convergence curves",
+                "weight": "Weight space", "feature": "Feature space"}
+
+
+def picture_targets(window) -> dict[str, QWidget]:
+    """What can be exported as a picture: the whole window and every panel currently visible."""
+    targets: dict[str, QWidget] = {"window": window}
+    for name, panel in window.panels.items():
+        if panel.isVisible():
+            targets[name] = panel
+    return targets
+
+
+class PictureDialog(QDialog):
+    """Which view, at which scale."""
+
+    def __init__(self, window, default_scale: float = 2.0):
+        super().__init__(window)
+        self.setWindowTitle("Export picture")
+        self.targets = picture_targets(window)
+        form = QFormLayout(self)
+        self.target = QComboBox()
+        for key in self.targets:
+            self.target.addItem("Whole window" if key == "window" else PANEL_LABELS.get(key, key), key)
+        form.addRow("View", self.target)
+        self.scale = QDoubleSpinBox()
+        self.scale.setRange(0.5, 8.0)
+        self.scale.setSingleStep(0.5)
+        self.scale.setValue(default_scale)
+        self.scale.setSuffix(" ×")
+        self.scale.setToolTip("Pixels per screen pixel in a PNG (2× or 3× for slides); an SVG is vector anyway")
+        form.addRow("Scale", self.scale)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def choice(self) -> tuple[str, float]:
+        return self.target.currentData(), self.scale.value()
+
+
+class AnimationDialog(QDialog):
+    """Iterations a..b, frame rate, panels, scale."""
+
+    def __init__(self, window, last_default: int, max_iter: int):
+        super().__init__(window)
+        self.setWindowTitle("Export animation")
+        form = QFormLayout(self)
+        self.start = QSpinBox()
+        self.start.setRange(0, max_iter)
+        self.end = QSpinBox()
+        self.end.setRange(0, max_iter)
+        self.end.setValue(min(max(last_default, 1), max_iter))
+        self.start.valueChanged.connect(lambda v: self.end.setMinimum(v))
+        form.addRow("From iteration", self.start)
+        form.addRow("To iteration", self.end)
+        self.fps = QDoubleSpinBox()
+        self.fps.setRange(0.5, 60)
+        self.fps.setValue(10)
+        self.fps.setSuffix(" frames/s")
+        form.addRow("Frame rate", self.fps)
+        self.curves = QCheckBox("Include the convergence curves")
+        form.addRow(self.curves)
+        self.scale = QDoubleSpinBox()
+        self.scale.setRange(0.5, 4.0)
+        self.scale.setSingleStep(0.5)
+        self.scale.setValue(1.0)
+        self.scale.setSuffix(" ×")
+        form.addRow("Scale", self.scale)
+        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+        buttons.accepted.connect(self.accept)
+        buttons.rejected.connect(self.reject)
+        form.addRow(buttons)
+
+    def choice(self) -> dict:
+        panels = ("canvas", "curves") if self.curves.isChecked() else ("canvas",)
+        return {"start": self.start.value(), "end": self.end.value(), "fps": self.fps.value(),
+                "panels": panels, "scale": self.scale.value()}
+
+
+def export_picture(window, target: str, path, scale: float) -> Path:
+    """Save the whole window or one panel as PNG/SVG at `scale`."""
+    widget = window if target == "window" else window.panels[target]
+    return save_picture(widget, path, scale)
+
+
+class AnimationRunner:
+    """Starts an AnimationExport for the window's scene and shows its progress with a Cancel button."""
+
+    def __init__(self, window, theme):
+        self.window, self.theme = window, theme
+        self.job: AnimationExport | None = None
+        self.dialog: QProgressDialog | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self.job is not None and self.job.running
+
+    def start(self, path, start: int, end: int, fps: float, panels=("canvas",), scale: float = 1.0,
+              show_progress: bool = True) -> AnimationExport | None:
+        if self.busy:
+            self.window.show_message("An animation is already being exported.")
+            return None
+        try:
+            job = AnimationExport(self.window.current_preset(), path, start=start, end=end, fps=fps, panels=panels,
+                                  scale=scale, theme=self.theme.with_scale(1.0), parent=self.window)
+        except (PercvizError, OSError) as e:
+            self.window.show_error("Cannot export the animation", str(e))
+            return None
+        self.job = job
+        if show_progress:
+            dlg = QProgressDialog(f"Rendering {Path(path).name}…", "Cancel", 0, job.total, self.window)
+            dlg.setWindowTitle("Export animation")
+            dlg.setWindowModality(Qt.WindowModal)
+            dlg.setMinimumDuration(300)
+            dlg.setAutoClose(False)
+            dlg.setAutoReset(False)
+            dlg.canceled.connect(job.cancel)
+            job.progress.connect(lambda done, total: dlg.setValue(done))
+            self.dialog = dlg
+        job.finished.connect(self._finished)
+        job.failed.connect(self._failed)
+        job.start()
+        return job
+
+    def cancel_and_wait(self) -> None:
+        """Stop a running export (closing the window): cancel, then wait while still drawing frames."""
+        if self.busy:
+            self.job.cancel()
+            self.job.wait(30.0)
+
+    def _close_dialog(self) -> None:
+        if self.dialog is not None:
+            self.dialog.close()
+            self.dialog.deleteLater()
+            self.dialog = None
+
+    def _finished(self, result) -> None:
+        self._close_dialog()
+        if result is None:
+            return
+        if result.cancelled:
+            self.window.show_message("Animation export cancelled; nothing was written.")
+        else:
+            w, h = result.size
+            self.window.show_message(f"Saved {result.path.name}: {result.frames} frames, {w}×{h}, "
+                                     f"iterations {result.first}–{result.last}.", 8000)
+
+    def _failed(self, text: str) -> None:
+        self._close_dialog()
+        self.window.show_error("Cannot export the animation", text)

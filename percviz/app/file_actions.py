@@ -1,0 +1,431 @@
+"""Scene files in the window: open, save, recent files, CSV, drag-and-drop, unsaved-changes guard, autosave.
+
+Dialog hooks (tests replace these module functions with monkeypatch; under pytest, when not replaced,
+they never block: unsaved changes are discarded, restores declined, file dialogs return ""):
+- `ask_unsaved(window, doing) -> "save" | "discard" | "cancel"`; the environment variable
+  `PERCVIZ_UNSAVED_ANSWER` (save/discard/cancel) answers it without a dialog too;
+- `ask_restore(window, orphan) -> bool` (an autosave left by a crashed session);
+- `ask_open_path(window, title, folder, filters) -> str` and `ask_save_path(window, title, path, filters) -> str`.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtGui import QAction, QKeySequence
+from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+
+from percviz.app.autosave import Autosaver, Orphan, find_orphans
+from percviz.app.prefs import Preferences
+from percviz.core.errors import PercvizError, PresetError
+
+PRESET_FILTER = "percviz scenes (*.json)"
+CSV_FILTER = "Points x,y,label (*.csv *.txt)"
+OPEN_FILTERS = f"Scenes and points (*.json *.csv *.txt);;{PRESET_FILTER};;{CSV_FILTER};;All files (*)"
+DROP_SUFFIXES = (".json", ".csv", ".txt")
+UNSAVED_ENV = "PERCVIZ_UNSAVED_ANSWER"
+
+
+def _under_test() -> bool:
+    """True under pytest or without a screen (offscreen/minimal): nobody could answer a dialog."""
+    from PySide6.QtGui import QGuiApplication
+
+    return "PYTEST_CURRENT_TEST" in os.environ or QGuiApplication.platformName() in ("offscreen", "minimal")
+
+
+# -- dialog hooks ------------------------------------------------------------------------------------
+def ask_unsaved(window, doing: str) -> str:
+    """Ask whether to save the unsaved scene before `doing` ("closing", "opening a file")."""
+    answer = os.environ.get(UNSAVED_ENV, "").strip().lower()
+    if answer in ("save", "discard", "cancel"):
+        return answer
+    if _under_test():
+        return "discard"
+    box = QMessageBox(QMessageBox.Warning, "Unsaved changes",
+                      f"The scene has changes that are not saved. Save them before {doing}?",
+                      QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, window)
+    box.setDefaultButton(QMessageBox.Save)
+    return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(box.exec(), "cancel")
+
+
+def ask_restore(window, orphan: Orphan) -> bool:
+    """Offer back the autosave of a session that ended without saving."""
+    if _under_test():
+        return False
+    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(orphan.saved_at))
+    src = f" (from {orphan.source})" if orphan.source else ""
+    box = QMessageBox(QMessageBox.Question, "Restore unsaved scene?",
+                      f"percviz did not close normally last time. An unsaved scene “{orphan.title}”{src} "
+                      f"was autosaved at {when}. Restore it?",
+                      QMessageBox.Yes | QMessageBox.No, window)
+    box.setDefaultButton(QMessageBox.Yes)
+    return box.exec() == QMessageBox.Yes
+
+
+def ask_open_path(window, title: str, folder: str, filters: str) -> str:
+    if _under_test():
+        return ""
+    return QFileDialog.getOpenFileName(window, title, folder, filters)[0]
+
+
+def ask_save_path(window, title: str, path: str, filters: str) -> str:
+    if _under_test():
+        return ""
+    return QFileDialog.getSaveFileName(window, title, path, filters)[0]
+
+
+def _hooks():
+    """The hook functions as currently set on this module (so monkeypatching works)."""
+    import percviz.app.file_actions as me
+
+    return me
+
+
+class FileActions(QObject):
+    """Open/Save/Save As/Open Recent/Import CSV/Export CSV, drag-and-drop, close guard and autosave for a window."""
+
+    def __init__(self, window, prefs: Preferences, on_loaded=None):
+        super().__init__(window)
+        self.window, self.prefs, self.on_loaded = window, prefs, on_loaded
+        self.scene = window.scene
+        self.current_path: Path | None = None
+        self.actions: dict[str, QAction] = {}
+        self.pending_orphans: list[Orphan] = []
+        self.autosaver = Autosaver(self._autosave_snapshot, self, source=lambda: self._path_text())
+        for event in (self.scene.points_changed, self.scene.settings_changed):
+            event.connect(self.autosaver.mark_dirty)
+        self.scene.modified_changed.connect(self._on_modified)
+        self._close_guard = None
+        window.setAcceptDrops(True)
+        window.installEventFilter(self)
+        self._update_title()
+
+    # -- menu ------------------------------------------------------------------------------------------
+    def build_menu(self, menu: QMenu, taken: set[str], extra=()) -> None:
+        """Put the file entries (then `extra` (key, text, shortcut, slot, tip) rows) at the top of the File menu."""
+        existing = {_plain(a.text()) for a in menu.actions()}
+        first = menu.actions()[0] if menu.actions() else None
+        self.recent_menu = QMenu("Open &Recent", menu)
+        self.recent_menu.setObjectName("recent_menu")
+        self.recent_menu.aboutToShow.connect(self._fill_recent)
+        specs = (
+            ("open", "&Open…", "Ctrl+O", self.open_dialog, "Open a scene (.json) or points (.csv)"),
+            ("recent", None, None, None, None),
+            (None,) * 5,
+            ("save", "&Save", "Ctrl+S", self.save, "Save the scene"),
+            ("save_as", "Save &As…", "Ctrl+Shift+S", self.save_as, "Save the scene under a new name"),
+            (None,) * 5,
+            ("import_csv", "&Import CSV…", None, self.import_csv_dialog, "Replace the points by those of a CSV x,y,label"),
+            ("export_csv", "E&xport CSV…", None, self.export_csv_dialog, "Write the points as CSV x,y,label"),
+        ) + tuple(extra) + ((None,) * 5,)
+        for key, text, shortcut, slot, tip in specs:
+            if key is None:
+                menu.insertSeparator(first) if first else menu.addSeparator()
+                continue
+            if key == "recent":
+                menu.insertMenu(first, self.recent_menu) if first else menu.addMenu(self.recent_menu)
+                continue
+            if _plain(text) in existing:
+                continue
+            action = QAction(text, self.window)
+            action.setObjectName(f"action_{key}")
+            action.setStatusTip(tip)
+            if shortcut and QKeySequence(shortcut).toString() not in taken:
+                action.setShortcut(QKeySequence(shortcut))
+                action.setShortcutContext(Qt.WindowShortcut)
+                taken.add(QKeySequence(shortcut).toString())
+            action.triggered.connect(lambda _=False, f=slot: f())
+            menu.insertAction(first, action) if first else menu.addAction(action)
+            self.window.addAction(action)
+            self.actions[key] = action
+        _tidy_separators(menu)
+
+    def _fill_recent(self) -> None:
+        self.recent_menu.clear()
+        files = self.prefs.recent_files
+        for i, f in enumerate(files):
+            action = self.recent_menu.addAction(f"&{i + 1}  {Path(f).name}")
+            action.setToolTip(f)
+            action.setStatusTip(f)
+            action.triggered.connect(lambda _=False, p=f: self.open_path(p))
+        if not files:
+            self.recent_menu.addAction("(no recent files)").setEnabled(False)
+        else:
+            self.recent_menu.addSeparator()
+            self.recent_menu.addAction("Clear list", self.prefs.clear_recent)
+
+    # -- opening -----------------------------------------------------------------------------------
+    def open_dialog(self) -> bool:
+        path = _hooks().ask_open_path(self.window, "Open a scene", self.prefs.last_folder, OPEN_FILTERS)
+        return self.open_path(path) if path else False
+
+    def open_path(self, path: "str | os.PathLike", confirm: bool = True) -> bool:
+        """Open a preset (or a CSV as a new scene). A broken file: one message, scene untouched."""
+        from percviz.core.presets import load_scene
+
+        path = Path(path)
+        if confirm and not self.maybe_save("opening another file"):
+            return False
+        try:
+            preset = load_scene(path)
+        except PresetError as e:
+            self._error("Cannot open the file", str(e))
+            return False
+        except OSError as e:
+            self._error("Cannot open the file", f"{path}: {e.strerror or e}.")
+            return False
+        if not self.apply_preset(preset):
+            return False
+        # Save writes JSON: only a .json file is saved over; anything else goes through Save As.
+        self.current_path = path.resolve() if path.suffix.lower() == ".json" else None
+        self.scene.mark_saved()
+        self.autosaver.discard()
+        self.prefs.add_recent(path)
+        self._update_title()
+        if preset.warnings:
+            self.window.show_message(f"Opened {path.name} with warnings: " + " ".join(preset.warnings), 12000)
+        else:
+            self.window.show_message(f"Opened {path.name}")
+        return True
+
+    def apply_preset(self, preset) -> bool:
+        """Load a preset into the window; if the window refuses it, put the previous scene back."""
+        before = self._safe_current()
+        try:
+            self.window.load_preset(preset)
+        except Exception as e:  # noqa: BLE001 - the scene is restored and the reason shown once
+            if before is not None:
+                try:
+                    self.window.load_preset(before)
+                except Exception:  # noqa: BLE001
+                    pass
+            text = str(e) if isinstance(e, PercvizError) else f"{type(e).__name__}: {e}"
+            self._error("Cannot load the scene", text)
+            return False
+        if self.on_loaded is not None:
+            self.on_loaded(preset)
+        return True
+
+    def import_csv_dialog(self) -> bool:
+        path = _hooks().ask_open_path(self.window, "Import points", self.prefs.last_folder, CSV_FILTER)
+        return self.import_csv(path) if path else False
+
+    def import_csv(self, path: "str | os.PathLike") -> bool:
+        """Replace the points by those of a CSV file (one undoable edit; settings kept)."""
+        from percviz.core.presets import read_csv
+
+        path = Path(path)
+        try:
+            points = read_csv(path)
+        except PresetError as e:
+            self._error("Cannot import the points", str(e))
+            return False
+        except OSError as e:
+            self._error("Cannot import the points", f"{path}: {e.strerror or e}.")
+            return False
+        self.scene.set_points(points)
+        self.prefs.last_folder = str(path.resolve().parent)
+        self.window.show_message(f"Imported {points.n} points from {path.name}")
+        return True
+
+    # -- saving -----------------------------------------------------------------------------------------
+    def save(self) -> bool:
+        if self.current_path is None:
+            return self.save_as()
+        return self.save_to(self.current_path)
+
+    def save_as(self) -> bool:
+        suggested = str(self.current_path or Path(self.prefs.last_folder) / f"{_slug(self._title())}.json")
+        path = _hooks().ask_save_path(self.window, "Save the scene", suggested, PRESET_FILTER)
+        if not path:
+            return False
+        path = Path(path)
+        if path.suffix.lower() != ".json":
+            path = path.with_name(path.name + ".json")
+        return self.save_to(path)
+
+    def save_to(self, path: "str | os.PathLike") -> bool:
+        """Save the scene atomically; on failure the previous file is intact and one message explains."""
+        from percviz.core.presets import save_preset
+
+        path = Path(path)
+        try:
+            save_preset(self.window.current_preset(), path)
+        except (OSError, PercvizError, ValueError) as e:
+            self._error("Cannot save the scene", f"{path}: {getattr(e, 'strerror', None) or e}")
+            return False
+        self.current_path = path.resolve()
+        self.scene.mark_saved()
+        self.autosaver.discard()
+        self.prefs.add_recent(path)
+        self._update_title()
+        self.window.show_message(f"Saved {path.name}")
+        return True
+
+    def export_csv_dialog(self) -> bool:
+        stem = self.current_path.stem if self.current_path else _slug(self._title())
+        path = _hooks().ask_save_path(self.window, "Export points", str(Path(self.prefs.last_folder) / f"{stem}.csv"),
+                                      CSV_FILTER)
+        return self.export_csv(path) if path else False
+
+    def export_csv(self, path: "str | os.PathLike") -> bool:
+        from percviz.core.presets import write_csv
+
+        path = Path(path)
+        try:
+            write_csv(self.scene.points, path)
+        except (OSError, PercvizError) as e:
+            self._error("Cannot export the points", f"{path}: {getattr(e, 'strerror', None) or e}")
+            return False
+        self.prefs.last_folder = str(path.resolve().parent)
+        self.window.show_message(f"Wrote {self.scene.n} points to {path.name}")
+        return True
+
+    # -- unsaved changes ------------------------------------------------------------------------------
+    def maybe_save(self, doing: str) -> bool:
+        """True if it is fine to go on (nothing unsaved, saved now, or discarded)."""
+        if not self.scene.modified:
+            return True
+        answer = _hooks().ask_unsaved(self.window, doing)
+        if answer == "save":
+            return self.save()
+        return answer == "discard"
+
+    def eventFilter(self, obj, event) -> bool:
+        if obj is self.window:
+            kind = event.type()
+            if kind == QEvent.Close and self._close_guard is not None:
+                if not self._close_guard():
+                    event.ignore()
+                    return True
+            elif kind in (QEvent.DragEnter, QEvent.DragMove):
+                if self._dropped_path(event) is not None:
+                    event.acceptProposedAction()
+                    return True
+            elif kind == QEvent.Drop:
+                path = self._dropped_path(event)
+                if path is not None:
+                    event.acceptProposedAction()
+                    QTimer.singleShot(0, lambda p=path: self.handle_drop(p))
+                    return True
+        return False
+
+    def guard_close_events(self, guard) -> None:
+        """For a window without `close_guards`: run `guard()` on close; False cancels the close."""
+        self._close_guard = guard
+
+    def handle_drop(self, path: Path) -> bool:
+        """A dropped CSV replaces the points (undoable); a dropped preset opens like File ▸ Open."""
+        if path.suffix.lower() in (".csv", ".txt"):
+            return self.import_csv(path)
+        return self.open_path(path)
+
+    @staticmethod
+    def _dropped_path(event) -> Path | None:
+        mime = event.mimeData()
+        if mime is None or not mime.hasUrls():
+            return None
+        for url in mime.urls():
+            if url.isLocalFile() and Path(url.toLocalFile()).suffix.lower() in DROP_SUFFIXES:
+                return Path(url.toLocalFile())
+        return None
+
+    def shutdown(self) -> None:
+        """A clean exit: no autosave is left behind."""
+        self.autosaver.close()
+
+    # -- autosave and crash recovery ------------------------------------------------------------------
+    def _autosave_snapshot(self):
+        return self._safe_current() if self.scene.modified else None
+
+    def _on_modified(self, modified: bool) -> None:
+        self.window.setWindowModified(bool(modified))
+        if modified:
+            self.autosaver.mark_dirty()
+        else:
+            self.autosaver.discard()
+
+    def offer_restore(self) -> bool:
+        """If a crashed session left an autosave, offer it back (newest only); True if restored."""
+        from percviz.core.presets import load_preset
+
+        orphans = find_orphans(self.autosaver.folder)
+        if not orphans:
+            return False
+        newest, others = orphans[0], orphans[1:]
+        for o in others:
+            o.claim.unlock()  # leave them for a later start
+        try:
+            accepted = _hooks().ask_restore(self.window, newest)
+            if not accepted:
+                return False
+            try:
+                preset = load_preset(newest.path)
+            except (PresetError, OSError) as e:
+                self._error("Cannot restore the autosaved scene", str(e))
+                return False
+            if not self.apply_preset(preset):
+                return False
+            src = Path(newest.source) if newest.source and newest.source != "None" else None
+            self.current_path = src
+            _mark_modified(self.scene)
+            self.autosaver.mark_dirty()
+            self._update_title()
+            self.window.show_message("Restored the autosaved scene; save it to keep it.", 8000)
+            return True
+        finally:
+            newest.discard()
+
+    # -- helpers ----------------------------------------------------------------------------------------
+    def _safe_current(self):
+        try:
+            return self.window.current_preset()
+        except Exception:  # noqa: BLE001 - an unsaveable scene is simply not autosaved
+            return None
+
+    def _title(self) -> str:
+        preset = self._safe_current()
+        return getattr(preset, "title", "") or "scene"
+
+    def _path_text(self) -> str | None:
+        return str(self.current_path) if self.current_path else None
+
+    def _update_title(self) -> None:
+        name = self.current_path.name if self.current_path else "untitled"
+        self.window.setWindowTitle(f"{name}[*] — percviz")
+        self.window.setWindowModified(bool(self.scene.modified))
+
+    def _error(self, title: str, text: str) -> None:
+        self.window.show_error(title, text)
+
+
+def _mark_modified(scene) -> None:
+    """Flag the scene as unsaved (a restored autosave is not saved anywhere yet)."""
+    setter = getattr(scene, "mark_modified", None) or getattr(scene, "_set_modified", None)
+    if setter is not None:
+        try:
+            setter(True)
+        except TypeError:
+            setter()
+
+
+def _tidy_separators(menu: QMenu) -> None:
+    """Remove separators that start the menu or follow another separator."""
+    previous_sep = True
+    for action in menu.actions():
+        if action.isSeparator() and previous_sep:
+            menu.removeAction(action)
+            continue
+        previous_sep = action.isSeparator()
+
+
+def _plain(text: str) -> str:
+    return text.replace("&", "").replace("…", "").replace("...", "").strip().lower()
+
+
+def _slug(text: str) -> str:
+    keep = "".join(c if c.isalnum() or c in "-_ " else " " for c in text).strip()
+    return "-".join(keep.lower().split())[:60] or "scene"
