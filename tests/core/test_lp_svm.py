@@ -211,3 +211,17 @@ def test_large_c_svm_minimizes_the_lp_perceptron_criterion():
     svm = get_solver("svm")(Problem(points, kernel="affine"), C=1000.0, show_iterations=False).run()
     assert svm.metrics["slack_sum"] == pytest.approx(lp, abs=1e-5)
     assert svm.status is Status.CONVERGED
+
+
+@pytest.mark.parametrize("name, family", [("lp-feasibility", "Linear programming"),
+                                          ("lp-perceptron", "Linear programming"),
+                                          ("svm", "Support vector machines")])
+def test_solver_contract(name, family):
+    cls = get_solver(name)
+    assert cls.family == family
+    for points in (datasets.xor(), datasets.separable()):
+        for snap in get_solver(name)(Problem(points, kernel="rbf")).snapshots():
+            assert set(snap.metrics) <= set(cls.metric_keys)
+            assert snap.message
+    with pytest.raises(DataError, match="two classes"):
+        cls(Problem(PointSet(np.eye(3, 2), np.array([0, 1, 2]))))

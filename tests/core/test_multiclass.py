@@ -115,3 +115,12 @@ def test_quadratic_features_separate_the_ring_as_three_classes():
     assert get_solver("linear-machine")(Problem(points), max_iter=2000).run().status is Status.MAX_ITER
     final = get_solver("kesler")(Problem(points, features="quadratic"), max_iter=200000).run()
     assert final.status is Status.SEPARATOR and final.weights.shape == (3, 6)
+
+
+@pytest.mark.parametrize("name", RULES + ["mse-multiclass"])
+def test_solver_contract(name):
+    cls = get_solver(name)
+    assert cls.family == "Multi-class linear machines" and cls.representation == "multiclass"
+    for snap in cls(Problem(voronoi_set(3, 30, 9))).snapshots():
+        assert set(snap.metrics) <= set(cls.metric_keys) and snap.message
+        assert not snap.weights.flags.writeable

@@ -14,8 +14,10 @@ For the linear and affine kernels the snapshot also carries the weights (b, w1, 
 the order of the augmented map (1, x1, x2).
 
 Hard margin on data that the kernel's feature space cannot separate has no solution: this is decided before
-solving by the LP min τ s.t. y_i((Kc)_i + β) + τ ≥ 1 over free (c, β), whose optimum is 0 or at least 1
-(see lp.kernel_separable), and refused with a DataError suggesting the soft margin.
+solving by a linear program whose optimum is 0 (separable) or at least 1 (a proof that it is not), and refused
+with a DataError suggesting the soft margin. For the linear and affine kernels the program is the notes' min τ
+on the rows y_i (1, x_i); for the others it is min τ s.t. y_i((Kc)_i + β) + τ ≥ 1 over free (c, β), which by
+the representer argument decides separability in the kernel's feature space (see lp.kernel_separable).
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers.base import Solver, Status, register
-from percviz.core.solvers.lp import kernel_separable
+from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: Above this many points the interior-point iterates are not replayed (each replay re-solves the QP).
 MAX_POINTS_FOR_ITERATES = 400
@@ -130,7 +132,12 @@ class SVM(Solver):
             raise DataError(f"The {self.problem.kernel.spec} kernel overflows on these points; scale the data down.")
         self._K = 0.5 * (K + K.T)
         if self._C is None:
-            ok, tau = kernel_separable(self._K, y)
+            if self.problem.kernel.affine_in_input:
+                # linear/affine kernel plus the bias: f(x) = w·x + b, so test the 3-D rows y_i (1, x_i) directly
+                res = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X]))
+                ok, tau = res.value < 0.5, res.value
+            else:
+                ok, tau = kernel_separable(self._K, y)
             if not ok:
                 raise DataError(
                     f"A hard-margin SVM needs points that the {self.problem.kernel.spec} kernel can separate, "
