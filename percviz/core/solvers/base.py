@@ -189,6 +189,10 @@ class Solver:
         if self.status.done:
             assert self._last is not None
             return self._last
+        self._last = self._snapshot(self._one_update())
+        return self._last
+
+    def _one_update(self) -> tuple[int, ...]:
         triggers = self._update()
         self.iteration += 1
         halted = self._halt()
@@ -196,7 +200,20 @@ class Solver:
             self.status = halted
         elif self.iteration >= self.max_iter:
             self.status = Status.MAX_ITER
-        self._last = self._snapshot(triggers)
+        return triggers
+
+    def advance(self, updates: int) -> Snapshot:
+        """Fast-forward: perform up to `updates` updates, building only the last snapshot, and return it."""
+        if not self._started:
+            self.start()
+        triggers = None
+        for _ in range(max(0, int(updates))):
+            if self.status.done:
+                break
+            triggers = self._one_update()
+        if triggers is not None:
+            self._last = self._snapshot(triggers)
+        assert self._last is not None
         return self._last
 
     @property

@@ -10,7 +10,7 @@ from percviz.core.solvers import _linear as L
 from percviz.core.solvers.base import Solver, Status, register
 
 #: a⁺ and a⁻ are rescaled together when they grow past this; sign((a⁺ − a⁻)·y) does not change.
-_RESCALE_AT = 1e200
+_RESCALE_AT = 1e100
 
 
 @register
