@@ -1,0 +1,347 @@
+"""The G-geometry of Ramdas & Peña (§3–§5): G-norm, L(α), normalized margins, and the optimal margin ρ_K.
+
+ρ_K is computed in three exact steps on a factor B of the Gram matrix (rows b_i with b_i·b_j = G_ij):
+  1. separability by an LP (HiGHS): max t s.t. B w ≥ t·1, −1 ≤ w ≤ 1 (t > 0 ⟺ some Gα > 0, Gordan);
+  2. the witness p = argmin over the simplex of ‖p‖_G by a QP (Clarabel, interior point), polished on
+     its active set; when separable, ρ_K = ‖p‖_G (Lemma 3 plus the minimax theorem) and the interval
+     [min_i (Gp)_i/‖p‖_G, ‖p‖_G] certifies it;
+  3. when not separable, ρ_K = −(radius of the largest G-ball inside the hull of the b_i) (Theorem
+     "margininf"), read off the facets of that hull (Qhull) when the rank of G is small.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from dataclasses import dataclass
+
+import numpy as np
+import scipy.sparse as sp
+from scipy.optimize import linprog
+
+from percviz.core.errors import DataError
+from percviz.core.params import ParamSpec
+
+EPS = np.finfo(float).eps
+#: Largest rank of G for which the non-separable ρ_K is read off the hull's facets (Qhull's cost grows fast).
+HULL_MAX_RANK = 8
+
+
+# -- the G-norm and the quantities built on it ------------------------------------------------------------
+def g_norm(G: np.ndarray, alpha: np.ndarray, Galpha: np.ndarray | None = None) -> float:
+    """‖α‖_G = √(αᵀGα) (rounding below zero clipped to 0)."""
+    Ga = G @ alpha if Galpha is None else Galpha
+    return float(np.sqrt(max(float(alpha @ Ga), 0.0)))
+
+
+def loss(G: np.ndarray, alpha: np.ndarray, Galpha: np.ndarray | None = None) -> float:
+    """L(α) = max_i −(Gα)_i + ½‖α‖²_G (eq. "lossag"); negative ⇒ Gα > 0 (Lemma 1)."""
+    Ga = G @ alpha if Galpha is None else Galpha
+    return float(-Ga.min() + 0.5 * max(float(alpha @ Ga), 0.0))
+
+
+def normalized_margin(G: np.ndarray, alpha: np.ndarray, Galpha: np.ndarray | None = None) -> float | None:
+    """min_i (Gα)_i / ‖α‖_G: the normalized margin of f = Σ α_i y_i φ̃(x_i); None when ‖α‖_G = 0."""
+    Ga = G @ alpha if Galpha is None else Galpha
+    nrm = g_norm(G, alpha, Ga)
+    return float(Ga.min() / nrm) if nrm > 0 else None
+
+
+def iterate_metrics(alpha: np.ndarray, Galpha: np.ndarray) -> dict[str, float | None]:
+    """alpha_g_norm, margin, loss and train_errors of an iterate, in O(n) from a maintained Gα."""
+    sq = max(float(alpha @ Galpha), 0.0)
+    nrm = float(np.sqrt(sq))
+    mn = float(Galpha.min())
+    return {
+        "alpha_g_norm": nrm,
+        "margin": mn / nrm if nrm > 0 else None,
+        "loss": -mn + 0.5 * sq,
+        "train_errors": int(np.count_nonzero(Galpha <= 0)),  # y_i f(x_i) ≤ 0 counts as an error
+    }
+
+
+def project_simplex(v) -> np.ndarray:
+    """Euclidean projection of v onto the simplex {p ≥ 0, Σ p = 1}, by sorting (O(n log n))."""
+    v = np.asarray(v, dtype=float)
+    u = np.sort(v)[::-1]
+    css = np.cumsum(u) - 1.0
+    idx = np.arange(1, v.size + 1)
+    k = int(np.flatnonzero(u - css / idx > 0)[-1])  # the last j with u_j > (Σ_{i≤j} u_i − 1)/j
+    tau = css[k] / (k + 1)
+    return np.maximum(v - tau, 0.0)
+
+
+# -- the optimal margin -----------------------------------------------------------------------------------
+@dataclass(frozen=True, eq=False)
+class MarginResult:
+    """The optimal margin of a set of signed rows (ρ_K for a problem's normalized signed Gram matrix G).
+
+    separable     True iff some α has Gα > 0 (decided by the LP; equivalently no p in the simplex has ‖p‖_G = 0).
+    rho           ρ_K = sup_{‖α‖_G = 1} min_i (Gα)_i. Separable: the certified lower end of `interval`
+                  (the margin that p actually achieves). Not separable and `exact`: −(radius of the largest
+                  G-ball in the hull, Theorem "margininf"); not `exact`: 0.0, the certified upper bound
+                  (so |rho| never overstates |ρ_K| and the paper's bounds stay valid).
+    p             the witness in the simplex: argmin ‖p‖_G (separable: ‖p‖_G = ρ_K; otherwise ‖p‖_G ≈ 0,
+                  a Gordan certificate).
+    alpha         separable only: α = p/‖p‖²_G, the hard-margin (SVM) solution in canonical scaling:
+                  min_i (Gα)_i = 1 and ‖α‖_G = 1/ρ_K; `direction` is the unit-norm max-margin α = p/‖p‖_G.
+                  (The minimizer of L(α) is p itself: L(p) = −½ρ_K².) None when not separable.
+    interval      (lo, hi) with lo ≤ ρ_K ≤ hi, both certified by the returned vectors or the hull.
+    exact         whether rho is known to 1e-6 relative (hi − lo ≤ 1e-6·|rho| + 1e-12).
+    rank          the numerical rank of the Gram matrix (dimension of the span of the rows).
+    lp_value      the LP optimum t (> 0 ⟺ separable).
+    """
+
+    separable: bool
+    rho: float
+    p: np.ndarray
+    alpha: np.ndarray | None
+    interval: tuple[float, float]
+    exact: bool
+    rank: int
+    lp_value: float
+
+    def __post_init__(self):
+        for name in ("p", "alpha"):
+            a = getattr(self, name)
+            if a is not None:
+                a = np.array(a, dtype=float, copy=True)
+                a.setflags(write=False)
+                object.__setattr__(self, name, a)
+
+    @property
+    def direction(self) -> np.ndarray | None:
+        """The unit-G-norm max-margin coefficients p/‖p‖_G (margin ρ_K), or None when not separable."""
+        if self.alpha is None:
+            return None
+        return self.alpha * (self.interval[1] ** 2 / max(self.interval[1], 1e-300))
+
+
+def _reduce_rows(R: np.ndarray) -> np.ndarray:
+    """Coordinates of the rows in an orthonormal basis of their span (drops numerically null directions)."""
+    U, s, _ = np.linalg.svd(R, full_matrices=False)
+    if s.size == 0 or s[0] == 0:
+        return np.zeros((R.shape[0], 0))
+    keep = s > s[0] * max(R.shape) * EPS * 10
+    return U[:, keep] * s[keep]
+
+
+def _factor_from_gram(M: np.ndarray) -> np.ndarray:
+    """B with B Bᵀ = M up to the numerical null space, from the eigen-decomposition of the PSD matrix M."""
+    w, V = np.linalg.eigh(M)
+    if w[-1] <= 0:
+        return np.zeros((M.shape[0], 0))
+    keep = w > w[-1] * M.shape[0] * EPS * 10
+    return V[:, keep] * np.sqrt(w[keep])
+
+
+def signed_factor(problem) -> np.ndarray:
+    """Rows b_i with b_i·b_j = G_ij for a Problem: explicit for the linear/affine kernels, else from eigh(G)."""
+    name = getattr(problem.kernel, "name", "")
+    if name in ("linear", "affine"):
+        d = problem.self_kernel  # also refuses K(x, x) = 0, naming the point
+        F = problem.X if name == "linear" else np.column_stack([np.ones(problem.n), problem.X])
+        return _reduce_rows(F * (problem.y / np.sqrt(d))[:, None])
+    return _factor_from_gram(np.asarray(problem.G))
+
+
+def _separability_lp(B: np.ndarray) -> float:
+    """max t s.t. B w ≥ t·1, −1 ≤ w ≤ 1, t ≤ 1 (HiGHS); t > 0 iff the rows are strictly separable."""
+    n, r = B.shape
+    scale = float(np.abs(B).max())
+    c = np.zeros(r + 1)
+    c[-1] = -1.0
+    A = np.hstack([-B / scale, np.ones((n, 1))])
+    bounds = [(-1.0, 1.0)] * r + [(None, 1.0)]
+    res = linprog(
+        c, A_ub=A, b_ub=np.zeros(n), bounds=bounds, method="highs",
+        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+    )
+    if res.status != 0:
+        raise RuntimeError(f"the separability LP failed: {res.message}")
+    return float(-res.fun) * scale
+
+
+def _min_norm_qp(B: np.ndarray) -> np.ndarray:
+    """argmin over the simplex of ‖Bᵀp‖² by Clarabel; variables (p, z) with z = Bᵀp."""
+    import clarabel
+
+    n, r = B.shape
+    P = sp.block_diag([sp.csc_matrix((n, n)), sp.identity(r)], format="csc")
+    q = np.zeros(n + r)
+    A = sp.vstack(
+        [
+            sp.hstack([sp.csc_matrix(B.T), -sp.identity(r)]),
+            sp.hstack([sp.csc_matrix(np.ones((1, n))), sp.csc_matrix((1, r))]),
+            sp.hstack([-sp.identity(n), sp.csc_matrix((n, r))]),
+        ],
+        format="csc",
+    )
+    b = np.concatenate([np.zeros(r), [1.0], np.zeros(n)])
+    cones = [clarabel.ZeroConeT(r + 1), clarabel.NonnegativeConeT(n)]
+    settings = clarabel.DefaultSettings()
+    settings.verbose = False
+    settings.tol_gap_abs = 1e-14
+    settings.tol_gap_rel = 1e-13
+    settings.tol_feas = 1e-12
+    settings.max_iter = 400
+    sol = clarabel.DefaultSolver(P, q, A, b, cones, settings).solve()
+    p = np.maximum(np.asarray(sol.x[:n], dtype=float), 0.0)
+    if not np.isfinite(p).all() or p.sum() <= 0:
+        raise RuntimeError(f"the minimum-norm QP failed ({sol.status})")
+    return p / p.sum()
+
+
+def _certify(B: np.ndarray, p: np.ndarray) -> tuple[float, float]:
+    """(lo, hi) = (min_i (Gp)_i/‖p‖_G, ‖p‖_G): Lemma 3 gives lo ≤ ρ_K ≤ hi for any p in the simplex."""
+    z = B.T @ p
+    hi = float(np.linalg.norm(z))
+    lo = float((B @ z).min() / hi) if hi > 0 else -np.inf
+    return lo, hi
+
+
+def _polish(B: np.ndarray, p: np.ndarray) -> np.ndarray:
+    """Exact minimum-norm point of the affine hull of the active rows; used only if it stays in the simplex."""
+    z = B.T @ p
+    zz = float(z @ z)
+    active = np.flatnonzero(B @ z <= zz + 1e-7 * max(zz, 1e-300) + 1e-14)
+    if active.size == 0 or active.size > B.shape[1] + 1:
+        return p
+    b0 = B[active[0]]
+    D = B[active[1:]] - b0
+    if D.size:
+        c = -np.linalg.lstsq(D.T, b0, rcond=None)[0]
+    else:
+        c = np.zeros(0)
+    w = np.concatenate([[1.0 - c.sum()], c])
+    if w.min() < -1e-12:
+        return p
+    out = np.zeros_like(p)
+    out[active] = np.maximum(w, 0.0)
+    return out / out.sum()
+
+
+def _gordan_witness(B: np.ndarray) -> np.ndarray:
+    """p in the simplex with Bᵀp = 0 (Gordan's alternative): a vertex from HiGHS, made exact on its support."""
+    n, r = B.shape
+    A_eq = np.vstack([B.T, np.ones((1, n))])
+    b_eq = np.concatenate([np.zeros(r), [1.0]])
+    res = linprog(np.zeros(n), A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * n, method="highs-ds")
+    if res.status != 0:
+        return _min_norm_qp(B)
+    p = np.maximum(res.x, 0.0)
+    p /= p.sum()
+    S = np.flatnonzero(p > 0)
+    if S.size <= r + 1:  # the basic solution solved exactly on its support
+        w = np.linalg.lstsq(A_eq[:, S], b_eq, rcond=None)[0]
+        if w.min() >= 0:
+            q = np.zeros(n)
+            q[S] = w / w.sum()
+            if np.linalg.norm(B.T @ q) <= np.linalg.norm(B.T @ p):
+                p = q
+    return p
+
+
+def _hull_margin(B: np.ndarray) -> float | None:
+    """−(distance from 0 to the boundary of conv{b_i}) when 0 lies in it; None when Qhull cannot say."""
+    n, r = B.shape
+    if r == 1:
+        return -float(min(-B[:, 0].min(), B[:, 0].max()))
+    if r > HULL_MAX_RANK or n <= r:
+        return None
+    from scipy.spatial import ConvexHull, QhullError
+
+    try:
+        hull = ConvexHull(B)
+    except (QhullError, ValueError):
+        return None
+    # facets: normal·x + offset ≤ 0 inside, unit normals; the distance from 0 to facet f is −offset_f
+    return float(min(0.0, hull.equations[:, -1].max()))
+
+
+def margin_of_rows(R) -> MarginResult:
+    """The optimal margin ρ = sup_{‖w‖=1} min_i w·r_i of signed rows r_i, with its witness (see MarginResult)."""
+    R = np.asarray(R, dtype=float)
+    if R.ndim != 2 or R.shape[0] == 0:
+        raise DataError("The margin needs at least one point.")
+    return _margin_of_factor(_reduce_rows(R))
+
+
+def _margin_of_factor(B: np.ndarray) -> MarginResult:
+    n, r = B.shape
+    if r == 0:  # every row is zero
+        p = np.full(n, 1.0 / n)
+        return MarginResult(False, 0.0, p, None, (0.0, 0.0), True, 0, 0.0)
+    t = _separability_lp(B)
+    separable = t > 1e-9 * float(np.linalg.norm(B, axis=1).max())
+    if separable:
+        p = _min_norm_qp(B)
+        lo, hi = _certify(B, p)
+        q = _polish(B, p)
+        lo2, hi2 = _certify(B, q)
+        if hi2 - lo2 < hi - lo:
+            p, lo, hi = q, lo2, hi2
+        lo = min(lo, hi)
+        alpha = p / (hi * hi)
+        exact = hi - lo <= 1e-6 * abs(lo) + 1e-12
+        return MarginResult(True, lo, p, alpha, (lo, hi), exact, r, t)
+    p = _gordan_witness(B)
+    rho = _hull_margin(B)
+    if rho is None:  # any unit vertex direction e_j gives a lower bound min_i G_ij
+        lo = float(max(-1.0, (B @ B.T).min(axis=0).max() / float(np.linalg.norm(B, axis=1).max() or 1.0)))
+        return MarginResult(False, 0.0, p, None, (min(lo, 0.0), 0.0), False, r, t)
+    rho = 0.0 if rho > -64 * EPS else rho  # 0 on the hull's boundary, up to rounding
+    return MarginResult(False, rho, p, None, (rho, rho), True, r, t)
+
+
+def margin_of_gram(M) -> MarginResult:
+    """The optimal margin of the rows whose Gram matrix is the PSD matrix M (e.g. G, or D G D)."""
+    M = np.asarray(M, dtype=float)
+    if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
+        raise DataError("The margin needs a square, non-empty Gram matrix.")
+    return _margin_of_factor(_factor_from_gram(0.5 * (M + M.T)))
+
+
+_CACHE: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
+_LOCK = threading.Lock()
+
+
+def cached_on(problem, key: str, compute):
+    """compute() once per (problem instance, key); results live as long as the problem does."""
+    with _LOCK:
+        slot = _CACHE.setdefault(problem, {})
+        if key not in slot:
+            slot[key] = compute()
+        return slot[key]
+
+
+def optimal_margin(problem) -> MarginResult:
+    """ρ_K of a Problem (normalized signed Gram matrix G, §3) with its witness; memoized on the problem."""
+    if problem.n == 0:
+        raise DataError("The margin needs points: place some + and − points first.")
+    return cached_on(problem, "rho_K", lambda: _margin_of_factor(signed_factor(problem)))
+
+
+#: The name the solvers use for the memoized ρ_K.
+problem_margin = optimal_margin
+
+
+# -- helpers the paper's solvers share ---------------------------------------------------------------------
+#: The solver parameter that turns the ρ_K computation (for the `bound` metric) off, e.g. for huge n.
+BOUND_PARAM = ParamSpec(
+    "bound", bool, True,
+    help="Compute the optimal margin ρ_K once (an LP and a QP) to report the paper's bound; "
+    "turn off for very large sets.",
+)
+
+
+def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None) -> MarginResult | None:
+    """The memoized margin for the `bound` metric, or None when turned off or not computable."""
+    if not enabled:
+        return None
+    try:
+        if compute is None:
+            return optimal_margin(problem)
+        return cached_on(problem, key, compute)
+    except (RuntimeError, np.linalg.LinAlgError):
+        return None
