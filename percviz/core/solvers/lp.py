@@ -114,6 +114,7 @@ class _LPSolver(Solver):
     views = frozenset({"canvas", "curves", "weight"})
     params = ParamSet(MARGIN_PARAMS)
     default_max_iter = 1
+    _objective_name = "objective"  # how the verdict names the optimum (min τ, min J_p′)
 
     def _margins(self) -> np.ndarray:
         n = self.problem.n
@@ -167,8 +168,6 @@ class _LPSolver(Solver):
             f"{self._objective_name} = {self._value:.3g} ≈ 0, yet the returned a misses some samples by rounding; "
             "scale the points down and solve again."
         )
-
-    _objective_name = "objective"
 
     def _state(self):
         scores = self._Y @ self.a
