@@ -483,3 +483,22 @@ def test_snapshots_follow_the_interface(name):
         assert {"weight_norm", "train_errors"} <= set(snap.metrics)
         assert all(0 <= t < problem.n for t in snap.triggers)
         assert snap.message
+
+
+@pytest.mark.parametrize(
+    "name, kw, match",
+    [("lms", dict(eta=1.0, schedule="constant"), "LMS diverged"),
+     ("gradient-descent", dict(step="fixed", eta=0.01), "2/λ_max"),
+     ("batch-relaxation", dict(mean=False, eta=1.9), "mean")],
+)  # fmt: skip
+def test_divergence_is_reported_with_advice(name, kw, match):
+    with pytest.raises(ParameterError, match=match):
+        get_solver(name)(sep(), **kw).advance(10**5)
+
+
+def test_winnow_refuses_features_that_overflow():
+    from percviz.core.errors import DataError
+
+    far = PointSet.from_signed([[1000.0, 0.0], [-1000.0, 5.0]], [1, -1])
+    with pytest.raises(DataError, match="overflow"):
+        get_solver("winnow")(Problem(far)).start()

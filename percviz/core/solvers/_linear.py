@@ -94,6 +94,15 @@ def state(solver: Solver, a: np.ndarray, metrics: dict, message: str = "", score
     }
 
 
+#: A weight component beyond this means the iteration is diverging (long before floats overflow).
+DIVERGED = 1e100
+
+
+def diverged(a: np.ndarray) -> bool:
+    """True when a has a non-finite or astronomically large component."""
+    return not np.isfinite(a).all() or float(np.abs(a).max(initial=0.0)) > DIVERGED
+
+
 def separates(Y: np.ndarray, a: np.ndarray) -> bool:
     """True when every a·y_i > 0 (the notes' convention: a·y ≤ 0 is misclassified)."""
     return bool((Y @ a > 0).all())

@@ -108,7 +108,7 @@ class LMS(_SquaredError):
         return (i,)
 
     def _halt(self):
-        if not np.isfinite(self.a).all():
+        if L.diverged(self.a):
             raise ParameterError(
                 f"LMS diverged at step {self.iteration}: η(1) = {self.values['eta']:g} is too large for these "
                 "features; lower η or center and scale the points."

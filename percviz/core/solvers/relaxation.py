@@ -85,6 +85,11 @@ class Relaxation(Solver):
         return (i,)
 
     def _halt(self):
+        if L.diverged(self.a):
+            raise ParameterError(
+                f"Relaxation diverged at correction {self.iteration}: η = {self.values['eta']:g} overshoots each "
+                "hyperplane too far. Choose 0 < η < 2, where convergence is proved."
+            )
         self._stop = self.scan.find(self._Y, self.a)
         if self._stop is None:
             return None
@@ -163,7 +168,7 @@ class BatchRelaxation(Solver):
         s = self._Y @ self.a
         if (s > 0).all():
             return Status.SEPARATOR
-        if not np.isfinite(self.a).all():
+        if L.diverged(self.a):
             raise ParameterError(
                 f"Batch relaxation diverged at step {self.iteration}: η is too large for the summed step; "
                 "lower η or turn 'mean' on."
