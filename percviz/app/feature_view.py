@@ -21,14 +21,37 @@ MAX_LABELS = 30
 MAX_TRAIL = 3000
 
 
-def _rotation(azimuth: float, elevation: float) -> np.ndarray:
-    """Rows: screen x, screen y, towards the viewer; azimuth about the 3rd axis, then elevation."""
-    a, e = np.radians(azimuth), np.radians(elevation)
-    Rz = np.array([[np.cos(a), -np.sin(a), 0], [np.sin(a), np.cos(a), 0], [0, 0, 1]])
-    Rx = np.array([[1, 0, 0], [0, np.cos(e), -np.sin(e)], [0, np.sin(e), np.cos(e)]])
-    # looking down the 2nd axis at elevation e: screen x = axis 1, screen y = axis 3
-    base = np.array([[1, 0, 0], [0, 0, 1], [0, -1, 0]], dtype=float)
-    return base @ Rx.T @ Rz
+def _axis_rotation(axis: int, degrees: float) -> np.ndarray:
+    """Rotation about coordinate axis 0 or 1 (screen x or y) by the given angle."""
+    a = np.radians(degrees)
+    c, s_ = np.cos(a), np.sin(a)
+    if axis == 0:
+        return np.array([[1, 0, 0], [0, c, -s_], [0, s_, c]])
+    return np.array([[c, 0, s_], [0, 1, 0], [-s_, 0, c]])
+
+
+def initial_rotation(coords: np.ndarray, nearest: np.ndarray | None) -> np.ndarray:
+    """Rows (screen x, screen y, towards the viewer) showing the hull broadside.
+
+    When the hull misses the origin, its nearest point's direction is laid along screen x, so the gap
+    between 0 and the hull (ρ_K) is seen at its true length; the view looks along the direction in
+    which the points spread least. A small tilt keeps the picture three-dimensional.
+    """
+    P = np.asarray(coords, dtype=float)
+    if nearest is not None and np.linalg.norm(nearest) > 1e-12:
+        u = nearest / np.linalg.norm(nearest)
+        Q = P - np.outer(P @ u, u)
+        w, V = np.linalg.eigh(Q.T @ Q)
+        cand = [V[:, k] - (V[:, k] @ u) * u for k in range(3)]
+        cand = [c for c in cand if np.linalg.norm(c) > 1e-9]
+        view = cand[0] / np.linalg.norm(cand[0])  # least spread first (eigh sorts ascending)
+        ex = u
+    else:
+        w, V = np.linalg.eigh(P.T @ P)
+        view, ex = V[:, 0], V[:, 2]
+    ey = np.cross(view, ex)
+    R = np.vstack([ex, ey, view])
+    return _axis_rotation(0, -20.0) @ _axis_rotation(1, 25.0) @ R
 
 
 class _RotatingViewBox(pg.ViewBox):
@@ -69,7 +92,7 @@ class FeatureView(GeometryPanel):
         self.plot.hideAxis("left")
         self.plot.hideAxis("bottom")
         self.setAccessibleName("feature")
-        self.azimuth, self.elevation = -55.0, 22.0
+        self.R = np.eye(3)
         self._dynamic: list = []
         self._highlight_items: list = []
         self.show_message("Place + and − points and choose an algorithm to see the feature space.")
@@ -96,6 +119,9 @@ class FeatureView(GeometryPanel):
             self.features_mode = solver_cls.representation == "features"
             self.G = self._gram(problem)
             self.picture = feature_picture(self.G)
+            if self.picture.embedding.dim == 3:
+                mn = self.picture.min_point if self.picture.min_norm.separable else None
+                self.R = initial_rotation(self.picture.embedding.coords, mn)
         except PercvizError as err:
             self.picture = None
             self.show_message(str(err), "Feature space")
@@ -113,10 +139,9 @@ class FeatureView(GeometryPanel):
         if self.picture is not None:
             self._draw_dynamic()
 
-    def rotate(self, d_azimuth: float, d_elevation: float) -> None:
-        """Turn the 3-D picture (degrees)."""
-        self.azimuth += d_azimuth
-        self.elevation = float(np.clip(self.elevation + d_elevation, -89.0, 89.0))
+    def rotate(self, d_horizontal: float, d_vertical: float) -> None:
+        """Turn the 3-D picture about the screen's vertical and horizontal axes (degrees)."""
+        self.R = _axis_rotation(0, d_vertical) @ _axis_rotation(1, d_horizontal) @ self.R
         self.redraw(keep_range=True)
 
     # -- data ----------------------------------------------------------------------------------------
@@ -137,7 +162,7 @@ class FeatureView(GeometryPanel):
         P = np.atleast_2d(np.asarray(P, dtype=float))
         if P.shape[1] == 2:
             return np.column_stack([P, np.zeros(len(P))])
-        return P @ _rotation(self.azimuth, self.elevation).T
+        return P @ self.R.T
 
     def _direction(self, snapshot) -> tuple[np.ndarray | None, str]:
         """The current separating direction in embedded coordinates, and its name."""
@@ -181,7 +206,7 @@ class FeatureView(GeometryPanel):
         self.plot.addItem(path_item([circle], cosmetic_pen(t.grid, 1.2, 220, Qt.DashLine), z=-40))
         hull_col = "#8a8a8a" if not t.dark else "#9aa4b0"
         if hull.dim == 3:
-            view = _rotation(self.azimuth, self.elevation)[2] if self.is_3d else np.array([0, 0, 1.0])
+            view = self.R[2] if self.is_3d else np.array([0, 0, 1.0])
             centre = emb.coords.mean(axis=0)
             facing = {}
             for f, tri in enumerate(hull.faces):
@@ -201,7 +226,7 @@ class FeatureView(GeometryPanel):
                 seg = S[[a, b], :2]
                 (front if any(facing[f] for f in edge_faces.get((a, b), [])) else back).append(seg)
             self.plot.addItem(path_item(back, cosmetic_pen(hull_col, t.thin_line_width, 200, Qt.DashLine), z=-20))
-            self.plot.addItem(path_item(front, cosmetic_pen(hull_col, t.line_width, 255), z=-19))
+            self.plot.addItem(path_item(front, cosmetic_pen(hull_col, 0.75 * t.line_width, 220), z=-19))
         elif hull.dim == 2:
             poly = S[hull.faces[0], :2]
             self.plot.addItem(polygon_item(poly, color(hull_col, 45), cosmetic_pen(hull_col, t.line_width), z=-25))

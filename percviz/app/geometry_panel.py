@@ -172,6 +172,8 @@ class GeometryPanel(QWidget):
 
     def _style_widgets(self) -> None:
         t = self.theme
+        self.setAutoFillBackground(True)
+        self.setPalette(t.palette())
         self.plot.setBackground(t.background)
         fg = t.foreground
         for lab, pt in ((self.title, t.title_pt), (self.caption, 0.9 * t.font_pt), (self.message, 1.1 * t.font_pt)):

@@ -64,6 +64,7 @@ class WeightView(GeometryPanel):
         super().__init__(scene, parent)
         self.setAccessibleName("weight")
         self.mode: str | None = None  # "1d" | "2d" | None (message shown)
+        self.reduction = self.cone1 = self.cone2 = None
         self._weights: dict[int, np.ndarray] = {}
         self._static_radius = 0.0
         self._dynamic: list = []
@@ -76,6 +77,7 @@ class WeightView(GeometryPanel):
         self._weights.clear()
         self.history = []
         self.mode = None
+        self._static_radius = 0.0
         ok, why = self.supports(solver_cls)
         if not ok:
             self.show_message(why, "Weight space")
@@ -92,9 +94,15 @@ class WeightView(GeometryPanel):
         self.redraw()
 
     def set_history(self, snapshots) -> None:
+        # The session's history is bounded (old iterations thinned), so the path is rebuilt from it.
         super().set_history(snapshots)
+        self._weights.clear()
+        if not self.mode:
+            return
         for s in self.history:
             self._remember(s)
+        if self.snapshot is not None:
+            self._remember(self.snapshot)
         if self.snapshot is not None and self.mode:
             self._draw_dynamic()
 
@@ -103,7 +111,10 @@ class WeightView(GeometryPanel):
         if snapshot is None or not self.mode:
             return
         self._remember(snapshot)
-        if self.mode == "1d" and self._radius_1d() > self._static_radius * 1.0001:
+        need = self._radius_1d() if self.mode == "1d" else 0.0
+        if need > self._static_radius * 1.0001:
+            # grow in steps of 1.5× so that a growing weight vector does not rebuild the picture every frame
+            self._static_radius = 1.5 * need
             self.redraw()
         else:
             self._draw_dynamic()
@@ -194,7 +205,7 @@ class WeightView(GeometryPanel):
 
     def _draw_static_1d(self) -> None:
         t, red, cone = self.theme, self.reduction, self.cone1
-        R = self._static_radius = self._radius_1d()
+        R = self._static_radius = max(self._static_radius, self._radius_1d())
         fill, edge, mfill = _cone_colors(t.dark)
         self.plot.showAxis("left")
         self.plot.showAxis("bottom")
@@ -270,10 +281,11 @@ class WeightView(GeometryPanel):
         self.plot.addItem(path_item(rings, cosmetic_pen(t.grid, 1.0, 200, Qt.DotLine), z=-30))
         self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="+", size=10, brush=t.grid, pen=pg.mkPen(t.grid)))
         if len(pic.polygon) >= 3:
-            self.plot.addItem(polygon_item(pic.polygon, color(fill, 80), cosmetic_pen(edge, t.line_width), z=-20))
+            # on top of the constraint lines: a thin cone must not vanish under its own walls
+            self.plot.addItem(polygon_item(pic.polygon, color(fill, 120), cosmetic_pen(edge, t.line_width), z=-2))
         n = len(pic.normals)
-        width = t.line_width if n <= 30 else t.thin_line_width
-        alpha = 230 if n <= 30 else 140
+        many = n > 30
+        active = self._walls(pic)
         self._segments: dict[int, np.ndarray] = {}
         self._visible: dict[int, np.ndarray] = {}
         box = pic.box
@@ -287,7 +299,11 @@ class WeightView(GeometryPanel):
             vis = line_segment(pic.normals[i], pic.offsets[i], pic.view)
             if vis is not None:
                 self._visible[i] = vis
-            self.plot.addItem(path_item([seg], cosmetic_pen(self._class_color(i), width, alpha), z=-5))
+            # with many points the cone's walls stay bold and the other constraints fade
+            strong = not many or i in active
+            width = t.line_width if strong else max(1.0, 0.4 * t.line_width)
+            self.plot.addItem(path_item([seg], cosmetic_pen(self._class_color(i), width, 230 if strong else 90),
+                                        z=-5 if strong else -8))
         if n <= MAX_LABELS:
             for i, seg in self._visible.items():
                 end = seg[0] + 0.93 * (seg[1] - seg[0]) if i % 2 else seg[0] + 0.07 * (seg[1] - seg[0])
@@ -319,6 +335,20 @@ class WeightView(GeometryPanel):
             )
         self.caption.setText(cap + " Rings: angle from c.")
 
+    @staticmethod
+    def _walls(pic) -> set[int]:
+        """Indices of the constraints with an edge on the cone's polygon (its walls)."""
+        P = pic.polygon
+        if len(P) < 3:
+            return set()
+        out = set()
+        scale = float(np.abs(P).max()) + 1.0
+        for i, (n, h) in enumerate(zip(pic.normals, pic.offsets)):
+            nn = np.linalg.norm(n)
+            if nn > 0 and np.sum(np.abs(P @ n + h) / nn < 1e-9 * scale) >= 2:
+                out.add(i)
+        return out
+
     # the iterates ------------------------------------------------------------------------------
     def _draw_dynamic(self) -> None:
         for item in self._dynamic:
@@ -339,18 +369,26 @@ class WeightView(GeometryPanel):
         self._dynamic.append(item)
         return item
 
+    def _path_item(self, P: np.ndarray, col: str):
+        """The iterate path; dots on the iterates while there are few enough to tell apart."""
+        t = self.theme
+        kw = {}
+        if len(P) <= 60:
+            kw = {"symbol": "o", "symbolSize": 0.45 * t.marker_size, "symbolBrush": color(col, 160), "symbolPen": None}
+        return pg.PlotDataItem(P[:, 0], P[:, 1], connect="finite", pen=pg.mkPen(color(col, 200), width=t.thin_line_width),
+                               **kw)
+
     def _iterate_label(self) -> str:
         return f"a({self.snapshot.iteration})"
 
     def _draw_iterates_1d(self, B: np.ndarray) -> None:
         t = self.theme
         col = _iterate_color(t.dark)
-        self._add(pg.PlotDataItem(B[:, 0], B[:, 1], pen=pg.mkPen(col, width=t.thin_line_width), symbol="o",
-                                  symbolSize=0.45 * t.marker_size, symbolBrush=color(col, 160), symbolPen=None))
+        self._add(self._path_item(B, col))
         cur = B[-1]
         self._add(pg.ScatterPlotItem([cur[0]], [cur[1]], symbol="o", size=1.3 * t.marker_size, brush=col,
                                      pen=pg.mkPen(t.background, width=2)))
-        item = pg.TextItem(self._iterate_label(), color=col, anchor=(-0.15, 0.5))
+        item = pg.TextItem(self._iterate_label(), color=col, anchor=(-0.15, 0.5), fill=color(t.background, 200))
         item.setFont(t.font(t.font_pt, bold=True))
         item.setPos(float(cur[0]), float(cur[1]))
         item.setZValue(45)
@@ -374,9 +412,7 @@ class WeightView(GeometryPanel):
             return
         proj = self.cone2.projection.project(A[nz])
         P = proj.points.copy()  # NaN rows (far hemisphere) break the path: no wrong point is drawn
-        self._add(pg.PlotDataItem(P[:, 0], P[:, 1], connect="finite", pen=pg.mkPen(col, width=t.thin_line_width),
-                                  symbol="o", symbolSize=0.45 * t.marker_size, symbolBrush=color(col, 160),
-                                  symbolPen=None))
+        self._add(self._path_item(P, col))
         if proj.far.any():
             E = np.array([self._edge_position(d) for d in proj.edge[proj.far]])
             self._add(pg.ScatterPlotItem(E[:, 0], E[:, 1], symbol="x", size=0.7 * t.marker_size,
@@ -400,7 +436,7 @@ class WeightView(GeometryPanel):
             self._add(pg.ScatterPlotItem([cur[0]], [cur[1]], symbol="o", size=1.3 * t.marker_size, brush=col,
                                          pen=pg.mkPen(t.background, width=2)))
             anchor = (-0.15, 0.5)
-        item = pg.TextItem(label, color=col, anchor=anchor)
+        item = pg.TextItem(label, color=col, anchor=anchor, fill=color(t.background, 200))
         item.setFont(t.font(t.font_pt, bold=True))
         item.setPos(float(pos[0]), float(pos[1]))
         item.setZValue(45)
