@@ -18,7 +18,7 @@ from typing import Any, Sequence
 import numpy as np
 
 from percviz import __version__
-from percviz.core.errors import PercvizError, PresetError
+from percviz.core.errors import DataError, PercvizError, PresetError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
 SUBCOMMANDS = ("solve", "margin", "export", "list")
@@ -334,6 +334,11 @@ def margin(preset) -> dict[str, Any]:
     except ImportError as e:
         raise Unavailable(f"the margin computation (percviz.core.gram) is not available: {e}") from None
     problem = Problem(preset.points, preset.kernel, preset.features)
+    if problem.points.n and problem.points.classes.max() > 1:
+        raise DataError(
+            f"The optimal margin ρ_K is defined for two classes (+ and −), but the points use "
+            f"{problem.points.n_classes} classes; relabel them as + and −."
+        )
     problem.points.require_two_classes("The optimal margin")
     res = optimal_margin(problem)
     return {

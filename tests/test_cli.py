@@ -178,6 +178,7 @@ def _bad_inputs(tmp_path):
             if kernel_algo else None, "K(x, x) = 0"),
         "unknown flag": (["solve", f"{t}/ok.csv", "-a", "perceptron", "--frobnicate"], "unrecognized"),
         "margin of one class": (["margin", f"{t}/one.csv"], "no − point"),
+        "margin of three classes": (["margin", "three-class-linear-machine"], "two classes"),
         "window, bad file": ([f"{t}/nan.csv"], "finite"),
         "window, panel without screenshot": (["--panel", "canvas"], "--screenshot"),
         "window, screenshot not png": (["--screenshot", f"{t}/x.jpg"], ".png"),
