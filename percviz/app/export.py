@@ -23,7 +23,7 @@ from typing import Callable, Iterator, Sequence
 import numpy as np
 from PySide6.QtCore import QObject, QPoint, QRectF, QSize, Qt, QThread, Signal, Slot
 from PySide6.QtGui import QImage, QPainter, QRegion
-from PySide6.QtWidgets import QApplication, QHBoxLayout, QWidget
+from PySide6.QtWidgets import QAbstractButton, QApplication, QHBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
 from percviz.core.errors import ParameterError, PercvizError
@@ -169,6 +169,9 @@ class FrameRenderer(QWidget):
     @Slot(object)
     def render_frame(self, snapshot) -> np.ndarray:
         """Draw this snapshot in every panel and return the picture as RGB."""
+        for panel in self.panels.values():  # buttons mean nothing in a picture
+            for button in panel.findChildren(QAbstractButton):
+                button.hide()
         self.history.append(snapshot)
         for panel in self.panels.values():
             if hasattr(panel, "set_history"):
@@ -176,8 +179,8 @@ class FrameRenderer(QWidget):
             panel.set_snapshot(snapshot)
         if self.caption is not None:
             self.caption.show_snapshot(snapshot)
-        for panel in self.panels.values():
-            redraw = getattr(panel, "redraw_now", None)  # panels that coalesce redraws draw now
+        for panel in self.panels.values():  # panels that coalesce redraws on a timer draw now
+            redraw = getattr(panel, "redraw_now", None) or getattr(panel, "flush", None)
             if callable(redraw):
                 redraw()
         QApplication.sendPostedEvents()
