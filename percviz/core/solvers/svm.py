@@ -165,14 +165,22 @@ class SVM(Solver):
         self._schedule = [int(v) for v in np.unique(np.round(np.linspace(total, 1, count)).astype(int))]
         self._steps = len(self._schedule)
         self._k = 0
-        self._current = QPIterate(np.zeros(self.problem.n), 0.0, "start", 0)
+        self._cached: tuple[int, QPIterate] | None = None
+
+    @property
+    def _current(self) -> QPIterate:
+        """The iterate of step k, solved only when a snapshot needs it (so advance(n) skips the replays)."""
+        if self._k == 0:
+            return QPIterate(np.zeros(self.problem.n), 0.0, "start", 0)
+        if self._at_solution():
+            return self._final
+        if self._cached is None or self._cached[0] != self._k:
+            it = solve_dual(self._K, self._y, self._C, max_iter=self._schedule[self._k - 1])
+            self._cached = (self._k, it)
+        return self._cached[1]
 
     def _update(self):
         self._k += 1
-        if self._k >= self._steps:
-            self._current = self._final
-        else:
-            self._current = solve_dual(self._K, self._y, self._C, max_iter=self._schedule[self._k - 1])
         return ()
 
     def _at_solution(self) -> bool:
