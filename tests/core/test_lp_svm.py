@@ -192,6 +192,8 @@ def test_interior_point_iterates_are_stepped():
     gaps = [abs(s.metrics["objective"] - snaps[-1].metrics["objective"]) for s in snaps[-6:]]
     assert gaps == sorted(gaps, reverse=True)
     assert snaps[0].metrics["train_errors"] == problem.n  # α = 0 and b = 0: f ≡ 0 wrongs every point
+    jumped = get_solver("svm")(problem, margin="soft", C=1.0).advance(3)  # fast-forward: the same iterate
+    assert jumped.iteration == 3 and jumped.metrics["objective"] == snaps[3].metrics["objective"]
     with pytest.raises(ValueError):
         snaps[-1].alpha[0] = 1.0  # snapshots are immutable
 
