@@ -496,8 +496,12 @@ def preset_to_json(preset: Preset) -> str:
 
 
 def save_preset(preset: Preset, path: "str | os.PathLike") -> Path:
-    """Save atomically (temp file + rename): if anything fails, the previous file is kept."""
-    text = preset_to_json(preset)  # serialize first: a bad value must not touch the disk
+    """Save atomically (temp file + rename): if anything fails, the previous file is kept.
+
+    The text is validated as `load_preset` would before the disk is touched, so a saved file always loads.
+    """
+    text = preset_to_json(preset)
+    preset_from_dict(json.loads(text), path)
     return atomic_write_text(path, text)
 
 

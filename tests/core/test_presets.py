@@ -7,6 +7,8 @@ import re
 
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from percviz.core import presets as pr
 from percviz.core.data import PointSet
@@ -208,6 +210,18 @@ def test_save_is_atomic_when_serialization_fails(tmp_path):
     assert sorted(os.listdir(tmp_path)) == ["s.json"]
 
 
+def test_save_refuses_what_could_not_be_loaded_back(tmp_path):
+    path = save_preset(_scene(), tmp_path / "s.json")
+    before = path.read_bytes()
+    far = _scene().replace(points=PointSet([[0.0, 0.0], [2e6, 1.0]], [0, 1]))
+    with pytest.raises(PresetError) as info:
+        save_preset(far, path)
+    assert info.value.field == "points[1][0]" and str(path) in str(info.value)
+    with pytest.raises(PresetError, match="Unknown algorithm"):
+        save_preset(_scene().replace(algorithm="nope"), path)
+    assert path.read_bytes() == before and sorted(os.listdir(tmp_path)) == ["s.json"]
+
+
 def test_save_is_atomic_when_rename_fails(tmp_path, monkeypatch):
     path = save_preset(_scene(), tmp_path / "s.json")
     before = path.read_bytes()
@@ -375,3 +389,23 @@ def test_normalization_example_is_the_papers():
     classic = p.make_solver().run().iteration
     nkp = p.replace(algorithm="nkp").make_solver().run().iteration
     assert f"needs {classic} updates and NKP, which normalizes, {nkp}" in p.explanation and classic > 5 * nkp
+
+
+_coord = st.floats(-1e6, 1e6, allow_nan=False, allow_infinity=False)
+
+
+@settings(max_examples=40, deadline=None)
+@given(
+    pts=st.lists(st.tuples(_coord, _coord, st.integers(0, 4)), max_size=30),
+    title=st.text(max_size=40),
+    levels=st.lists(st.floats(-10, 10, allow_nan=False), max_size=5),
+    panels=st.lists(st.sampled_from(pr.PANELS), unique=True, max_size=4),
+    max_iter=st.one_of(st.none(), st.integers(0, 10**8)),
+)
+def test_any_scene_round_trips_exactly(tmp_path_factory, pts, title, levels, panels, max_iter):
+    X = np.array([p[:2] for p in pts], float).reshape(-1, 2)
+    scene = Preset(PointSet(X, [p[2] for p in pts]), title=title, max_iter=max_iter, algorithm="perceptron",
+                   view=ViewSettings(panels=tuple(panels), levels=tuple(levels)))
+    path = tmp_path_factory.mktemp("rt") / "s.json"
+    back = load_preset(save_preset(scene, path))
+    assert back == scene and back.points.X.tobytes() == scene.points.X.tobytes()
