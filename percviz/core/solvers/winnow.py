@@ -23,7 +23,7 @@ class BalancedWinnow(Solver):
     description = "Multiplicative mistake-driven updates; few mistakes when most features are irrelevant."
     representation = "features"
     views = L.WEIGHT_VIEWS
-    metric_keys = ("j_perceptron", "weight_norm", "train_errors", "margin", "mistakes")
+    metric_keys = ("weight_norm", "train_errors", "margin", "mistakes")
     default_max_iter = 100000
     params = ParamSet(
         (
@@ -76,8 +76,7 @@ class BalancedWinnow(Solver):
 
     def _state(self):
         a = self.a
-        s = self._Y @ a
         msg = f"{self.iteration} mistakes, pass {self.scan.passes_used}."
         if self._stop == "max_passes":
             msg += f" Stopped after max_passes = {self.values['max_passes']}."
-        return L.state(self, a, {"j_perceptron": L.j_perceptron(s), "mistakes": self.iteration}, msg, s)
+        return L.state(self, a, {"mistakes": self.iteration}, msg, self.scan.scores)
