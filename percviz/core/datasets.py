@@ -24,6 +24,7 @@ from percviz.core.errors import ParameterError
 
 #: (w0, w1, w2) of the line the notes use to generate the separable data.
 W_GEN = np.array([-1.7, -0.6, 1.0])
+_MAX_ROUNDS = 1000
 
 
 def _augment(X) -> np.ndarray:
@@ -40,10 +41,17 @@ def _check_seed(seed) -> int:
 def sample_side(r: np.random.Generator, mean, sd, m: int, side: int, gap: float) -> np.ndarray:
     """m Gaussian points on one side of the line W_GEN, at least `gap` from it (4m draws per round)."""
     out = np.empty((0, 2))
-    while len(out) < m:
+    for _ in range(_MAX_ROUNDS):
+        if len(out) >= m:
+            break
         X = r.normal(mean, sd, size=(4 * m, 2))
         dist = side * (_augment(X) @ W_GEN) / np.linalg.norm(W_GEN[1:])  # signed distance, notes' order
         out = np.vstack([out, X[dist > gap]])
+    if len(out) < m:
+        raise ParameterError(
+            f"Only {len(out)} of {m} points landed more than gap = {gap:g} from the line after "
+            f"{_MAX_ROUNDS} rounds; choose a smaller gap."
+        )
     return out[:m]
 
 
@@ -173,6 +181,14 @@ DATASETS: dict[str, tuple[Callable[..., PointSet], str]] = {
     "xor": (xor, "the four XOR points: not linearly separable"),
     "mse-five": (mse_five, "the five-point pseudoinverse example of the MSE section"),
     "bayes-1d": (bayes_1d, "200 samples of N(1, 1) (+) vs N(−1, 0.25) (−) on the x-axis (seed 41)"),
+}
+
+
+#: The feature map each scene is meant for (others use the augmented linear map).
+RECOMMENDED_FEATURES: dict[str, str] = {
+    "one-dimensional": "linear1d",
+    "ring": "quadratic",
+    "bayes-1d": "poly:degree=3",
 }
 
 

@@ -128,3 +128,16 @@ def test_registry_builds_every_scene():
         ds.make_dataset("xor", seed=3)
     with pytest.raises(ParameterError, match="seed"):
         ds.ring(seed=-1)
+
+
+def test_impossible_gap_is_refused_instead_of_looping():
+    with pytest.raises(ParameterError, match="smaller gap"):
+        ds.separable(gap=50.0)
+
+
+def test_recommended_features_name_registered_scenes_and_maps():
+    from percviz.core.features import parse_features
+
+    for name, spec in ds.RECOMMENDED_FEATURES.items():
+        assert name in ds.DATASETS
+        parse_features(spec)
