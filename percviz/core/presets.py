@@ -22,6 +22,7 @@ from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError, PresetError
 from percviz.core.features import parse_features
 from percviz.core.kernels import parse_kernel
+from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver, load_all
 from percviz.core.solvers.base import MAX_ITER_SPEC, METRICS
 
@@ -142,10 +143,8 @@ class Preset:
             raw["max_iter"] = max_iter
         return preset_from_dict(raw, source, typed_params_from_text=True)
 
-    def problem(self):
+    def problem(self) -> Problem:
         """The Problem (points, kernel, φ-map) this scene runs on."""
-        from percviz.core.problem import Problem
-
         return Problem(self.points, self.kernel, self.features)
 
     def make_solver(self):
