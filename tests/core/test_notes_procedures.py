@@ -470,7 +470,11 @@ def test_random_sets_separator_claims_are_true():
                 assert not lp_feasible, name
         if lp_feasible:
             assert run("ho-kashyap", problem, max_iter=20000)[1].status is Status.SEPARATOR
-            assert run("fixed-increment", problem, max_iter=200000)[1].status is Status.SEPARATOR
+            s = run("fixed-increment", problem, max_iter=200000)[1]
+            assert s.status is Status.SEPARATOR
+            # The convergence theorem with â the shortest vector with â·y_i ≥ 1 (so γ = 1): k ≤ β²‖â‖².
+            a_hat = cone.shortest_margin_vector(problem.Y)
+            assert s.iteration <= np.max(np.sum(problem.Y**2, axis=1)) * (a_hat @ a_hat) * (1 + 1e-9)
 
 
 # ---------------------------------------------------------------- the snapshot contract
