@@ -120,6 +120,7 @@ def test_batch_perceptron_on_the_80_samples():
     assert s.iteration == 40 and s.status is Status.SEPARATOR  # notes: 40 updates
     np.testing.assert_allclose(s.weights, [-66.0, -125.3012, 130.6631], atol=5e-5)
     assert s.metrics["train_errors"] == 0 and s.metrics["j_perceptron"] == 0
+    assert f"{s.weights @ sep().Y.sum(axis=0):.2f}" == "26438.13"  # notes: â·(sum of the samples) > 0
     assert run("batch-perceptron", sep(), schedule="k")[1].iteration == 54  # notes: eta(k) = k: 54 updates
 
 
@@ -388,6 +389,18 @@ def test_ho_kashyap_separable_xor_and_gaussians():
     js = [f"{snaps[k].metrics['j_squared']:.4f}" for k in (0, 9, 29)]
     ep = [f"{snaps[k].metrics['e_plus_norm'] ** 2:.4f}" for k in (0, 9, 29)]
     assert js == ["51.0618", "47.1718", "47.1399"] and ep == ["1.3871", "0.0062", "0.0000"]
+
+
+def test_ho_kashyap_decrease_identity_at_the_notes_step():
+    solver, s = run("ho-kashyap", sep())
+    Y, b = sep().Y, solver.b.copy()  # b(5), where the notes check the identity
+    P = Y @ np.linalg.pinv(Y)
+    e = P @ b - b
+    ep = np.maximum(e, 0)
+    b2 = b + ep
+    e2 = P @ b2 - b2
+    assert f"{(e @ e - e2 @ e2) / 4:.6f}" == "0.364327"  # notes: lhs 0.364327, rhs 0.364327
+    assert f"{0.25 * ep @ ep + 0.25 * ep @ P @ ep:.6f}" == "0.364327"
 
 
 def test_ho_kashyap_decrease_identity():
