@@ -14,14 +14,9 @@ from percviz.core import datasets as D
 from percviz.core.data import PointSet
 from percviz.core.presets import Preset, load_preset, save_preset, write_csv
 from percviz.core.problem import Problem
-from percviz.core.solvers import SOLVERS, get_solver, load_all
+from percviz.core.solvers import get_solver, load_all
 
 load_all()
-
-
-def needs(*names):
-    missing = [n for n in names if n not in SOLVERS]
-    return pytest.mark.skipif(bool(missing), reason=f"solvers not registered: {missing}")
 
 
 @pytest.fixture
@@ -95,7 +90,6 @@ def test_non_separable_run_has_no_margin(capsys, tmp_path):
     assert res["status"] == "max_iter" and res["margin"] is None and res["train_errors"] > 0
 
 
-@needs("isnkpvn")
 def test_certificate_on_xor(capsys, tmp_path):
     path = write_csv(D.xor(), tmp_path / "xor.csv")
     res = solve_json(capsys, path, "-a", "isnkpvn")
@@ -113,7 +107,6 @@ def test_summary_text(capsys, csv4):
     assert "separator found" in out and "training errors: 0" in out and "normalized margin" in out
 
 
-@needs("kernel-perceptron")
 def test_margin_of_the_papers_example(capsys):
     code, out, err = run(capsys, "margin", "normalization-example", "--json")
     assert code == 0, err
@@ -124,7 +117,6 @@ def test_margin_of_the_papers_example(capsys):
 
 
 def test_margin_non_separable(capsys, tmp_path):
-    pytest.importorskip("percviz.core.gram")
     path = write_csv(D.xor(), tmp_path / "xor.csv")
     code, out, err = run(capsys, "margin", path, "--json")
     assert code == 0, err
@@ -153,7 +145,6 @@ def _write_bad_files(tmp_path):
 
 def _bad_inputs(tmp_path):
     t = str(tmp_path)
-    kernel_algo = next((a for a in ("kernel-perceptron", "nkp", "snkp") if a in SOLVERS), None)
     return {
         "missing file": (["solve", f"{t}/nope.csv", "-a", "perceptron"], "no such file"),
         "folder": (["solve", t, "-a", "perceptron"], "is a folder"),
@@ -173,9 +164,7 @@ def _bad_inputs(tmp_path):
         "negative max-iter": (["solve", f"{t}/ok.csv", "-a", "perceptron", "--max-iter", "-1"], "max_iter"),
         "max-iter not a number": (["solve", f"{t}/ok.csv", "-a", "perceptron", "--max-iter", "x"], "invalid int"),
         "one class only": (["solve", f"{t}/one.csv", "-a", "perceptron"], "no − point"),
-        "K(x,x)=0": (
-            ["solve", f"{t}/origin.csv", "-a", kernel_algo or "perceptron", "-k", "linear"]
-            if kernel_algo else None, "K(x, x) = 0"),
+        "K(x,x)=0": (["solve", f"{t}/origin.csv", "-a", "nkp", "-k", "linear"], "K(x, x) = 0"),
         "unknown flag": (["solve", f"{t}/ok.csv", "-a", "perceptron", "--frobnicate"], "unrecognized"),
         "margin of one class": (["margin", f"{t}/one.csv"], "no − point"),
         "margin of three classes": (["margin", "three-class-linear-machine"], "two classes"),
@@ -194,10 +183,6 @@ BAD = sorted(_bad_inputs(Path("/nonexistent")))
 def test_bad_input_is_one_line_and_exit_2(capsys, tmp_path, case):
     _write_bad_files(tmp_path)
     argv, words = _bad_inputs(tmp_path)[case]
-    if argv is None:
-        pytest.skip("no kernel solver registered yet")
-    if argv[0] == "margin":
-        pytest.importorskip("percviz.core.gram")
     code, out, err = run(capsys, *argv)
     assert code == 2, err
     assert out == ""
