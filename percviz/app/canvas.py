@@ -66,6 +66,14 @@ def _bold_symbols() -> dict[str, QPainterPath]:
     return {"+": plus, "_": minus}
 
 
+def _blended_colormap(t) -> pg.ColorMap:
+    """The theme's diverging map mixed with the background at the theme's map opacity (drawn opaque: faster)."""
+    bg = np.array(QColor(t.background).getRgb()[:3], dtype=float)
+    a = t.map_alpha / 255.0
+    cols = [np.array(QColor(c).getRgb()[:3], dtype=float) * a + bg * (1 - a) for c in t.diverging]
+    return pg.ColorMap(np.linspace(0.0, 1.0, len(cols)), [tuple(int(round(v)) for v in c) for c in cols])
+
+
 def _superscript(k: int) -> str:
     return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
@@ -141,6 +149,7 @@ class CanvasView(QWidget):
         self._redraw_pending = False
         self._symbols = _bold_symbols()
         self.last_redraw_ms = 0.0
+        self.fine_resolution, self.coarse_resolution = FINE_RESOLUTION, COARSE_RESOLUTION
         self._build()
         scene.points_changed.connect(self._on_points_changed)
         self._refine = QTimer(self)
@@ -174,12 +183,16 @@ class CanvasView(QWidget):
 
         self.margin_curve = pg.PlotCurveItem(connect="finite", antialias=True)
         self.boundary_curve = pg.PlotCurveItem(connect="finite", antialias=True)
-        self.halos = _PassiveScatter(pxMode=True)
+        # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
+        self.halo_items = [_PassiveScatter(pxMode=True) for _ in range(7)]
         self.points_item = _PassiveScatter(pxMode=True)
         self.trigger_ring = _PassiveScatter(pxMode=True)
         self.hover_ring = _PassiveScatter(pxMode=True)
-        for z, it in enumerate((self.margin_curve, self.boundary_curve, self.halos, self.points_item, self.trigger_ring, self.hover_ring)):
+        for z, it in enumerate((self.margin_curve, self.boundary_curve, *self.halo_items)):
             it.setZValue(z)
+            self.plot.addItem(it)
+        for z, it in enumerate((self.points_item, self.trigger_ring, self.hover_ring)):
+            it.setZValue(20 + z)
             self.plot.addItem(it)
 
         # a screen-fixed overlay (top left): iteration, status and margin of the snapshot shown
@@ -236,7 +249,7 @@ class CanvasView(QWidget):
         self.message.setVisible(not ok)
         for it in (self.margin_curve, self.boundary_curve):
             it.setData([], [])
-        self.halos.setData([])
+        self._clear_halos()
         self._halo_key = None
         self.trigger_ring.setData([])
         self.image.clear()
@@ -275,14 +288,13 @@ class CanvasView(QWidget):
             ax.label.setFont(font)
         item.setLabel("bottom", "x₁", **label_style)
         item.setLabel("left", "x₂", **label_style)
-        self.colorbar.setColorMap(t.colormap())
+        self.colorbar.setColorMap(_blended_colormap(t))
         self.colorbar.axis.setTickFont(font)
         self.colorbar.axis.setTextPen(pg.mkPen(t.foreground))
         self.colorbar.axis.setPen(pg.mkPen(t.foreground))
         self.colorbar.axis.label.setFont(font)
         self.colorbar.axis.setLabel("f(x)", **label_style)
         self.colorbar.setFixedWidth(max(14.0, 12 * t.scale) + 4 * t.font_pt * 1.4)
-        self.image.setOpacity(t.map_alpha / 255.0)
         self.boundary_curve.setPen(pg.mkPen(t.boundary, width=1.5 * t.line_width, cap=Qt.PenCapStyle.RoundCap))
         self.margin_curve.setPen(
             pg.mkPen(t.margin, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DashLine, cap=Qt.PenCapStyle.RoundCap)
@@ -309,14 +321,14 @@ class CanvasView(QWidget):
         w = max(1.0, t.scale)
         hl = QColor(t.highlight)
         return {
-            "halo_brushes": [pg.mkBrush(*rgba(c, 60)) for c in t.class_colors],
-            "halo_pens": [pg.mkPen(*rgba(c, 170), width=w) for c in t.class_colors],
-            "cert_brush": [pg.mkBrush(hl.red(), hl.green(), hl.blue(), 90)],
-            "cert_pen": [pg.mkPen(hl, width=w)],
+            "halo_brushes": [pg.mkBrush(*rgba(t.class_color(k), 60)) for k in range(6)],
+            "halo_pens": [pg.mkPen(*rgba(t.class_color(k), 170), width=w) for k in range(6)],
+            "cert_brush": pg.mkBrush(hl.red(), hl.green(), hl.blue(), 90),
+            "cert_pen": pg.mkPen(hl, width=w),
             "point_brushes": [pg.mkBrush(t.class_color(k)) for k in range(6)],
             "point_pen": pg.mkPen("#000000" if t.dark else "#ffffff", width=max(1.0, 0.9 * t.scale)),
             "ring_pen": pg.mkPen(t.highlight, width=1.5 * t.line_width),
-            "colormap": t.colormap(),
+            "colormap": _blended_colormap(t),
             "hover_pen": pg.mkPen(t.foreground, width=t.thin_line_width, style=Qt.PenStyle.DotLine),
         }
 
@@ -369,7 +381,7 @@ class CanvasView(QWidget):
             return
         t0 = time.perf_counter()
         coarse = self._animating
-        grid = self._grid(COARSE_RESOLUTION if coarse else FINE_RESOLUTION)
+        grid = self._grid(self.coarse_resolution if coarse else self.fine_resolution)
         key = (id(snap), grid.key, id(self.theme))
         if key != self._drawn_key:
             self._draw_decision(snap, grid)
@@ -496,8 +508,8 @@ class CanvasView(QWidget):
         if key == self._halo_key:
             return
         self._halo_key = key
+        self._clear_halos()
         if w is None or not np.any(w > 0):
-            self.halos.setData([])
             return
         t = self.theme
         X = self.scene_model.points.X
@@ -508,14 +520,31 @@ class CanvasView(QWidget):
         sizes = t.marker_size * (1.3 + 2.4 * rel)
         st = self._styles
         if certificate:
-            brushes, pens = st["cert_brush"], st["cert_pen"]
-            which = np.zeros(len(keep), dtype=int)
-        else:
-            brushes, pens = st["halo_brushes"], st["halo_pens"]
-            which = classes[keep] % len(brushes)
-        self.halos.setData(
-            pos=X[keep], size=sizes, symbol="o", brush=[brushes[k] for k in which], pen=[pens[k] for k in which]
-        )
+            self.halo_items[6].setData(pos=X[keep], size=sizes, symbol="o", brush=st["cert_brush"], pen=st["cert_pen"])
+            return
+        which = classes[keep] % 6
+        for k in np.unique(which):
+            sel = which == k
+            self.halo_items[k].setData(
+                pos=X[keep[sel]], size=sizes[sel], symbol="o", brush=st["halo_brushes"][k], pen=st["halo_pens"][k]
+            )
+
+    def _clear_halos(self) -> None:
+        for it in self.halo_items:
+            if len(it.data):
+                it.setData([])
+
+    def halo_data(self) -> tuple[np.ndarray, np.ndarray]:
+        """Positions (m, 2) and pixel sizes (m,) of the halos drawn (for tests and tools)."""
+        pos, size = [], []
+        for it in self.halo_items:
+            if len(it.data):
+                x, y = it.getData()
+                pos.append(np.column_stack([x, y]))
+                size.append(np.array([p.size() for p in it.points()]))
+        if not pos:
+            return np.zeros((0, 2)), np.zeros(0)
+        return np.concatenate(pos), np.concatenate(size)
 
     def _draw_triggers(self, snap) -> None:
         idx = [i for i in snap.triggers if 0 <= i < self.scene_model.n]

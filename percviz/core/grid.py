@@ -247,15 +247,15 @@ class GridEvaluator:
         return self._diag
 
     def at_points(self, decision: DecisionFunction, X: np.ndarray) -> np.ndarray:
-        """decision(X) in float64, caching K(X, centres) for kernel expansions (usually the Gram matrix)."""
+        """decision(X), caching K(X, centres) in float32 for kernel expansions (usually the Gram matrix)."""
         X = np.asarray(X, dtype=float)
         if not isinstance(decision, KernelExpansion) or decision.affine() is not None:
             return np.asarray(decision(X), dtype=float)
         k = decision.kernel
         key = (type(k), k.spec, X.tobytes(), decision.centers.tobytes())
         if key != self._pts_key:
-            self._pts_key, self._pts_gram = key, k(X, decision.centers)
-        return self._pts_gram @ decision.coef + decision.bias
+            self._pts_key, self._pts_gram = key, k(X, decision.centers).astype(np.float32)
+        return (self._pts_gram @ decision.coef.astype(np.float32)).astype(float) + decision.bias
 
 
 def _weighted_sum(arrays: list[np.ndarray], rows: np.ndarray, w: np.ndarray, separable: bool, grid: ViewGrid) -> np.ndarray:

@@ -1,5 +1,7 @@
 """The canvas with real mouse events: placing, dragging, deleting points; what it draws for a snapshot."""
 
+import time
+
 import numpy as np
 import pytest
 from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
@@ -44,6 +46,7 @@ def _click(qtbot, canvas, x, y, button=Qt.MouseButton.LeftButton, mods=Qt.Keyboa
 
 
 def _move(canvas, x, y, buttons=Qt.MouseButton.NoButton):
+    time.sleep(0.02)  # pyqtgraph's scene drops mouse moves faster than its rate limit
     vp = canvas.plot.viewport()
     p = QPointF(_pos(canvas, x, y))
     ev = QMouseEvent(QEvent.Type.MouseMove, p, vp.mapToGlobal(p), Qt.MouseButton.NoButton, buttons, Qt.KeyboardModifier.NoModifier)
@@ -160,10 +163,10 @@ def test_kernel_boundary_follows_the_zero_level(canvas):
     f_scale = np.abs(snap.decision(prob.X)).max()
     assert np.abs(snap.decision(P)).max() < 0.02 * f_scale  # on the zero level up to grid interpolation
     # halos: one per point with α_i > 0, larger for larger α
-    hx, _ = canvas.halos.getData()
-    assert len(hx) == 4
-    sizes = np.array([s.size() for s in canvas.halos.points()])
-    assert sizes[0] > sizes[3]
+    pos, sizes = canvas.halo_data()
+    assert len(pos) == 4
+    size_of = {tuple(p): s for p, s in zip(pos, sizes)}
+    assert size_of[tuple(prob.X[0])] > size_of[tuple(prob.X[3])]
 
 
 def test_certificate_halos_use_p(canvas):
@@ -173,8 +176,8 @@ def test_certificate_halos_use_p(canvas):
     snap = _snapshot(prob.expansion(np.ones(4)), status=Status.CERTIFICATE, alpha=np.ones(4), p=p)
     canvas.set_snapshot(snap)
     canvas.redraw_now()
-    hx, hy = canvas.halos.getData()
-    assert sorted(zip(hx, hy)) == sorted(map(tuple, prob.X[[1, 2]]))
+    pos, _ = canvas.halo_data()
+    assert sorted(map(tuple, pos)) == sorted(map(tuple, prob.X[[1, 2]]))
 
 
 def test_multiclass_regions(canvas):
@@ -217,7 +220,7 @@ def test_new_problem_clears_the_picture(canvas):
     assert len(canvas.boundary_curve.getData()[0]) > 0
     canvas.set_problem(None, None)
     assert canvas.boundary_curve.getData()[0] is None or len(canvas.boundary_curve.getData()[0]) == 0
-    assert len(canvas.halos.getData()[0]) == 0 and canvas.image.image is None
+    assert len(canvas.halo_data()[0]) == 0 and canvas.image.image is None
 
 
 def test_panel_contract(canvas):

@@ -1,0 +1,106 @@
+"""Benchmark: canvas redraw time (grid evaluation + drawing + painting) for a 200×200 view, RBF kernel.
+
+Run: QT_QPA_PLATFORM=offscreen python bench/bench_canvas.py
+For n = 100, 500, 2000 support points it reports, as medians over frames:
+  eval naive   the direct float32 evaluation Σ_i coef_i K(z, x_i) on the 200×200 grid (the baseline);
+  eval cached  percviz.core.grid.GridEvaluator on the same grid, one coefficient changed per frame;
+  animating    a full canvas frame while animating (coarse 100×100 grid): evaluate, contours, halos,
+               trigger ring, overlay, and the repaint of the plot; one α_i changes per frame (perceptron-like)
+               and, second number, every α_i changes (smoothed perceptron-like);
+  paused       a full canvas frame at full resolution (200×200) for a new snapshot.
+Target (issue 3): ≤ 30 ms per animated frame at n = 500.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+from percviz.app.canvas import CanvasView  # noqa: E402
+from percviz.core.data import PointSet  # noqa: E402
+from percviz.core.grid import GridEvaluator, ViewGrid, naive_image  # noqa: E402
+from percviz.core.problem import Problem  # noqa: E402
+from percviz.core.scene import SceneModel  # noqa: E402
+from percviz.core.solvers.base import Snapshot, Status  # noqa: E402
+
+FRAMES = 25
+
+
+def _median_ms(f, frames=FRAMES) -> float:
+    ts = []
+    for k in range(frames):
+        t = time.perf_counter()
+        f(k)
+        ts.append(time.perf_counter() - t)
+    return 1e3 * float(np.median(ts))
+
+
+def bench(n: int, app) -> dict:
+    rng = np.random.default_rng(n)
+    X = rng.uniform(-3, 3, size=(n, 2))
+    cls = (np.hypot(X[:, 0], X[:, 1]) > 2.2).astype(int)
+    pts = PointSet(X, cls)
+    prob = Problem(pts, kernel="rbf:gamma=0.5")
+    alpha = rng.random(n) + 0.1
+    grid = ViewGrid(-3.0, 3.0, -3.0, 3.0, 200, 200)
+
+    out = {"eval naive": _median_ms(lambda k: naive_image(prob.expansion(alpha), grid), frames=5)}
+    ev = GridEvaluator()
+    ev.evaluate(prob.expansion(alpha), grid)
+
+    def cached(k):
+        alpha[k % n] += 0.3
+        ev.evaluate(prob.expansion(alpha), grid)
+
+    out["eval cached"] = _median_ms(cached)
+
+    view = CanvasView(SceneModel(pts))
+    view.resize(900, 760)
+    view.show()
+    app.processEvents()
+    view.viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+    view.fine_resolution, view.coarse_resolution = 200, 100
+    view.set_problem(prob, None)
+    app.processEvents()
+
+    def frame(k, animating, all_change=False):
+        if all_change:
+            alpha[:] *= 1.01
+        alpha[k % n] += 0.3
+        snap = Snapshot(k, Status.RUNNING, prob.expansion(alpha), {"margin": 0.01}, (k % n,), alpha=alpha)
+        view.snapshot = snap
+        view._animating = animating
+        view._redraw()
+        view.plot.viewport().repaint()
+
+    frame(0, True)
+    out["animating"] = _median_ms(lambda k: frame(k, True))
+    out["animating, all α change"] = _median_ms(lambda k: frame(k, True, True))
+    frame(0, False)
+    out["paused"] = _median_ms(lambda k: frame(k, False), frames=10)
+    view._refine.stop()
+    view.close()
+    view.deleteLater()
+    app.processEvents()
+    return out
+
+
+def main() -> None:
+    app = QApplication.instance() or QApplication([])
+    rows = {n: bench(n, app) for n in (100, 500, 2000)}
+    cols = list(next(iter(rows.values())))
+    print("canvas redraw, 200×200 view, RBF γ = 0.5 (median ms)")
+    print(f"{'n':>6} " + " ".join(f"{c:>24}" for c in cols))
+    for n, r in rows.items():
+        print(f"{n:>6} " + " ".join(f"{r[c]:>24.1f}" for c in cols))
+    ok = rows[500]["animating"] <= 30 and rows[500]["animating, all α change"] <= 30
+    print(f"target ≤ 30 ms per animated frame at n = 500: {'met' if ok else 'NOT met'}")
+
+
+if __name__ == "__main__":
+    main()
