@@ -23,7 +23,7 @@ from percviz.core.errors import PercvizError, PresetError
 from percviz.core.features import parse_features
 from percviz.core.kernels import parse_kernel
 from percviz.core.problem import Problem
-from percviz.core.solvers import get_solver, load_all
+from percviz.core.solvers import get_solver
 from percviz.core.solvers.base import MAX_ITER_SPEC, METRICS
 
 FORMAT = "percviz-preset"
