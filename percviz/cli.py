@@ -412,7 +412,8 @@ def _import_app(module: str, func: str, what: str):
         mod = importlib.import_module(f"percviz.app.{module}")
     except ModuleNotFoundError as e:
         if e.name in (f"percviz.app.{module}", "percviz.app"):
-            raise Unavailable(f"{what} is not available in this installation (percviz.app.{module} is missing)") from None
+            missing = f"percviz.app.{module} is missing"
+            raise Unavailable(f"{what} is not available in this installation ({missing})") from None
         raise Unavailable(f"cannot start {what}: the Python package '{e.name}' is missing; "
                           "reinstall percviz with its dependencies (pip install -e .)") from None
     except ImportError as e:

@@ -362,7 +362,9 @@ def _check_view(ck: _Checker, raw: Any) -> ViewSettings:
     return ViewSettings(**out)
 
 
-def preset_from_dict(doc: Any, path: "str | os.PathLike" = "<preset>", *, typed_params_from_text: bool = False) -> Preset:
+def preset_from_dict(
+    doc: Any, path: "str | os.PathLike" = "<preset>", *, typed_params_from_text: bool = False
+) -> Preset:
     """Validate a parsed JSON document and build the Preset; raises PresetError naming the field."""
     ck = _Checker(str(path))
     if not isinstance(doc, dict):
@@ -430,7 +432,8 @@ def load_preset(path: "str | os.PathLike") -> Preset:
         doc = json.loads(text)
     except json.JSONDecodeError as e:
         hint = "; the file looks truncated (it ends before its brackets close)" if _unclosed(text) else ""
-        raise PresetError(path, None, f"is not valid JSON ({e.msg}: line {e.lineno}, column {e.colno}){hint}.") from None
+        where = f"{e.msg}: line {e.lineno}, column {e.colno}"
+        raise PresetError(path, None, f"is not valid JSON ({where}){hint}.") from None
     except RecursionError:
         raise PresetError(path, None, "is not a percviz preset: it is nested too deeply.") from None
     return preset_from_dict(doc, path)

@@ -91,7 +91,8 @@ def test_empty_scene_loads(tmp_path):
 def test_missing_optional_fields_take_defaults(tmp_path):
     doc = {"format": "percviz-preset", "version": 1, "points": [[0, 0], [1, 1]], "classes": [0, 1]}
     p = load_preset(_write(tmp_path, json.dumps(doc)))
-    assert (p.title, p.kernel, p.features, p.algorithm, p.max_iter) == ("Untitled scene", "affine", "linear", "snkp", None)
+    got = (p.title, p.kernel, p.features, p.algorithm, p.max_iter)
+    assert got == ("Untitled scene", "affine", "linear", "snkp", None)
     assert p.view == ViewSettings()
 
 
@@ -375,7 +376,8 @@ def test_nonseparable_scenes_end_in_proofs():
     gauss = _load("overlapping-gaussians")
     assert gauss.make_solver().run().status.value == "certificate"
     hk = gauss.replace(algorithm="ho-kashyap", params={}).make_solver().run()
-    assert hk.status.value == "nonseparable" and f"after {hk.iteration} updates (the notes' step 94)" in gauss.explanation
+    assert hk.status.value == "nonseparable"
+    assert f"after {hk.iteration} updates (the notes' step 94)" in gauss.explanation
     assert _load("xor-rbf").make_solver().run().status.value == "separator"
 
 
