@@ -445,8 +445,22 @@ def cmd_gui(argv: Sequence[str]) -> int:
             algorithm=args.algorithm, kernel=args.kernel, features=args.features,
             params=parse_params(args.params), max_iter=args.max_iter,
         )
+    if not args.screenshot:
+        _check_display()
     launch = _import_app("launch", "launch", "the percviz window")
     return int(launch(args) or 0)
+
+
+def _check_display() -> None:
+    """On Linux without any display Qt aborts the process; say so in one line instead."""
+    env = os.environ
+    if sys.platform.startswith("linux") and not (
+        env.get("QT_QPA_PLATFORM") or env.get("DISPLAY") or env.get("WAYLAND_DISPLAY")
+    ):
+        raise Unavailable(
+            "no display to open the window on (DISPLAY and WAYLAND_DISPLAY are unset); run percviz in a "
+            "desktop session, or use --screenshot OUT.png, 'percviz solve' or 'percviz export' without a window"
+        )
 
 
 EXPORT_FUNCTION = "run_export"  # percviz.app.export.run_export(args) -> int

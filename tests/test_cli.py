@@ -238,6 +238,15 @@ def test_window_without_data_leaves_preset_empty(capsys, monkeypatch):
     assert seen["args"].preset is None and seen["args"].data is None
 
 
+def test_window_without_a_display_is_one_line_exit_3(capsys, monkeypatch):
+    for var in ("QT_QPA_PLATFORM", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(var, raising=False)
+    monkeypatch.setattr(cli.sys, "platform", "linux")
+    monkeypatch.setattr(cli, "_import_app", lambda *a: pytest.fail("must not start Qt"))
+    code, out, err = run(capsys, "default")
+    assert code == 3 and err.count("\n") == 1 and "no display" in err
+
+
 def test_export_gets_the_preset_and_options(capsys, monkeypatch, tmp_path):
     seen = {}
     monkeypatch.setattr(cli, "_import_app", lambda module, func, what: seen.update(where=(module, func)) or (
