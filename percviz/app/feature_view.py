@@ -12,9 +12,19 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 
-from percviz.app.geometry_panel import HOVER_PX, GeometryPanel, color, cosmetic_pen, path_item, polygon_item
+from percviz.app.geometry_panel import (
+    HOVER_PX,
+    GeometryPanel,
+    arrow_angle,
+    color,
+    cosmetic_pen,
+    filled_paths_item,
+    path_item,
+    polygon_item,
+)
 from percviz.core.errors import PercvizError
-from percviz.core.geometry import feature_picture
+from percviz.core.geometry import MinNormPoint, feature_picture
+from percviz.core.gram import optimal_margin
 
 #: Points are labelled by index when there are at most this many.
 MAX_LABELS = 30
@@ -118,7 +128,7 @@ class FeatureView(GeometryPanel):
         try:
             self.features_mode = solver_cls.representation == "features"
             self.G = self._gram(problem)
-            self.picture = feature_picture(self.G)
+            self.picture = feature_picture(self.G, witness=self._witness(problem))
             if self.picture.embedding.dim == 3:
                 mn = self.picture.min_point if self.picture.min_norm.separable else None
                 self.R = initial_rotation(self.picture.embedding.coords, mn)
@@ -156,6 +166,15 @@ class FeatureView(GeometryPanel):
             raise PercvizError(f"Point {i} has φ(x) = 0, so y φ(x)/‖φ(x)‖ does not exist; move or delete it.")
         self.Yhat = Y / norms[:, None]
         return self.Yhat @ self.Yhat.T
+
+    def _witness(self, problem) -> MinNormPoint | None:
+        """The hull's least-norm point from the core's ρ_K (memoized on the problem) for kernel algorithms."""
+        if self.features_mode:
+            return None  # the φ-map's Gram matrix has rank ≤ d̂: Wolfe's algorithm is instant there
+        m = optimal_margin(problem)
+        p = np.asarray(m.p, dtype=float)
+        norm = float(np.sqrt(max(p @ self.G @ p, 0.0)))
+        return MinNormPoint(p, norm, bool(m.separable))
 
     def _screen(self, P) -> np.ndarray:
         """Embedded coordinates → (screen x, screen y, depth)."""
@@ -209,14 +228,16 @@ class FeatureView(GeometryPanel):
             view = self.R[2] if self.is_3d else np.array([0, 0, 1.0])
             centre = emb.coords.mean(axis=0)
             facing = {}
+            polys: dict[bool, list] = {True: [], False: []}
             for f, tri in enumerate(hull.faces):
                 P = emb.coords[tri]
                 nrm = np.cross(P[1] - P[0], P[2] - P[0])
                 if nrm @ (P.mean(axis=0) - centre) < 0:
                     nrm = -nrm
                 facing[f] = float(nrm @ view) > 0
-                z = -30 + (5 if facing[f] else 0)
-                self.plot.addItem(polygon_item(S[tri, :2], color(hull_col, 42 if facing[f] else 22), z=z))
+                polys[facing[f]].append(S[tri, :2])
+            self.plot.addItem(filled_paths_item(polys[False], color(hull_col, 30), z=-30))
+            self.plot.addItem(filled_paths_item(polys[True], color(hull_col, 45), z=-29))
             edge_faces: dict[tuple[int, int], list[int]] = {}
             for f, tri in enumerate(hull.faces):
                 for a, b in ((tri[0], tri[1]), (tri[1], tri[2]), (tri[0], tri[2])):
@@ -253,13 +274,12 @@ class FeatureView(GeometryPanel):
                                              pen=None))
         self.text_item("0", (0, 0), (1.4, 1.2), 0.9, t.foreground)
         # the points, drawn last so they sit on top; nearer points over farther ones
-        order = np.argsort(S[:, 2])
-        for k in order:
-            cls = int(self.classes[k])
-            item = pg.ScatterPlotItem([S[k, 0]], [S[k, 1]], symbol=t.class_symbol(cls), size=t.marker_size,
-                                      brush=color(t.class_color(cls)), pen=pg.mkPen(t.class_color(cls), width=2.5))
-            item.setZValue(20 + float(S[k, 2]))
-            self.plot.addItem(item)
+        order = np.argsort(S[:, 2])  # one item, drawn back to front
+        cols = [color(t.class_color(int(self.classes[k]))) for k in order]
+        self.plot.addItem(pg.ScatterPlotItem(
+            S[order, 0], S[order, 1], symbol=[t.class_symbol(int(self.classes[k])) for k in order],
+            size=t.marker_size, brush=cols, pen=[pg.mkPen(c, width=2.5) for c in cols],
+        ))
         if len(S) <= MAX_LABELS:
             for i, s in enumerate(S):
                 self.text_item(str(i), s[:2], (-0.3, 0.9), 0.8, t.class_color(int(self.classes[i])))
@@ -323,8 +343,6 @@ class FeatureView(GeometryPanel):
             tip = self._screen(1.25 * u)[0]
             self._add(path_item([np.array([[0, 0], tip[:2]])], cosmetic_pen(dir_col, 1.3 * t.line_width), z=8))
             if np.linalg.norm(tip[:2]) > 1e-9:
-                from percviz.app.geometry_panel import arrow_angle
-
                 arrow = pg.ArrowItem(angle=arrow_angle(tip[:2]), headLen=1.6 * t.marker_size, tipAngle=35,
                                      pen=pg.mkPen(dir_col), brush=color(dir_col))
                 arrow.setPos(float(tip[0]), float(tip[1]))

@@ -55,6 +55,23 @@ def path_item(polylines, pen: QPen, z: float = 0.0) -> QGraphicsPathItem:
     return item
 
 
+def filled_paths_item(polygons, fill: QColor, z: float = 0.0) -> QGraphicsPathItem:
+    """Many filled polygons as one item; overlaps are filled once (their union), so alpha does not stack."""
+    path = QPainterPath()
+    path.setFillRule(Qt.WindingFill)
+    for poly in polygons:
+        poly = np.asarray(poly, dtype=float)
+        if len(poly) < 3:
+            continue
+        path.addPolygon(QPolygonF([QPointF(float(x), float(y)) for x, y in poly]))
+        path.closeSubpath()
+    item = QGraphicsPathItem(path)
+    item.setBrush(QBrush(fill))
+    item.setPen(QPen(Qt.NoPen))
+    item.setZValue(z)
+    return item
+
+
 def arrow_angle(direction) -> float:
     """pyqtgraph ArrowItem angle (0 points left, clockwise on screen) for a data-space direction."""
     return 180.0 - float(np.degrees(np.arctan2(direction[1], direction[0])))

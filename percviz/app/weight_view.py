@@ -67,6 +67,9 @@ class WeightView(GeometryPanel):
         self.reduction = self.cone1 = self.cone2 = None
         self._weights: dict[int, np.ndarray] = {}
         self._static_radius = 0.0
+        self._line_labels: list = []
+        self._hover_label: tuple | None = None
+        self.plot.getViewBox().sigRangeChanged.connect(self._place_labels)
         self._dynamic: list = []
         self._highlight_items: list = []
         self.show_message("Place + and − points and choose an algorithm to see its weight space.")
@@ -179,13 +182,34 @@ class WeightView(GeometryPanel):
             return
         self.show_plot()
         self.plot.clear()
-        self._dynamic, self._highlight_items = [], []
+        self._dynamic, self._highlight_items, self._line_labels = [], [], []
         if self.mode == "1d":
             self._draw_static_1d()
         else:
             self._draw_static_2d()
         self._draw_dynamic()
         self._draw_highlight()
+        self._place_labels()
+
+    def _place_labels(self, *_args) -> None:
+        """Keep each constraint's label on its line, inside whatever part of the plane is in view."""
+        labels = list(self._line_labels) + ([self._hover_label] if self._hover_label else [])
+        if not labels or not self.mode:
+            return
+        (x0, x1), (y0, y1) = self.plot.getViewBox().viewRange()
+        box = (x0, x1, y0, y1)
+        for item, normal, offset, frac in labels:
+            seg = line_segment(normal, offset, box)
+            if seg is None:
+                item.hide()
+                continue
+            if (seg[1, 1], seg[1, 0]) < (seg[0, 1], seg[0, 0]):
+                seg = seg[::-1]  # fraction 1 is the upper end
+            pos = seg[0] + frac * (seg[1] - seg[0])
+            item.setPos(*pos)
+            # text grows towards the middle of the view, so it is never cut at the edge
+            item.setAnchor((0.0 if pos[0] < 0.5 * (x0 + x1) else 1.0, item.anchor.y()))
+            item.show()
 
     def _label_index(self, i: int) -> str:
         return f"{i}"
@@ -229,8 +253,9 @@ class WeightView(GeometryPanel):
             if n <= 12:
                 off = self.margin_b * z / float(z @ z)  # the wall a·z = b: moved inward by b/‖z‖
                 walls.append(np.array([off - L * d, off + L * d]))
-        for i, seg in lines:
-            self.plot.addItem(path_item([seg], cosmetic_pen(self._class_color(i), t.line_width, 230), z=-5))
+        for cls in np.unique(self.classes):
+            segs = [seg for i, seg in lines if self.classes[i] == cls]
+            self.plot.addItem(path_item(segs, cosmetic_pen(t.class_color(int(cls)), t.line_width, 230), z=-5))
         if walls:
             self.plot.addItem(path_item(walls, cosmetic_pen(edge, t.thin_line_width, 160, Qt.DashLine), z=-6))
         if n <= MAX_LABELS:
@@ -238,7 +263,9 @@ class WeightView(GeometryPanel):
                 d = seg[1] / np.linalg.norm(seg[1])
                 if d[1] < 0 or (d[1] == 0 and d[0] < 0):
                     d = -d
-                self.text_item(f"y{i}: x = {red.t[i]:g}", 0.86 * R * d, (0.5, 0.5), 0.9, self._class_color(i), fill=True)
+                item = self.text_item(f"y{i}: x = {red.t[i]:g}", 0.86 * R * d, (0.5, 0.5), 0.9, self._class_color(i),
+                                      fill=True)
+                self._line_labels.append((item, Z[i], 0.0, 0.9))
         self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="o", size=6, brush=t.foreground, pen=None))
         if cone.shortest is not None:
             s = cone.shortest
@@ -299,15 +326,22 @@ class WeightView(GeometryPanel):
             vis = line_segment(pic.normals[i], pic.offsets[i], pic.view)
             if vis is not None:
                 self._visible[i] = vis
-            # with many points the cone's walls stay bold and the other constraints fade
-            strong = not many or i in active
-            width = t.line_width if strong else max(1.0, 0.4 * t.line_width)
-            self.plot.addItem(path_item([seg], cosmetic_pen(self._class_color(i), width, 230 if strong else 90),
-                                        z=-5 if strong else -8))
+        # with many points the cone's walls stay bold and the other constraints fade; one item per style
+        for cls in np.unique(self.classes):
+            for strong in (True, False):
+                segs = [seg for i, seg in self._segments.items()
+                        if self.classes[i] == cls and (not many or i in active) == strong]
+                if not segs:
+                    continue
+                width = t.line_width if strong else max(1.0, 0.4 * t.line_width)
+                pen = cosmetic_pen(t.class_color(int(cls)), width, 230 if strong else 90)
+                self.plot.addItem(path_item(segs, pen, z=-5 if strong else -8))
         if n <= MAX_LABELS:
             for i, seg in self._visible.items():
-                end = seg[0] + 0.93 * (seg[1] - seg[0]) if i % 2 else seg[0] + 0.07 * (seg[1] - seg[0])
-                self.text_item(str(i), end, (0.5, 0.5), 0.9, self._class_color(i), fill=True)
+                frac = 0.93 if i % 2 else 0.07
+                item = self.text_item(str(i), seg[0] + frac * (seg[1] - seg[0]), (0.5, 0.5), 0.9,
+                                      self._class_color(i), fill=True)
+                self._line_labels.append((item, pic.normals[i], pic.offsets[i], frac))
         if pic.best_point is not None:
             bp = pic.best_point
             self.plot.addItem(
@@ -466,6 +500,7 @@ class WeightView(GeometryPanel):
         for item in self._highlight_items:
             self.plot.removeItem(item)
         self._highlight_items = []
+        self._hover_label = None
         i = self.highlighted
         if not self.mode or i is None or i >= len(self._lines()[0]):
             return
@@ -493,3 +528,6 @@ class WeightView(GeometryPanel):
         label.setZValue(50)
         self.plot.addItem(label)
         self._highlight_items.append(label)
+        N, h = self._lines()
+        self._hover_label = (label, N[i], h[i], 0.22)
+        self._place_labels()

@@ -526,8 +526,13 @@ class FeaturePicture:
     min_point: np.ndarray  # embedded coordinates of the min-norm point
 
 
-def feature_picture(G, max_dim: int = 3) -> FeaturePicture:
-    """Embed G's points, hull them, and find the hull's point nearest the origin (in the full space)."""
+def feature_picture(G, max_dim: int = 3, witness: MinNormPoint | None = None) -> FeaturePicture:
+    """Embed G's points, hull them, and find the hull's point nearest the origin (in the full space).
+
+    `witness` may bring that point from elsewhere (e.g. `percviz.core.gram.optimal_margin`, memoized on
+    the problem): Wolfe's algorithm is quick at low rank but slow when G has high rank and most points
+    are support vectors.
+    """
     emb = embed_gram(G, max_dim)
-    mnp = min_norm_point(G)
+    mnp = witness if witness is not None else min_norm_point(G)
     return FeaturePicture(emb, convex_hull(emb.coords), mnp, emb.combine(mnp.p))
