@@ -30,12 +30,12 @@ import time
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QPainterPath, QPen
+from PySide6.QtGui import QColor, QFontMetrics, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import KernelExpansion, ZeroDecision
-from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect
+from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
 from percviz.core.scene import SceneModel
 from percviz.core.solvers.base import Status
 
@@ -294,19 +294,21 @@ class CanvasView(QWidget):
         self.colorbar.axis.setPen(pg.mkPen(t.foreground))
         self.colorbar.axis.label.setFont(font)
         self.colorbar.axis.setLabel("f(x)", **label_style)
-        self.colorbar.setFixedWidth(max(14.0, 12 * t.scale) + 4 * t.font_pt * 1.4)
+        fm = QFontMetrics(font)
+        self.colorbar.axis.setWidth(fm.horizontalAdvance("−0.000") + 1.6 * fm.height() + 12)
         self.boundary_curve.setPen(pg.mkPen(t.boundary, width=1.5 * t.line_width, cap=Qt.PenCapStyle.RoundCap))
         self.margin_curve.setPen(
             pg.mkPen(t.margin, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DashLine, cap=Qt.PenCapStyle.RoundCap)
         )
-        self.overlay.setFont(t.font(t.overlay_pt * 0.8, bold=True))
+        self.overlay.setFont(t.font(t.font_pt * 1.15, bold=True))
         self.overlay.setBrush(QColor(t.foreground))
         box = QColor(t.background)
-        box.setAlpha(200)
+        box.setAlpha(170)
         self.overlay_box.setBrush(box)
         self._fit_overlay_box()
         self.title.setFont(t.font(t.font_pt, bold=True))
         self.message.setFont(t.font())
+        self.fit_button.setFont(t.font())
         self._drawn_key = None
         self._draw_points()
         self._schedule()
@@ -402,7 +404,12 @@ class CanvasView(QWidget):
             self._draw_regions(F, rect, xs, ys)
             return
         X, y = self._training_points()
-        fx = self.evaluator.at_points(d, X) if len(X) else np.zeros(0)
+        if not len(X):
+            fx = np.zeros(0)
+        elif self._animating and len(X) > 300:
+            fx = sample_image(F, grid, X)  # a preview: the exact values come with the refined frame
+        else:
+            fx = self.evaluator.at_points(d, X)
         L = float(np.max(np.abs(fx))) if len(fx) else 0.0
         if not (np.isfinite(L) and L > 0):
             L = float(np.nanmax(np.abs(F))) if F.size else 1.0
@@ -562,7 +569,10 @@ class CanvasView(QWidget):
         m = snap.metrics.get("margin")
         if m is not None and np.isfinite(m):
             parts.append(f"margin {m:.3g}")
-        self.overlay.setText("   ·   ".join(parts))
+        text = "   ·   ".join(parts)
+        self.overlay.setText(text)
+        if self.overlay.boundingRect().width() > self.viewbox.width() - 30:
+            self.overlay.setText("\n".join(parts))  # a narrow view: one item per line
         self._fit_overlay_box()
 
     def _fit_overlay_box(self) -> None:

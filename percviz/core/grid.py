@@ -266,6 +266,20 @@ def _weighted_sum(arrays: list[np.ndarray], rows: np.ndarray, w: np.ndarray, sep
     return (w @ arrays[0][rows]).reshape(grid.shape)
 
 
+def sample_image(F: np.ndarray, grid: ViewGrid, X: np.ndarray) -> np.ndarray:
+    """Bilinear interpolation of a grid image at points X (clamped to the grid): O(n), for previews."""
+    X = np.asarray(X, dtype=float).reshape(-1, 2)
+    fx = (X[:, 0] - grid.x_min) / (grid.x_max - grid.x_min) * grid.nx - 0.5
+    fy = (X[:, 1] - grid.y_min) / (grid.y_max - grid.y_min) * grid.ny - 0.5
+    fx, fy = np.clip(fx, 0, grid.nx - 1), np.clip(fy, 0, grid.ny - 1)
+    i0, j0 = np.minimum(fx.astype(int), grid.nx - 2), np.minimum(fy.astype(int), grid.ny - 2)
+    tx, ty = fx - i0, fy - j0
+    F = np.asarray(F, dtype=float)
+    top = F[j0, i0] * (1 - tx) + F[j0, i0 + 1] * tx
+    bottom = F[j0 + 1, i0] * (1 - tx) + F[j0 + 1, i0 + 1] * tx
+    return top * (1 - ty) + bottom * ty
+
+
 def affine_image(ab: tuple[float, float, float], grid: ViewGrid) -> np.ndarray:
     """w·z + b on the grid in closed form (float32)."""
     w1, w2, b = ab

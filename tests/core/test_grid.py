@@ -5,7 +5,7 @@ import pytest
 
 from percviz.core.decision import FeatureLinear, KernelExpansion, ZeroDecision
 from percviz.core.features import parse_features
-from percviz.core.grid import GridEvaluator, ViewGrid, contour_segments, line_in_rect, naive_image
+from percviz.core.grid import GridEvaluator, ViewGrid, contour_segments, line_in_rect, naive_image, sample_image
 from percviz.core.kernels import parse_kernel
 
 GRID = ViewGrid(-3.0, 3.0, -2.0, 2.5, 60, 45)
@@ -165,3 +165,10 @@ def test_grid_fit_has_square_cells():
     assert (g.nx, g.ny) == (200, 50)
     with pytest.raises(ValueError):
         ViewGrid(0.0, 0.0, 0.0, 1.0, 10, 10)
+
+
+def test_sampling_the_image_interpolates():
+    g = ViewGrid(-2.0, 2.0, -1.0, 1.0, 40, 20)
+    F = 0.5 * g.xs[None, :] - 2.0 * g.ys[:, None] + 1.0  # bilinear interpolation is exact for affine images
+    X = np.array([[0.13, -0.4], [1.9, 0.9], [-1.0, 0.0]])
+    np.testing.assert_allclose(sample_image(F, g, X), 0.5 * X[:, 0] - 2.0 * X[:, 1] + 1.0, atol=1e-12)
