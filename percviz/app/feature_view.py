@@ -64,6 +64,11 @@ def initial_rotation(coords: np.ndarray, nearest: np.ndarray | None) -> np.ndarr
     return _axis_rotation(0, -20.0) @ _axis_rotation(1, 25.0) @ R
 
 
+def _in_simplex(v) -> bool:
+    v = np.asarray(v, dtype=float)
+    return bool(v.size and v.min() >= -1e-12 and abs(v.sum() - 1.0) < 1e-9)
+
+
 class _RotatingViewBox(pg.ViewBox):
     """A ViewBox where a left drag rotates the 3-D picture instead of panning."""
 
@@ -193,11 +198,21 @@ class FeatureView(GeometryPanel):
             scores = self.Yhat @ np.asarray(w, dtype=float)  # ŷ_i·a = coords_i·d
             d = np.linalg.lstsq(emb.coords, scores, rcond=None)[0]
             return (d if np.any(d) else None), f"a({snapshot.iteration})"
-        alpha = getattr(snapshot, "alpha", None)
-        if alpha is None or not np.any(alpha):
+        # Read the direction off the decision function itself, whatever its coefficients mean:
+        # y_i (f(x_i) − b)/√K(x_i, x_i) = ⟨f, y_i φ̃(x_i)⟩ = coords_i · d (exactly when the embedding is).
+        decision = getattr(snapshot, "decision", None)
+        if decision is None or getattr(decision, "n_outputs", 1) != 1:
             return None, ""
-        d = emb.combine(alpha)
-        return (d if np.linalg.norm(d) > 1e-12 else None), f"α({snapshot.iteration})"
+        try:
+            f = np.asarray(decision(self.problem.X), dtype=float) - float(getattr(decision, "bias", 0.0) or 0.0)
+        except Exception:  # a decision function this picture cannot read: draw no arrow
+            return None, ""
+        scores = self.problem.y * f / np.sqrt(self.problem.self_kernel)
+        if not np.all(np.isfinite(scores)) or not np.any(scores):
+            return None, ""
+        d = np.linalg.lstsq(emb.coords, scores, rcond=None)[0]
+        name = "α" if getattr(snapshot, "alpha", None) is not None else "f"
+        return (d if np.linalg.norm(d) > 1e-12 else None), f"{name}({snapshot.iteration})"
 
     # -- drawing ------------------------------------------------------------------------------------
     def redraw(self, keep_range: bool = False) -> None:
@@ -318,9 +333,14 @@ class FeatureView(GeometryPanel):
         emb = self.picture.embedding
         col = "#6a3d9a" if not t.dark else "#c9a7ff"
         dir_col = "#b35806" if not t.dark else "#fdb863"
-        p = getattr(snap, "p", None)
+        p, pname = getattr(snap, "p", None), "p"
+        alpha = getattr(snap, "alpha", None)
+        if p is None and alpha is not None and len(alpha) == len(self.G) and _in_simplex(alpha):
+            p, pname = alpha, "α"  # NKP: α_k itself lies in the simplex, so Σ α_i y_i φ̃(x_i) is a hull point
         if p is not None and len(p) == len(self.G) and not self.features_mode:
-            trail = [s.p for s in self.history if getattr(s, "p", None) is not None and s.iteration <= snap.iteration]
+            attr = "p" if pname == "p" else "alpha"
+            trail = [getattr(s, attr) for s in self.history
+                     if getattr(s, attr, None) is not None and s.iteration <= snap.iteration]
             if len(trail) > MAX_TRAIL:
                 trail = trail[:: len(trail) // MAX_TRAIL + 1] + [trail[-1]]
             if len(trail) > 1:
@@ -331,7 +351,7 @@ class FeatureView(GeometryPanel):
             self._add(path_item([np.array([[0, 0], q[:2]])], cosmetic_pen(col, t.thin_line_width, 200, Qt.DotLine), z=6))
             self._add(pg.ScatterPlotItem([q[0]], [q[1]], symbol="d", size=1.5 * t.marker_size, brush=col,
                                          pen=pg.mkPen(t.background, width=1.5))).setZValue(60)
-            lab = pg.TextItem(f"p({snap.iteration}): ‖p‖_G = {pg_norm:.4g}", color=col, anchor=(-0.08, 1.1),
+            lab = pg.TextItem(f"{pname}({snap.iteration}): ‖{pname}‖_G = {pg_norm:.4g}", color=col, anchor=(-0.08, 1.1),
                               fill=color(t.background, 200))
             lab.setFont(t.font(t.font_pt, bold=True))
             lab.setPos(float(q[0]), float(q[1]))
@@ -348,7 +368,8 @@ class FeatureView(GeometryPanel):
                 arrow.setPos(float(tip[0]), float(tip[1]))
                 arrow.setZValue(9)
                 self._add(arrow)
-            self._add(self._hyperplane(u, dir_col))
+            if not getattr(getattr(snap, "decision", None), "bias", 0.0):  # with a bias b the plane misses 0
+                self._add(self._hyperplane(u, dir_col))
             lab = pg.TextItem(f"{name} direction", color=dir_col, anchor=(-0.05, 1.0), fill=color(t.background, 200))
             lab.setFont(t.font(t.font_pt, bold=True))
             lab.setPos(float(tip[0]), float(tip[1]))

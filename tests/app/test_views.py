@@ -209,3 +209,27 @@ def test_screenshots_are_not_blank(qtbot, tmp_path, scene):
         path = tmp_path / f"{cls.__name__}-{scene}.png"
         assert img.save(str(path))
         assert _non_blank(img) > 20, path
+
+
+def test_feature_view_direction_is_read_off_the_decision_function(qtbot):
+    pts = separable()
+    prob = Problem(pts, kernel="affine")
+    v = _view(qtbot, FeatureView, pts)
+    for alg in ("snkp", "kernel-perceptron"):
+        hist = _show(v, prob, alg, steps=15)
+        snap = hist[-1]
+        d, name = v._direction(snap)
+        scores = prob.y * snap.decision(prob.X) / np.sqrt(prob.self_kernel)  # = Gα for the paper's α
+        np.testing.assert_allclose(v.picture.embedding.coords @ d, scores, atol=1e-9)
+        if alg == "snkp":
+            np.testing.assert_allclose(scores, prob.G @ snap.alpha, atol=1e-9)
+
+
+def test_nkp_alpha_is_drawn_as_a_hull_point_with_its_g_norm(qtbot):
+    pts = separable()
+    prob = Problem(pts, kernel="affine")
+    v = _view(qtbot, FeatureView, pts)
+    hist = _show(v, prob, "nkp", steps=10)
+    a = hist[-1].alpha
+    texts = [it.toPlainText() for it in v._dynamic if hasattr(it, "toPlainText")]
+    assert any(f"‖α‖_G = {np.sqrt(a @ prob.G @ a):.4g}" in s for s in texts), texts
