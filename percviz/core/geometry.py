@@ -4,7 +4,8 @@ Weight space (the notes' "Geometry and terminology"): each normalized sample y_i
 a·y_i = 0 through the origin; the solution region {a : a·y_i > 0 ∀i} is a convex cone. With three
 weights we draw directions by the gnomonic projection onto the plane tangent to the unit sphere at
 c = mean of y_i/‖y_i‖: great circles become straight lines, so every constraint is a line and the cone
-a convex polygon. With two weights (1-D data) the weight plane is drawn as it is.
+a convex polygon. With two weights (1-D data) the weight plane is drawn as it is. The cone's extent,
+its walls and the shortest margin vector come from `percviz.core.cone`.
 
 Feature space (the paper's §5): the points y_i φ̃(x_i) are embedded from the eigendecomposition of the
 normalized signed Gram matrix G; the minimum-norm point of their convex hull has norm ρ_K when the data
@@ -17,6 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from scipy.spatial import ConvexHull, QhullError
+
+from percviz.core.cone import cone_extent_2d, shortest_margin_vector, wall_offsets
 
 #: A direction a is on the near hemisphere when a·c exceeds this (a·c ≤ 0 cannot be projected).
 NEAR_EPS = 1e-12
@@ -266,32 +269,32 @@ def cone_picture(Y, min_radius: float = 1.0) -> ConePicture:
     normals, offsets = proj.constraint_lines(Y)
     scale = np.linalg.norm(Y, axis=1)
     has_line = np.linalg.norm(normals, axis=1) > 1e-12 * scale
-    mnp = min_norm_point(Y @ Y.T)
+    shortest = shortest_margin_vector(Y, 1.0)  # None exactly when the cone is empty
+    separable = shortest is not None
     best = best_pt = None
-    if mnp.separable:
-        x = mnp.p @ Y
-        best = x / np.linalg.norm(x)
+    if separable:
+        best = shortest / np.linalg.norm(shortest)  # max over ‖a‖ = 1 of min a·y_i, which is 1/‖shortest‖
         best_pt = proj.project(best).points[0]
     # The cone's image inside a huge box tells whether it is bounded; then the view box is fitted to it.
     big = 1e6
-    cone_big = region(normals, offsets, box_polygon(-big, big, -big, big)) if mnp.separable else np.zeros((0, 2))
+    cone_big = region(normals, offsets, box_polygon(-big, big, -big, big)) if separable else np.zeros((0, 2))
     bounded = bool(len(cone_big) and np.abs(cone_big).max() < 0.5 * big)
     view = _view_box(normals, offsets, has_line, cone_big if bounded else None, min_radius)
     cx, cy, half = (view[0] + view[1]) / 2, (view[2] + view[3]) / 2, (view[1] - view[0]) / 2
     box = np.array([cx - 4 * half, cx + 4 * half, cy - 4 * half, cy + 4 * half])
-    polygon = region(normals, offsets, box_polygon(*box)) if mnp.separable else np.zeros((0, 2))
+    polygon = region(normals, offsets, box_polygon(*box)) if separable else np.zeros((0, 2))
     return ConePicture(
         projection=proj,
         normals=normals,
         offsets=offsets,
         has_line=has_line,
         polygon=polygon,
-        empty=not mnp.separable,
+        empty=not separable,
         bounded=bounded,
         box=box,
         view=view,
         best=best,
-        best_margin=mnp.norm if mnp.separable else 0.0,
+        best_margin=1.0 / float(np.linalg.norm(shortest)) if separable else 0.0,
         best_point=best_pt,
     )
 
@@ -394,22 +397,15 @@ def cone_1d(Z, b: float = 1.0, half: float = 1e4) -> Cone1D:
     """Solution wedge {a: a·z_i > 0} of 2-D samples, clipped to the box [-half, half]², and margin region."""
     Z = np.asarray(Z, dtype=float)
     box = box_polygon(-half, half, -half, half)
-    mnp = min_norm_point(Z @ Z.T)
-    shift = b / np.linalg.norm(Z, axis=1)
-    if not mnp.separable:
+    shift = wall_offsets(Z, b)
+    extent = cone_extent_2d(Z)
+    shortest = shortest_margin_vector(Z, b) if extent is not None else None
+    if extent is None or shortest is None:
         e = np.zeros((0, 2))
         return Cone1D(True, None, e, e, shift, None, None)
-    x = mnp.p @ Z
-    best = x / np.linalg.norm(x)
-    # Each constraint keeps the open half-circle of directions within 90° of z_i; all contain a*.
-    phi = np.degrees(np.arctan2(Z[:, 1], Z[:, 0]))
-    centre = float(np.degrees(np.arctan2(best[1], best[0])))
-    delta = (phi - centre + 180.0) % 360.0 - 180.0
-    lo, hi = centre + float(np.max(delta - 90.0)), centre + float(np.min(delta + 90.0))
     wedge = region(Z, np.zeros(len(Z)), box)
     margin = region(Z, -b * np.ones(len(Z)), box)
-    shortest = b * x / float(x @ x)  # the shortest a with a·z_i ≥ b is b·x/‖x‖² (x the min-norm point)
-    return Cone1D(False, (lo, hi), wedge, margin, shift, shortest, best)
+    return Cone1D(False, extent, wedge, margin, shift, shortest, shortest / np.linalg.norm(shortest))
 
 
 # ---------------------------------------------------------------------------------------------
