@@ -62,6 +62,7 @@ class MainWindow(QMainWindow):
         #: Callables run before closing; any returning False cancels the close (unsaved work, …).
         self.close_guards: list[Callable[[], bool]] = []
         self._wanted = {"weight": True, "feature": True}
+        self._stale: set[str] = set()
         self._closed = False
         self.theme = self._default_theme()
         self._build_panels()
@@ -181,7 +182,7 @@ class MainWindow(QMainWindow):
         controls_act.setText("&Controls")
         self.view_menu.addAction(controls_act)
         self.curves_action = QAction("C&urves", self, checkable=True, checked=True)
-        self.curves_action.toggled.connect(self.panels["curves"].setVisible)
+        self.curves_action.toggled.connect(self._show_curves)
         self.view_menu.addAction(self.curves_action)
         self.view_actions["curves"] = self.curves_action
         for name, dock in self.docks.items():
@@ -208,15 +209,15 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         s = self.session
+        # Hidden panels are not fed (a closed dock costs nothing); they catch up when shown again.
+        self._stale: set[str] = set(self.panels)
+        s.problemChanged.connect(self._on_problem)
+        s.snapshotShown.connect(self._on_snapshot)
+        s.historyChanged.connect(self._on_history)
         for panel in self.panels.values():
-            s.problemChanged.connect(panel.set_problem)
-            s.snapshotShown.connect(panel.set_snapshot)
-            if hasattr(panel, "set_history"):
-                s.historyChanged.connect(lambda _n, p=panel: p.set_history(s.history))
             sig = getattr(panel, "pointHovered", None)
             if sig is not None:
                 sig.connect(lambda i, src=panel: self._link_hover(src, i))
-        s.problemChanged.connect(self._on_problem)
         s.errorRaised.connect(lambda text: self.statusBar().showMessage(text, 6000))
         canvas = self.panels["canvas"]
         self.controls.classChanged.connect(self._set_current_class)
@@ -327,6 +328,10 @@ class MainWindow(QMainWindow):
         text = f"{plus} +  {minus} −" + (f"  {other} other" if other else "")
         self.points_label.setText(text)
 
+    def _show_curves(self, on: bool) -> None:
+        self.panels["curves"].setVisible(on)
+        self._feed_stale()
+
     def _set_current_class(self, cls: int) -> None:
         canvas = self.panels["canvas"]
         setter = getattr(canvas, "set_current_class", None)
@@ -356,6 +361,8 @@ class MainWindow(QMainWindow):
         self._update_docks(self.session.solver_cls)
 
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
+        if visible and name in self._stale:
+            self._feed(name)
         # The user closed a dock with its title-bar button: remember it and untick the menu entry.
         if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:
             if self.docks[name].isHidden() and not self._updating_docks:
@@ -397,10 +404,48 @@ class MainWindow(QMainWindow):
                 dock.setVisible(ok and self._wanted.get(name, False))
         finally:
             self._updating_docks = False
+        self._feed_stale()
 
     def _on_problem(self, problem, solver_cls) -> None:
-        self._update_docks(solver_cls)
+        self._stale = set(self.panels)
+        self._update_docks(solver_cls)  # feeds every panel that is shown
         self._update_edit_actions()
+
+    def _live(self, name: str) -> bool:
+        """Whether a panel is shown (or will be when the window is): only those are fed."""
+        if name == "canvas":
+            return True
+        if name == "curves":
+            return not self.panels["curves"].isHidden()
+        dock = self.docks.get(name)
+        return dock is not None and dock.isVisibleTo(self)
+
+    def _feed(self, name: str) -> None:
+        """Bring a panel up to date: problem, history and the snapshot shown."""
+        panel, s = self.panels[name], self.session
+        self._stale.discard(name)
+        panel.set_problem(s.problem, s.solver_cls)
+        if s.current is not None:
+            if hasattr(panel, "set_history"):
+                panel.set_history(s.history)
+            panel.set_snapshot(s.current)
+
+    def _feed_stale(self) -> None:
+        for name in list(self._stale):
+            if self._live(name):
+                self._feed(name)
+
+    def _on_snapshot(self, snap) -> None:
+        for name, panel in self.panels.items():
+            if name not in self._stale and self._live(name):
+                panel.set_snapshot(snap)
+
+    def _on_history(self, _count: int) -> None:
+        history = None
+        for name, panel in self.panels.items():
+            if hasattr(panel, "set_history") and name not in self._stale and self._live(name):
+                history = self.session.history if history is None else history
+                panel.set_history(history)
 
     def _apply_view(self, view) -> None:
         if view is None:

@@ -13,6 +13,7 @@ size of one snapshot so that the history stays within about `budget_bytes`.
 
 from __future__ import annotations
 
+import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
@@ -103,14 +104,21 @@ class RunSession(QObject):
         self._gen = None
         self._rho: dict[int, float | None] = {}
         self._worker = SnapshotWorker(self, display_hz=display_hz)
-        self._worker.ready.connect(self._drain)
+        self._worker.ready.connect(self._paced_drain)
         self._worker.failed.connect(self._on_failed)
         self._worker.idle.connect(self._on_idle)
         self._worker.set_interval(1.0 / self.speed)
         # While animating, also pull at the display rate (covers irregular update durations).
         self._poll = QTimer(self)
         self._poll.setInterval(max(1, int(1000 / display_hz)))
-        self._poll.timeout.connect(self._drain)
+        self._poll.timeout.connect(self._paced_drain)
+        self._pace = QTimer(self)
+        self._pace.setSingleShot(True)
+        self._pace.timeout.connect(self._paced_drain)
+        self._min_frame = 1.0 / display_hz
+        self._next_frame = 0.0
+        #: Smoothed time (s) one delivered frame costs the UI thread (panel updates and repaint).
+        self.frame_cost = 0.0
         self._closed = False
         self._batch = 0
         self._dirty = False
@@ -389,17 +397,40 @@ class RunSession(QObject):
         else:
             self.restart()
 
+    def _paced_drain(self) -> None:
+        """Deliver buffered snapshots, but while animating leave the UI thread at least half of its time."""
+        if self.state in (PLAYING, RUNNING):
+            wait = self._next_frame - time.monotonic()
+            if wait > 0:
+                if not self._pace.isActive():
+                    self._pace.start(max(1, int(wait * 1000)))
+                return
+        self._drain()
+
     def _drain(self) -> None:
         fresh = [snap for job, snap in self._worker.take() if job == self._job]
         if not fresh:
             return
+        t0 = time.monotonic()
+        if self.state in (PLAYING, RUNNING):
+            self._worker.hold(True)
         self._history.extend(fresh)
         self.historyChanged.emit(len(self._history))
         if self._index is None:
             self._emit_current()
+        # The frame's cost includes the repaint it triggers: measured when the event loop comes back
+        # twice (posted paint requests are handled in between).
+        QTimer.singleShot(0, self, lambda: QTimer.singleShot(0, self, lambda: self._frame_done(t0)))
         if self.finished and self.state != FINISHED:
             self._poll.stop()
             self._set_state(FINISHED)
+
+    def _frame_done(self, t0: float) -> None:
+        self._worker.hold(False)
+        now = time.monotonic()
+        cost = now - t0
+        self.frame_cost = cost if self.frame_cost == 0 else 0.6 * self.frame_cost + 0.4 * cost
+        self._next_frame = now + max(self._min_frame - cost, self.frame_cost)
 
     def _on_idle(self, job: int) -> None:
         if job != self._job:

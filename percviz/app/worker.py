@@ -25,11 +25,13 @@ from percviz.core.errors import PercvizError
 _THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
 
 #: The buffer between worker and UI is thinned beyond this many snapshots (only when the UI stalls).
-MAX_BUFFERED = 2048
+MAX_BUFFERED = 10000
 
 #: While running as fast as possible, the worker briefly releases the GIL this often (seconds),
 #: so the UI thread gets it at once instead of after the interpreter's switch interval.
 _YIELD_EVERY = 0.004
+#: A hold (the UI thread is drawing a frame) lasts at most this long (seconds).
+MAX_HOLD = 0.25
 
 
 def live_threads() -> list[QThread]:
@@ -83,6 +85,7 @@ class SnapshotWorker(QObject):
         self._interval = 0.0  # seconds between two updates while playing (0: as fast as possible)
         self._due = 0.0
         self._abort = False
+        self._hold_until = 0.0
         self._buffer: list[tuple[int, Any]] = []
         self._notified = False
         self._last_notify = 0.0
@@ -144,6 +147,15 @@ class SnapshotWorker(QObject):
             self._due = min(self._due, time.monotonic() + self._interval)
             self._cond.notify_all()
 
+    def hold(self, on: bool) -> None:
+        """While on, continuous play waits (without the GIL) so that the UI thread draws at full speed.
+
+        The UI sets it while it processes a frame and clears it when done; it expires after MAX_HOLD.
+        """
+        with self._cond:
+            self._hold_until = time.monotonic() + MAX_HOLD if on else 0.0
+            self._cond.notify_all()
+
     @property
     def playing(self) -> bool:
         return self._playing
@@ -192,6 +204,9 @@ class SnapshotWorker(QObject):
                 timed = self._steps == 0 and not self._fast and self._interval > 0
                 if timed and now < self._due:
                     self._cond.wait(self._due - now)  # woken early by pause, a new job, or a speed change
+                    continue
+                if self._steps == 0 and now < self._hold_until:
+                    self._cond.wait(self._hold_until - now)  # the UI is drawing: leave it the GIL
                     continue
                 if self._steps > 0:
                     self._steps -= 1

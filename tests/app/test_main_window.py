@@ -1,0 +1,260 @@
+"""The real main window, offscreen: editing points, running, scrubbing, closing, responsiveness, screenshot."""
+
+from __future__ import annotations
+
+import argparse
+import time
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QElapsedTimer, QPoint, QPointF, Qt, QTimer
+from PySide6.QtGui import QImage
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QWidget
+
+from percviz.app.launch import fallback_points, launch
+from percviz.app.main_window import MainWindow
+from percviz.app.session import FINISHED, IDLE, PLAYING, RUNNING
+from percviz.app.worker import live_threads
+from percviz.core.data import PointSet
+from percviz.core.presets import Preset
+from percviz.core.scene import SceneModel, Settings
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def _scene(points=None, algorithm="perceptron", max_iter=1000):
+    return SceneModel(points if points is not None else fallback_points(), Settings(algorithm=algorithm, max_iter=max_iter))
+
+
+@pytest.fixture
+def window(qtbot):
+    w = MainWindow(_scene(), install_classroom=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.panels["canvas"].viewbox.setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
+    w.session.wait_idle()
+    yield w
+    w.close()
+
+
+def _pos(window, x, y) -> QPoint:
+    c = window.panels["canvas"]
+    p = c.plot.mapFromScene(c.viewbox.mapViewToScene(QPointF(x, y)))
+    return QPoint(round(p.x()), round(p.y()))
+
+
+def _click(window, x, y, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifier.NoModifier):
+    QTest.mouseClick(window.panels["canvas"].plot.viewport(), button, mods, _pos(window, x, y))
+    QApplication.processEvents()
+
+
+def _tolerance(window) -> float:
+    px = window.panels["canvas"].viewbox.viewPixelSize()
+    return 1.5 * max(px)
+
+
+def test_accessible_names_of_key_widgets(window):
+    names = {w.accessibleName() for w in window.findChildren(QWidget)}
+    for name in ("canvas", "algorithm", "kernel", "step", "play", "reset", "speed", "history", "status"):
+        assert name in names, name
+    assert window.size().width() >= 1200 and window.size().height() >= 760
+
+
+def test_clicks_add_points_with_label_at_data_coordinates(window):
+    scene = window.scene
+    n0 = scene.n
+    _click(window, 2.5, -3.0)
+    _click(window, -2.0, 3.0, Qt.MouseButton.RightButton)
+    _click(window, 3.0, 3.0, mods=Qt.KeyboardModifier.ShiftModifier)
+    assert scene.n == n0 + 3
+    X, c = scene.points.X[n0:], scene.points.classes[n0:]
+    np.testing.assert_allclose(X, [[2.5, -3.0], [-2.0, 3.0], [3.0, 3.0]], atol=_tolerance(window))
+    assert list(c) == [0, 1, 1]
+
+
+def test_drag_moves_delete_removes_undo_redo_restores(window):
+    scene = window.scene
+    i = scene.add_point(3.0, -3.0, 0)
+    before = (scene.points.X.copy(), scene.points.classes.copy())
+    vp = window.panels["canvas"].plot.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(window, 3.0, -3.0))
+    for k in range(1, 6):
+        QTest.mouseMove(vp, _pos(window, 3.0 - 0.2 * k, -3.0 + 0.3 * k))
+        QApplication.processEvents()
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(window, 2.0, -1.5))
+    QApplication.processEvents()
+    assert scene.n == before[0].shape[0]
+    np.testing.assert_allclose(scene.points.X[i], [2.0, -1.5], atol=_tolerance(window))
+    moved = scene.points.X.copy()
+
+    QTest.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, _pos(window, 2.0, -1.5))
+    assert scene.n == before[0].shape[0] - 1
+
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the delete
+    np.testing.assert_array_equal(scene.points.X, moved)
+    window.undo_action.trigger()  # undo the drag: exactly the old coordinates
+    np.testing.assert_array_equal(scene.points.X, before[0])
+    np.testing.assert_array_equal(scene.points.classes, before[1])
+    QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    np.testing.assert_array_equal(scene.points.X, moved)
+
+
+def test_delete_key_removes_hovered_point(window):
+    scene = window.scene
+    scene.add_point(-3.0, 3.5, 1)
+    n = scene.n
+    vp = window.panels["canvas"].plot.viewport()
+    QTest.mouseMove(vp, _pos(window, -3.0, 3.5))
+    QApplication.processEvents()
+    QTest.keyClick(window.panels["canvas"].plot, Qt.Key.Key_Delete)
+    assert scene.n == n - 1
+    assert not np.any(np.all(np.isclose(scene.points.X, [-3.0, 3.5]), axis=1))
+
+
+def test_step_play_pause_reset_and_history(qtbot, window):
+    s, c = window.session, window.controls
+    rng = np.random.default_rng(3)
+    X = rng.normal(0, 1, (60, 2))
+    window.scene.set_points(PointSet(X, rng.integers(0, 2, 60)))  # not separable: runs to max_iter
+    s.wait_idle()
+    assert s.current.iteration == 0
+    QTest.mouseClick(c.step_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: s.current.iteration == 1, timeout=2000)
+    QTest.mouseClick(c.step_button, Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: s.current.iteration == 2, timeout=2000)
+
+    c.speed.setValue(c.speed.maximum() - 2)  # 500 updates/s
+    QTest.mouseClick(c.play_button, Qt.MouseButton.LeftButton)
+    assert s.state == PLAYING and c.play_button.text() == "Pause"
+    qtbot.waitUntil(lambda: s.current.iteration >= 30, timeout=3000)
+    QTest.mouseClick(c.play_button, Qt.MouseButton.LeftButton)
+    assert s.state == IDLE and c.play_button.text() == "Play"
+    s.wait_idle()
+    stopped = s.latest.iteration
+    qtbot.wait(150)
+    assert s.latest.iteration == stopped  # paused: nothing more
+    assert [h.iteration for h in s.history] == list(range(stopped + 1))
+
+    c.history.setValue(5)  # scrub back
+    assert s.current.iteration == 5
+    assert "showing iteration 5" in c.history_label.text()
+    assert c.status.text().startswith("Iteration 5")
+    assert window.panels["canvas"].snapshot is s.history[5]
+
+    QTest.mouseClick(c.reset_button, Qt.MouseButton.LeftButton)
+    s.wait_idle()
+    assert [h.iteration for h in s.history] == [0]
+    assert c.status.text().startswith("Iteration 0")
+
+
+def test_edit_during_play_restarts_from_zero_keeping_algorithm(qtbot, window):
+    s = window.session
+    rng = np.random.default_rng(5)
+    window.scene.set_points(PointSet(rng.normal(0, 1, (40, 2)), rng.integers(0, 2, 40)))
+    s.set_speed(200)
+    s.play()
+    qtbot.waitUntil(lambda: s.current is not None and s.current.iteration >= 20, timeout=3000)
+    with qtbot.waitSignal(s.problemChanged, timeout=1000):
+        window.scene.add_point(0.5, 0.5, 0)
+    assert s.history == [] or s.history[0].iteration == 0
+    assert s.state == PLAYING and window.scene.settings.algorithm == "perceptron"
+    s.pause()
+
+
+def test_ui_keeps_serving_events_with_2000_points_running(qtbot):
+    # Canvas and curves shown (the weight/feature docks have their own costs and benchmarks).
+    rng = np.random.default_rng(1)
+    w = MainWindow(_scene(max_iter=10**7), install_classroom=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    for name in ("weight", "feature"):
+        if name in w.view_actions:
+            w.view_actions[name].setChecked(False)
+    X = rng.normal(0, 1, (2000, 2))
+    w.scene.set_points(PointSet(X, rng.integers(0, 2, 2000)))  # not separable: never halts
+    w.session.wait_idle()
+    ticks = []
+    clock = QElapsedTimer()
+    clock.start()
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
+    timer.start()
+    w.session.run_to_end()
+    end = time.monotonic() + 2.0
+    while time.monotonic() < end:
+        QApplication.processEvents()
+        time.sleep(0.001)
+    timer.stop()
+    assert w.session.state == RUNNING
+    done = w.session.latest.iteration
+    w.close()
+    gaps = np.diff([0] + ticks)
+    assert len(ticks) > 20
+    assert gaps.max() < 1000, gaps.max()
+    assert done > 200  # the solver really ran meanwhile
+    assert not live_threads()
+
+
+def test_closing_during_a_run_stops_the_thread(qtbot):
+    rng = np.random.default_rng(2)
+    w = MainWindow(_scene(PointSet(rng.normal(0, 1, (200, 2)), rng.integers(0, 2, 200)), max_iter=10**7), install_classroom=False)
+    qtbot.addWidget(w)
+    w.show()
+    w.session.run_to_end()
+    qtbot.wait(100)
+    thread = w.session.worker.thread
+    assert thread.isRunning()
+    w.close()
+    assert not thread.isRunning()
+    assert not live_threads()
+
+
+def test_hover_is_linked_between_panels(window, monkeypatch):
+    seen = {}
+    for name, panel in window.panels.items():
+        if name != "canvas":
+            monkeypatch.setattr(panel, "highlight_point", lambda i, n=name: seen.__setitem__(n, i), raising=False)
+    window.panels["canvas"].pointHovered.emit(4)
+    assert seen and all(v == 4 for v in seen.values())
+    window.panels["canvas"].pointHovered.emit(-1)
+    assert all(v is None for v in seen.values())
+
+
+def test_preset_round_trip_and_one_restart(window):
+    pts = PointSet([[0, 1], [1, 0], [-1, 0], [0, -1]], [0, 0, 1, 1])
+    preset = Preset(pts, title="Four", kernel="rbf:gamma=2", algorithm="perceptron", max_iter=77)
+    calls = []
+    window.session.problemChanged.connect(lambda p, c: calls.append(p))
+    window.load_preset(preset)
+    assert len(calls) == 1
+    got = window.current_preset()
+    assert got.points == pts and got.kernel == "rbf:gamma=2" and got.max_iter == 77 and got.title == "Four"
+    assert "Four" in window.windowTitle()
+    assert not window.scene.can_undo
+
+
+def test_screenshot_command_writes_points_and_boundary(tmp_path):
+    out = tmp_path / "shot.png"
+    args = argparse.Namespace(data=None, algorithm="perceptron", kernel=None, features=None, params=[],
+                              steps=5, screenshot=str(out), panel=None, max_iter=None, preset=None)
+    t0 = time.perf_counter()
+    assert launch(args) == 0
+    assert time.perf_counter() - t0 < 10
+    img = QImage(str(out))
+    assert img.width() >= 1200 and img.height() >= 760
+    a = np.frombuffer(img.convertToFormat(QImage.Format.Format_RGB888).constBits(), np.uint8)
+    a = a.reshape(img.height(), -1)[:, : 3 * img.width()].reshape(img.height(), img.width(), 3).astype(int)
+    assert len(np.unique(a.reshape(-1, 3), axis=0)) > 200  # not blank
+    r, g, b = a[..., 0], a[..., 1], a[..., 2]
+    red = (r > 180) & (g < 90) & (b < 90)  # + markers
+    blue = (b > 150) & (r < 80)  # − markers
+    black = (r < 40) & (g < 40) & (b < 40)  # the decision boundary (and text)
+    canvas = np.zeros_like(red)
+    canvas[60:560, 380:1180] = True  # the plot area of the canvas at 1280×800
+    assert (red & canvas).sum() > 200 and (blue & canvas).sum() > 100
+    assert (black & canvas).sum() > 300
+    assert not live_threads()

@@ -1,0 +1,241 @@
+"""The solver worker and the run session: coalescing, pause, speed, errors, restart, bounded history."""
+
+from __future__ import annotations
+
+import time
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+
+from percviz.app.session import FINISHED, INVALID, RunSession, SnapshotHistory
+from percviz.app.worker import SnapshotWorker, live_threads
+from percviz.core.data import PointSet
+from percviz.core.scene import SceneModel, Settings
+from percviz.core.solvers import get_solver
+from percviz.core.solvers.base import Solver, Status
+
+
+def _done(status=False):
+    return SimpleNamespace(status=SimpleNamespace(done=status))
+
+
+def _counter(n, sleep=0.0, fail_at=None):
+    for i in range(n):
+        if sleep:
+            time.sleep(sleep)
+        if i == fail_at:
+            raise ValueError("boom at update 3")
+        yield SimpleNamespace(i=i, status=SimpleNamespace(done=i == n - 1))
+
+
+@pytest.fixture
+def worker(qapp):
+    w = SnapshotWorker()
+    yield w
+    assert w.stop()
+
+
+def _collect(qtbot, worker, start, until, timeout=5.0):
+    got, readies = [], [0]
+
+    def on_ready():
+        readies[0] += 1
+        got.extend(s for _j, s in worker.take())
+
+    worker.ready.connect(on_ready)
+    start()
+    end = time.monotonic() + timeout
+    while not until(got) and time.monotonic() < end:
+        qtbot.wait(5)
+    worker.ready.disconnect(on_ready)
+    return got, readies[0]
+
+
+def test_fast_generator_is_coalesced_to_display_rate(qtbot, worker):
+    # 20,000 updates as fast as possible: all arrive in order, in at most ~60 deliveries per second.
+    worker.set_job(1, _counter(20000))
+    t0 = time.monotonic()
+    got, readies = _collect(qtbot, worker, lambda: worker.play(fast=True), lambda g: len(g) >= 20000)
+    elapsed = time.monotonic() - t0
+    assert [s.i for s in got] == list(range(20000))
+    assert readies <= 60 * elapsed * 1.5 + 3, (readies, elapsed)
+    assert readies < 2000
+
+
+def test_pause_stops_at_once_and_step_advances_one(qtbot, worker):
+    worker.set_interval(0.0)
+    worker.set_job(1, _counter(10**6, sleep=0.001))
+    worker.play()
+    qtbot.wait(100)
+    worker.pause()
+    qtbot.waitUntil(lambda: not worker.busy, timeout=1000)
+    n = len(worker.take())
+    assert n > 5
+    qtbot.wait(100)
+    assert worker.take() == []  # nothing after the pause
+    worker.step(1)
+    qtbot.waitUntil(lambda: not worker.busy, timeout=1000)
+    assert len(worker.take()) == 1
+
+
+def test_speed_sets_updates_per_second(qtbot, worker):
+    worker.set_interval(1 / 20)
+    worker.set_job(1, _counter(10**6))
+    worker.play()
+    qtbot.wait(500)
+    worker.pause()
+    n = len(worker.take())
+    assert 6 <= n <= 14, n  # 20 updates/s for 0.5 s
+
+
+def test_error_is_reported_and_thread_keeps_serving(qtbot, worker):
+    with qtbot.waitSignal(worker.failed, timeout=2000) as sig:
+        worker.set_job(7, _counter(10, fail_at=3), steps=10, who="Broken")
+    job, text = sig.args
+    assert job == 7 and "ValueError" in text and "boom at update 3" in text and "Broken" in text
+    assert [s.i for _j, s in worker.take()] == [0, 1, 2]
+    assert worker.thread.isRunning()
+    worker.set_job(8, _counter(3), steps=3)
+    qtbot.waitUntil(lambda: not worker.busy, timeout=2000)
+    assert [s.i for _j, s in worker.take()] == [0, 1, 2]
+
+
+def test_new_job_discards_stale_snapshots(qtbot, worker):
+    worker.set_job(1, _counter(10**6, sleep=0.001))
+    worker.play()
+    qtbot.wait(30)
+    worker.set_job(2, _counter(5), steps=5)
+    qtbot.waitUntil(lambda: not worker.busy, timeout=2000)
+    assert {j for j, _s in worker.take()} == {2}
+
+
+def test_stop_during_a_run_ends_the_thread(qapp):
+    w = SnapshotWorker()
+    w.set_job(1, _counter(10**7))
+    w.play(fast=True)
+    time.sleep(0.05)
+    assert w.stop(5000)
+    assert not w.thread.isRunning()
+    assert w.thread not in live_threads()
+
+
+def test_history_memory_is_bounded_and_keeps_first_and_recent():
+    h = SnapshotHistory(capacity=1000, min_capacity=10)
+    items = [SimpleNamespace(iteration=i) for i in range(20000)]
+    for k in range(0, 20000, 137):
+        h.extend(items[k:k + 137])
+    assert len(h) <= 1000
+    its = [s.iteration for s in h]
+    assert its[0] == 0 and its[-1] == 19999
+    assert its == sorted(its)
+    assert its[-400:] == list(range(19600, 20000))  # the newest stay at full resolution
+    assert h.thinned
+
+
+def test_history_capacity_follows_snapshot_size():
+    h = SnapshotHistory(capacity=5000, budget_bytes=100 * 2**20, min_capacity=10)
+    big = SimpleNamespace(alpha=np.zeros(20000), p=np.zeros(20000), weights=None, decision=None)
+    h.extend([big])
+    assert h.capacity == 100 * 2**20 // (2 * 160000 + 512)
+
+
+# -- the session ----------------------------------------------------------------------------------------
+
+def _two_clouds(n=20, seed=0):
+    rng = np.random.default_rng(seed)
+    X = np.r_[rng.normal(1.5, 0.4, (n, 2)), rng.normal(-1.5, 0.4, (n, 2))]
+    return PointSet(X, np.r_[np.zeros(n, int), np.ones(n, int)])
+
+
+@pytest.fixture
+def session(qapp):
+    scene = SceneModel(_two_clouds(), Settings(algorithm="perceptron"))
+    s = RunSession(scene)
+    s.wait_idle()
+    yield s
+    s.shutdown()
+
+
+def test_session_step_play_reset(qtbot, session):
+    assert [h.iteration for h in session.history] == [0]
+    session.step()
+    session.wait_idle()
+    assert session.current.iteration == 1
+    session.run_to_end()
+    qtbot.waitUntil(lambda: session.state == FINISHED, timeout=3000)
+    assert session.latest.status is Status.SEPARATOR
+    its = [h.iteration for h in session.history]
+    assert its == list(range(len(its)))
+    session.reset()
+    session.wait_idle()
+    assert [h.iteration for h in session.history] == [0]
+
+
+def test_scene_edit_restarts_and_keeps_algorithm(qtbot, session):
+    session.run_to_end()
+    qtbot.waitUntil(lambda: session.state == FINISHED, timeout=3000)
+    with qtbot.waitSignal(session.problemChanged, timeout=1000) as sig:
+        session.scene.add_point(0.1, 0.2, 1)
+    problem, cls = sig.args
+    assert cls is get_solver("perceptron") and problem.n == 41
+    session.wait_idle()
+    assert [h.iteration for h in session.history] == [0]
+    assert session.scene.settings.algorithm == "perceptron"
+
+
+def test_one_class_only_is_a_message_and_recovers(qtbot, session):
+    with qtbot.waitSignal(session.errorRaised, timeout=1000) as sig:
+        session.scene.set_points(PointSet([[0, 1], [1, 1]], [0, 0]))
+    assert "no − point" in sig.args[0]
+    assert session.state == INVALID and session.problem is None
+    session.step()  # nothing to run: no crash
+    session.scene.add_point(-1, -1, 1)
+    session.wait_idle()
+    assert session.state != INVALID and session.current.iteration == 0
+
+
+def test_zero_self_kernel_is_a_message(qtbot, session):
+    get_solver("nkp")
+    with qtbot.waitSignal(session.errorRaised, timeout=1000) as sig:
+        with session.batch():
+            session.scene.set_points(PointSet([[0, 0], [1, 1], [-1, -1]], [0, 0, 1]))
+            session.scene.set_settings(algorithm="nkp", kernel="linear", params={})
+    assert "K(x, x)" in sig.args[0] and "Point 0" in sig.args[0]
+    assert session.problem is None
+
+
+class _Broken(Solver):
+    name, display_name, family = "broken-test", "Broken test solver", "Tests"
+    representation = "features"
+
+    def _reset(self):
+        self.k = 0
+
+    def _update(self):
+        self.k += 1
+        if self.k == 3:
+            raise FloatingPointError("overflow in update 3")
+        return (0,)
+
+    def _halt(self):
+        return None
+
+    def _state(self):
+        from percviz.core.decision import ZeroDecision
+
+        return {"decision": ZeroDecision(), "metrics": {}}
+
+
+def test_worker_error_reaches_the_user_and_history_is_kept(qtbot, monkeypatch, session):
+    import percviz.app.session as mod
+
+    monkeypatch.setattr(mod, "get_solver", lambda name: _Broken)
+    session.restart()
+    session.wait_idle()
+    with qtbot.waitSignal(session.errorRaised, timeout=2000) as sig:
+        session.play()
+    assert "overflow in update 3" in sig.args[0]
+    assert [h.iteration for h in session.history] == [0, 1, 2]
+    assert session.state == INVALID
+    assert session.worker.thread.isRunning()
