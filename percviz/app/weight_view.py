@@ -393,10 +393,32 @@ class WeightView(GeometryPanel):
         A = self._path()
         if not len(A):
             return
+        self._draw_triggers()
         if self.mode == "1d":
             self._draw_iterates_1d(A @ self.reduction.M.T)
         else:
             self._draw_iterates_2d(A)
+
+    def _draw_triggers(self) -> None:
+        """The constraint(s) of the sample(s) that caused the last update, in the iterate's colour."""
+        segs = []
+        n = len(self._lines()[0])
+        triggers = tuple(getattr(self.snapshot, "triggers", ()) or ())
+        if len(triggers) > 3:  # a batch update: every misclassified sample, no single line to point at
+            return
+        for i in triggers:
+            if not 0 <= int(i) < n:
+                continue
+            if self.mode == "1d":
+                z = self.reduction.Z[int(i)]
+                d = np.array([-z[1], z[0]]) / np.linalg.norm(z)
+                L = 4.0 * self._static_radius
+                segs.append(np.array([-L * d, L * d]))
+            elif int(i) in getattr(self, "_segments", {}):
+                segs.append(self._segments[int(i)])
+        if segs:
+            pen = cosmetic_pen(_iterate_color(self.theme.dark), 1.2 * self.theme.line_width, 200, Qt.DashLine)
+            self._add(path_item(segs, pen, z=-1))
 
     def _add(self, item):
         self.plot.addItem(item)
