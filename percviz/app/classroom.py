@@ -252,6 +252,7 @@ class Classroom(QObject):
         def load_preset(preset):
             original(preset)
             self._on_loaded(preset)
+            self.files._update_title()
 
         self.window.load_preset = load_preset
 

@@ -394,8 +394,9 @@ class FileActions(QObject):
         return str(self.current_path) if self.current_path else None
 
     def _update_title(self) -> None:
-        name = self.current_path.name if self.current_path else "untitled"
-        self.window.setWindowTitle(f"{name}[*] — percviz")
+        title = getattr(self.window, "title", "") or "Untitled scene"
+        where = f" ({self.current_path.name})" if self.current_path else ""
+        self.window.setWindowTitle(f"{title}{where}[*] — percviz")
         self.window.setWindowModified(bool(self.scene.modified))
 
     def _error(self, title: str, text: str) -> None:
