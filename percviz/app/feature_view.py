@@ -110,6 +110,7 @@ class FeatureView(GeometryPanel):
         self.R = np.eye(3)
         self._dynamic: list = []
         self._highlight_items: list = []
+        self._static_readout: list = []
         self.show_message("Place + and − points and choose an algorithm to see the feature space.")
 
     def _make_view_box(self):
@@ -278,13 +279,14 @@ class FeatureView(GeometryPanel):
                                         z=5))
             self.plot.addItem(pg.ScatterPlotItem([m[0]], [m[1]], symbol="star", size=2.1 * t.marker_size,
                                                  brush=color(star_col), pen=pg.mkPen(t.background, width=1)))
-            where = "" if pic.embedding.exact else " (norm in the full space)"
-            self.text_item(f"nearest hull point: ρ_K = {mnp.norm:.4g}{where}", m[:2], (1.05, -0.25), 0.95,
-                           star_col, fill=True)
+            self.text_item("ρ_K", m[:2], (1.15, -0.2), 0.95, star_col, fill=True)
+            where = "" if pic.embedding.exact else " (in the full space)"
+            self._static_readout = [(f"★ nearest hull point: ρ_K = {mnp.norm:.4g}{where}", star_col)]
         else:
             self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="o", size=2.4 * t.marker_size, brush=None,
                                                  pen=pg.mkPen(star_col, width=2.5)))
-            self.text_item("0 ∈ hull: no separator (Gordan)", (0, 0), (0.5, -1.0), 0.95, star_col, fill=True)
+            self.text_item("0 ∈ hull", (0, 0), (0.5, -1.0), 0.95, star_col, fill=True)
+            self._static_readout = [("0 lies in the hull: no separator exists (Gordan)", star_col)]
         self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="o", size=0.8 * t.marker_size, brush=t.foreground,
                                              pen=None))
         self.text_item("0", (0, 0), (1.4, 1.2), 0.9, t.foreground)
@@ -327,10 +329,14 @@ class FeatureView(GeometryPanel):
             self.plot.removeItem(item)
         self._dynamic = []
         snap = self.snapshot
-        if snap is None or self.picture is None:
+        if self.picture is None:
+            return
+        if snap is None:
+            self.set_readout(self._static_readout)
             return
         t = self.theme
         emb = self.picture.embedding
+        readout = list(self._static_readout)
         col = "#6a3d9a" if not t.dark else "#c9a7ff"
         dir_col = "#b35806" if not t.dark else "#fdb863"
         p, pname = getattr(snap, "p", None), "p"
@@ -351,7 +357,8 @@ class FeatureView(GeometryPanel):
             self._add(path_item([np.array([[0, 0], q[:2]])], cosmetic_pen(col, t.thin_line_width, 200, Qt.DotLine), z=6))
             self._add(pg.ScatterPlotItem([q[0]], [q[1]], symbol="d", size=1.5 * t.marker_size, brush=col,
                                          pen=pg.mkPen(t.background, width=1.5))).setZValue(60)
-            lab = pg.TextItem(f"{pname}({snap.iteration}): ‖{pname}‖_G = {pg_norm:.4g}", color=col, anchor=(-0.08, 1.1),
+            readout.append((f"◆ ‖{pname}({snap.iteration})‖_G = {pg_norm:.4g}", col))
+            lab = pg.TextItem(f"{pname}({snap.iteration})", color=col, anchor=(-0.15, 1.0),
                               fill=color(t.background, 200))
             lab.setFont(t.font(t.font_pt, bold=True))
             lab.setPos(float(q[0]), float(q[1]))
@@ -370,11 +377,18 @@ class FeatureView(GeometryPanel):
                 self._add(arrow)
             if not getattr(getattr(snap, "decision", None), "bias", 0.0):  # with a bias b the plane misses 0
                 self._add(self._hyperplane(u, dir_col))
-            lab = pg.TextItem(f"{name} direction", color=dir_col, anchor=(-0.05, 1.0), fill=color(t.background, 200))
+            lab = pg.TextItem(name, color=dir_col, anchor=(0.5, 1.1), fill=color(t.background, 200))
+            margin = f", normalized margin {self._margin_of(d):.4g}" if emb.exact else ""
+            readout.append((f"→ {name} direction{margin}", dir_col))
             lab.setFont(t.font(t.font_pt, bold=True))
             lab.setPos(float(tip[0]), float(tip[1]))
             lab.setZValue(61)
             self._add(lab)
+        self.set_readout(readout)
+
+    def _margin_of(self, d: np.ndarray) -> float:
+        """min_i z_i·d/‖d‖ in the embedding: the normalized margin (exact when the embedding is)."""
+        return float(np.min(self.picture.embedding.coords @ d) / np.linalg.norm(d))
 
     def _hyperplane(self, u: np.ndarray, col: str):
         """The plane (3-D: a disk) or line (2-D) through 0 orthogonal to u, where the sign of the score flips."""

@@ -96,6 +96,9 @@ class GeometryPanel(QWidget):
         self.title = QLabel(self)
         self.title.setTextFormat(Qt.RichText)
         self.title.setWordWrap(True)
+        self.readout = QLabel(self)  # the numbers of the picture, in the colours of their markers
+        self.readout.setTextFormat(Qt.RichText)
+        self.readout.setWordWrap(True)
         self.plot = pg.PlotWidget(self, viewBox=self._make_view_box())
         self.plot.setMenuEnabled(False)
         self.plot.hideButtons()
@@ -113,6 +116,7 @@ class GeometryPanel(QWidget):
         lay.setContentsMargins(6, 4, 6, 4)
         lay.setSpacing(3)
         lay.addWidget(self.title)
+        lay.addWidget(self.readout)
         lay.addWidget(self.plot, 1)
         lay.addWidget(self.message, 1)
         lay.addWidget(self.caption)
@@ -155,6 +159,7 @@ class GeometryPanel(QWidget):
         self.plot.clear()
         self.plot.hide()
         self.caption.hide()
+        self.readout.hide()
         self.message.setText(text)
         self.message.show()
         self.set_title(title)
@@ -163,6 +168,12 @@ class GeometryPanel(QWidget):
         self.message.hide()
         self.plot.show()
         self.caption.show()
+
+    def set_readout(self, parts) -> None:
+        """Show (text, colour) pairs on one wrapped line above the plot."""
+        html = " &nbsp;·&nbsp; ".join(f"<span style='color:{c}'><b>{txt}</b></span>" for txt, c in parts if txt)
+        self.readout.setText(html)
+        self.readout.setVisible(bool(html) and not self.showing_message)
 
     @property
     def showing_message(self) -> bool:
@@ -193,7 +204,12 @@ class GeometryPanel(QWidget):
         self.setPalette(t.palette())
         self.plot.setBackground(t.background)
         fg = t.foreground
-        for lab, pt in ((self.title, t.title_pt), (self.caption, 0.9 * t.font_pt), (self.message, 1.1 * t.font_pt)):
+        for lab, pt in (
+            (self.title, t.title_pt),
+            (self.readout, 1.05 * t.font_pt),
+            (self.caption, 0.9 * t.font_pt),
+            (self.message, 1.1 * t.font_pt),
+        ):
             lab.setFont(t.font(pt))
             lab.setStyleSheet(f"color: {fg};")
         self.message.setStyleSheet(f"color: {fg}; background: {t.background}; padding: 18px;")

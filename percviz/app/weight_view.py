@@ -68,6 +68,7 @@ class WeightView(GeometryPanel):
         self._weights: dict[int, np.ndarray] = {}
         self._static_radius = 0.0
         self._line_labels: list = []
+        self._static_readout: list = []
         self._hover_label: tuple | None = None
         self.plot.getViewBox().sigRangeChanged.connect(self._place_labels)
         self._dynamic: list = []
@@ -183,6 +184,7 @@ class WeightView(GeometryPanel):
         self.show_plot()
         self.plot.clear()
         self._dynamic, self._highlight_items, self._line_labels = [], [], []
+        self._static_readout = []
         if self.mode == "1d":
             self._draw_static_1d()
         else:
@@ -274,7 +276,9 @@ class WeightView(GeometryPanel):
                 pg.ScatterPlotItem([s[0]], [s[1]], symbol="star", size=2.0 * t.marker_size, brush=color(edge),
                                    pen=pg.mkPen(t.background, width=1))
             )
-            self.text_item(f"a* = ({s[0]:.3g}, {s[1]:.3g})", s, (-0.08, 1.1), 0.9, edge)
+            self.text_item("a*", s, (-0.25, 1.0), 0.95, edge)
+            self._static_readout = [(f"★ a* = ({s[0]:.4g}, {s[1]:.4g}), the shortest a with a·yᵢ ≥ {self.margin_b:g}",
+                                     edge)]
         unit = "b" if first == "b0" else "a"
         if cone.empty:
             self.set_title("Weight space (1-D data): the cone is empty — no linear separator")
@@ -348,7 +352,8 @@ class WeightView(GeometryPanel):
                 pg.ScatterPlotItem([bp[0]], [bp[1]], symbol="star", size=2.0 * t.marker_size, brush=color(edge),
                                    pen=pg.mkPen(t.background, width=1))
             )
-            self.text_item("a* max margin", bp, (-0.1, 1.1), 0.9, edge)
+            self.text_item("a*", bp, (-0.25, 1.0), 0.95, edge)
+            self._static_readout = [(f"★ a* max-margin direction: margin {pic.best_margin:.4g}", edge)]
         if pic.empty:
             self.set_title("Weight space: the cone is empty — no linear separator")
             self.text_item("the cone is empty — no linear separator", ((xmin + xmax) / 2, ymin + 0.04 * (ymax - ymin)),
@@ -388,9 +393,10 @@ class WeightView(GeometryPanel):
         for item in self._dynamic:
             self.plot.removeItem(item)
         self._dynamic = []
-        if self.snapshot is None or not self.mode:
+        if not self.mode:
             return
-        A = self._path()
+        A = self._path() if self.snapshot is not None else np.zeros((0, 0))
+        self.set_readout(self._static_readout + self._iterate_readout(A))
         if not len(A):
             return
         self._draw_triggers()
@@ -398,6 +404,18 @@ class WeightView(GeometryPanel):
             self._draw_iterates_1d(A @ self.reduction.M.T)
         else:
             self._draw_iterates_2d(A)
+
+    def _iterate_readout(self, A: np.ndarray) -> list[tuple[str, str]]:
+        """The current weights and their margin min_i a·yᵢ/‖a‖ (negative: some sample misclassified)."""
+        if not len(A):
+            return []
+        a = A[-1]
+        w = self.reduction.M @ a if self.mode == "1d" else a
+        if not np.any(w):
+            return [(f"{self._iterate_label()} = 0", _iterate_color(self.theme.dark))]
+        margin = float(np.min(np.asarray(self.problem.Y) @ a) / np.linalg.norm(a))
+        comps = ", ".join(f"{v:.3g}" for v in w)
+        return [(f"{self._iterate_label()} = ({comps}), margin {margin:.3g}", _iterate_color(self.theme.dark))]
 
     def _draw_triggers(self) -> None:
         """The constraint(s) of the sample(s) that caused the last update, in the iterate's colour."""

@@ -113,8 +113,9 @@ def test_feature_view_min_norm_point_is_rho_and_p_point_has_its_g_norm(qtbot):
     p = hist[-1].p
     pt = v.picture.embedding.combine(p)
     assert np.linalg.norm(pt) == pytest.approx(np.sqrt(p @ prob.G @ p), abs=1e-9)
-    texts = [it.toPlainText() for it in v._dynamic if hasattr(it, "toPlainText")]
-    assert any(f"‖p‖_G = {np.sqrt(p @ prob.G @ p):.4g}" in s for s in texts)
+    k = hist[-1].iteration
+    assert f"‖p({k})‖_G = {np.sqrt(p @ prob.G @ p):.4g}" in v.readout.text()
+    assert f"ρ_K = {v.picture.min_norm.norm:.4g}" in v.readout.text()
 
 
 # --- the weight-space pictures ----------------------------------------------------------------------
@@ -125,6 +126,7 @@ def test_one_dimensional_weight_view_is_the_notes_figure(qtbot):
     assert v.mode == "1d"
     assert "101.31° to 135.00°" in v.title.text()
     np.testing.assert_allclose(v.cone1.shortest, [-1.5, 2.5], atol=1e-9)
+    assert "a* = (-1.5, 2.5)" in v.readout.text()
     # with φ = (1, x1, x2) the same points give the same picture: a2 plays no part
     _show(v, Problem(pts, features="linear"), "perceptron")
     assert v.mode == "1d" and "101.31° to 135.00°" in v.title.text() and "x2 = 0" in v.caption.text()
@@ -231,5 +233,5 @@ def test_nkp_alpha_is_drawn_as_a_hull_point_with_its_g_norm(qtbot):
     v = _view(qtbot, FeatureView, pts)
     hist = _show(v, prob, "nkp", steps=10)
     a = hist[-1].alpha
-    texts = [it.toPlainText() for it in v._dynamic if hasattr(it, "toPlainText")]
-    assert any(f"‖α‖_G = {np.sqrt(a @ prob.G @ a):.4g}" in s for s in texts), texts
+    k = hist[-1].iteration
+    assert f"‖α({k})‖_G = {np.sqrt(a @ prob.G @ a):.4g}" in v.readout.text(), v.readout.text()
