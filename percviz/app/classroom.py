@@ -19,14 +19,13 @@ from __future__ import annotations
 from pathlib import Path
 
 from PySide6.QtCore import QObject, Qt, QTimer
-from PySide6.QtGui import QAction, QActionGroup, QFont, QGuiApplication, QKeySequence
+from PySide6.QtGui import QAction, QActionGroup, QFont, QGuiApplication, QKeySequence, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
     QDialog,
     QDialogButtonBox,
     QDockWidget,
     QFormLayout,
-    QLabel,
     QLineEdit,
     QPlainTextEdit,
     QPushButton,
@@ -54,34 +53,42 @@ def install(window) -> "Classroom":
 
 
 class InfoPanel(QWidget):
-    """The scene's title and explanation, for the audience; Edit… changes them."""
+    """The scene's title and explanation for the audience, in one scrolling page; Edit… changes them."""
 
     def __init__(self, classroom: "Classroom"):
         super().__init__()
         self.classroom = classroom
         self.setObjectName("info_panel")
         lay = QVBoxLayout(self)
-        lay.setContentsMargins(8, 6, 8, 6)
-        self.title = QLabel()
-        self.title.setObjectName("info_title")
-        self.title.setWordWrap(True)
+        lay.setContentsMargins(6, 4, 6, 4)
         self.text = QTextBrowser()
         self.text.setObjectName("info_text")
         self.text.setOpenLinks(False)
         self.text.setFrameShape(QTextBrowser.NoFrame)
         self.edit = QPushButton("Edit title and explanation…")
         self.edit.clicked.connect(classroom.edit_info)
-        lay.addWidget(self.title)
         lay.addWidget(self.text, 1)
         lay.addWidget(self.edit, 0, Qt.AlignRight)
+        self.title_text = ""
+        self.explanation = ""
+        self._title_pt = 12.0
 
     def show_scene(self, title: str, explanation: str) -> None:
-        self.title.setText(title or "Untitled scene")
-        self.text.setMarkdown(explanation or "*No explanation yet — use Edit to write one for the audience.*")
+        self.title_text, self.explanation = title or "Untitled scene", explanation or ""
+        self.text.setMarkdown(explanation or "*No explanation yet: use Edit to write one for the audience.*")
+        # the title goes first, as a heading of the same scrolling page (never clipped by a short dock)
+        cursor = QTextCursor(self.text.document())
+        cursor.movePosition(QTextCursor.Start)
+        fmt = QTextCharFormat()
+        fmt.setFontWeight(QFont.Bold)
+        fmt.setFontPointSize(self._title_pt)
+        cursor.insertText(self.title_text, fmt)
+        cursor.insertBlock()
 
     def apply_theme(self, theme: Theme) -> None:
-        self.title.setFont(theme.font(theme.title_pt, bold=True))
+        self._title_pt = theme.title_pt
         self.text.setFont(theme.font(theme.font_pt))
+        self.show_scene(self.title_text, self.explanation)
 
 
 class Classroom(QObject):

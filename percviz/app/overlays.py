@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QObject, Qt
-from PySide6.QtGui import QColor, QPainter
+from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QLabel, QWidget
 
 from percviz.app.theme import Theme, theme_for
@@ -51,7 +51,8 @@ class _Follow(QObject):
 
     def eventFilter(self, obj, event):
         if event.type() in (QEvent.Resize, QEvent.Show, QEvent.LayoutRequest):
-            self.overlay.place()
+            refresh = getattr(self.overlay, "refresh", None) or self.overlay.place
+            refresh()
         return False
 
 
@@ -84,7 +85,7 @@ class RunOverlay(QLabel):
         pal = self.palette()
         pal.setColor(self.foregroundRole(), QColor(theme.foreground))
         self.setPalette(pal)
-        self._refresh()
+        self.refresh()
 
     def paintEvent(self, event) -> None:
         p = QPainter(self)
@@ -101,23 +102,27 @@ class RunOverlay(QLabel):
     def set_solver(self, solver_cls) -> None:
         self._solver_cls = solver_cls
         self._snapshot = None
-        self._refresh()
+        self.refresh()
 
     def show_snapshot(self, snapshot) -> None:
         self._snapshot = snapshot
-        self._refresh()
+        self.refresh()
 
     def set_enabled_overlay(self, on: bool) -> None:
         self._enabled = bool(on)
-        self._refresh()
+        self.refresh()
 
     @property
     def plain_text(self) -> str:
         return "\n".join(t for t in run_caption(self._snapshot, self._solver_cls) if t)
 
-    def _refresh(self) -> None:
+    def refresh(self) -> None:
         algo, iteration, details = run_caption(self._snapshot, self._solver_cls)
         small = f"{0.65 * self.theme.overlay_pt:.1f}pt"
+        room = self._area().width() - 2 * self.MARGIN - self.contentsMargins().left() - self.contentsMargins().right()
+        if algo and room > 40:  # a long algorithm name is shortened rather than cut off by the plot's edge
+            metrics = QFontMetrics(self.theme.font(0.65 * self.theme.overlay_pt, bold=True))
+            algo = metrics.elidedText(algo, Qt.ElideRight, int(room))
         lines = []
         if algo:
             lines.append(f"<span style='font-size:{small}'>{html.escape(algo)}</span>")
@@ -129,16 +134,20 @@ class RunOverlay(QLabel):
         self.setVisible(self._enabled and bool(lines))
         self.place()
 
-    def place(self) -> None:
-        self.adjustSize()
-        x, y = 0, 0
+    def _area(self) -> QRect:
+        """The plot area in the parent's coordinates (the whole parent without an anchor)."""
+        parent = self.parentWidget()
         if self._anchor is not None:
             try:
-                p = self._anchor()
-                x, y = int(p.x()), int(p.y())
+                return self._anchor()
             except (RuntimeError, AttributeError):
                 pass
-        self.move(x + self.MARGIN, y + self.MARGIN)
+        return parent.rect() if parent is not None else QRect()
+
+    def place(self) -> None:
+        self.adjustSize()
+        area = self._area()
+        self.move(area.x() + self.MARGIN, area.y() + self.MARGIN)
         self.raise_()
 
 
@@ -245,9 +254,9 @@ def attach_run_overlay(canvas: QWidget, theme: Theme | None = None) -> RunOverla
     if plot is not None and viewbox is not None:
 
         def anchor():
-            return plot.mapFromScene(viewbox.sceneBoundingRect().topLeft())
+            return plot.mapFromScene(viewbox.sceneBoundingRect()).boundingRect()
 
         overlay = RunOverlay(plot, theme, anchor)
-        viewbox.sigResized.connect(overlay.place)
+        viewbox.sigResized.connect(overlay.refresh)
         return overlay
     return RunOverlay(canvas, theme)

@@ -77,7 +77,8 @@ def _sizes(w) -> dict[str, float]:
         "boundary width": canvas.boundary_curve.opts["pen"].widthF(),
         "axis font": canvas.plot.getPlotItem().getAxis("bottom").style["tickFont"].pointSizeF(),
         "caption font": w.classroom.caption.font().pointSizeF(),
-        "info title": w.classroom.info.title.font().pointSizeF(),
+        "info text": w.classroom.info.text.font().pointSizeF(),
+        "info title": w.classroom.info._title_pt,
     }
 
 
@@ -226,7 +227,8 @@ def test_unknown_fields_load_with_a_warning(qtbot, window, tmp_path):
     messages = []
     w.show_message = lambda text, timeout_ms=4000: messages.append(text)
     assert w.classroom.open_path(path)
-    assert w.title == "With extras" and w.classroom.info.title.text() == "With extras"
+    assert w.title == "With extras" and w.classroom.info.title_text == "With extras"
+    assert w.classroom.info.text.toPlainText().startswith("With extras")
     assert any("Unknown field 'projector'" in m for m in messages)
 
 
