@@ -213,9 +213,6 @@ class WeightView(GeometryPanel):
             item.setAnchor((0.0 if pos[0] < 0.5 * (x0 + x1) else 1.0, item.anchor.y()))
             item.show()
 
-    def _label_index(self, i: int) -> str:
-        return f"{i}"
-
     def _class_color(self, i: int) -> str:
         return self.theme.class_color(int(self.classes[i]))
 
