@@ -295,7 +295,7 @@ class CanvasView(QWidget):
         self.colorbar.axis.label.setFont(font)
         self.colorbar.axis.setLabel("f(x)", **label_style)
         fm = QFontMetrics(font)
-        self.colorbar.axis.setWidth(fm.horizontalAdvance("−0.000") + 1.6 * fm.height() + 12)
+        self.colorbar.axis.setWidth(fm.horizontalAdvance("−0.000") + 1.2 * fm.height() + 8)
         self.boundary_curve.setPen(pg.mkPen(t.boundary, width=1.5 * t.line_width, cap=Qt.PenCapStyle.RoundCap))
         self.margin_curve.setPen(
             pg.mkPen(t.margin, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DashLine, cap=Qt.PenCapStyle.RoundCap)
@@ -346,6 +346,18 @@ class CanvasView(QWidget):
         self.viewbox.setRange(
             xRange=(centre[0] - half[0], centre[0] + half[0]), yRange=(centre[1] - half[1], centre[1] + half[1]), padding=0
         )
+
+    def view_range(self) -> tuple[float, float, float, float]:
+        """The visible rectangle (x_min, x_max, y_min, y_max), e.g. to save with a preset."""
+        (x0, x1), (y0, y1) = self.viewbox.viewRange()
+        return float(x0), float(x1), float(y0), float(y1)
+
+    def set_view_range(self, x_min: float, x_max: float, y_min: float, y_max: float) -> None:
+        self.viewbox.setRange(xRange=(x_min, x_max), yRange=(y_min, y_max), padding=0)
+
+    def set_current_class(self, cls: int) -> None:
+        """The class a plain left click places (0 is "+")."""
+        self.current_class = int(cls)
 
     def redraw_now(self) -> None:
         """Draw the current snapshot at full resolution now (tests, screenshots)."""

@@ -12,12 +12,13 @@ while the history is scrubbed, a vertical line marks the iteration shown.
 
 from __future__ import annotations
 
+import html
 import math
 
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtWidgets import QCheckBox, QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
 from percviz.core.solvers.base import METRICS
@@ -26,7 +27,7 @@ from percviz.core.solvers.base import METRICS
 COUNT_KEYS = ("train_errors", "mistakes", "support_vectors", "outer")
 SIGNED_KEYS = ("margin", "loss", "objective")
 #: Groups in display order: (id, title).
-GROUPS = (("norms", "Norms and criteria"), ("margins", "Margin and objective"), ("counts", "Counts"))
+GROUPS = (("norms", "Norms"), ("margins", "Margin"), ("counts", "Counts"))
 #: Minimum milliseconds between two pushes of the buffers to the plots.
 FLUSH_MS = 33
 
@@ -196,18 +197,17 @@ class CurvesView(QWidget):
             self.toolbar.removeWidget(box)
             box.deleteLater()
         self.plots, self.curves, self.log_boxes, self.cursors, self.references = {}, {}, {}, {}, {}
+        self._keys = tuple(keys)
         groups = {g: [k for k in keys if group_of(k, keys) == g] for g, _ in GROUPS}
         font = t.font()
         label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
         first = None
-        row = 0
         for g, title in GROUPS:
             members = groups[g]
             if not members:
                 continue
-            p = self.layout_widget.addPlot(row=row, col=0)
-            row += 1
-            p.setTitle(title, color=t.foreground, size=f"{t.font_pt:.0f}pt")
+            p = pg.PlotItem(axisItems={"left": _DecadeAxis("left")})
+            _shrinkable(p.titleLabel)
             p.showGrid(x=True, y=True, alpha=0.25)
             p.setMenuEnabled(False)
             p.hideButtons()
@@ -217,8 +217,6 @@ class CurvesView(QWidget):
                 ax.setTextPen(pg.mkPen(t.foreground))
                 ax.setTickFont(font)
             p.setLabel("bottom", "iteration k", **label_style)
-            legend = p.addLegend(offset=(-10, 6), labelTextColor=t.foreground, labelTextSize=f"{t.font_pt:.0f}pt")
-            legend.setBrush(pg.mkBrush(QtColor(t.background, 200)))
             if first is None:
                 first = p
             else:
@@ -245,10 +243,8 @@ class CurvesView(QWidget):
                 ref = pg.InfiniteLine(angle=0, movable=False, pen=ref_pen)
                 ref.hide()
                 p.addItem(ref)
-                ref.legend_proxy = pg.PlotDataItem([], [], pen=ref_pen)  # the legend entry "ρ_K = …"
-                ref.legend = legend
                 self.references[g] = ref
-            box = QCheckBox(f"log {title.split()[0].lower()}")
+            box = QCheckBox(f"log {title.lower()}")
             box.setAccessibleName(f"log scale {g}")
             box.setToolTip(f"Logarithmic y axis for the plot '{title}'")
             box.setChecked(all(METRICS[k].log_default for k in members if k != "bound") and g == "norms")
@@ -257,7 +253,26 @@ class CurvesView(QWidget):
             self.log_boxes[g] = box
             self.plots[g] = p
             p.setLogMode(y=box.isChecked())
+        self._wide = None
+        self._arrange()
         self._update_references()
+
+    def resizeEvent(self, ev) -> None:
+        super().resizeEvent(ev)
+        self._arrange()
+
+    def _arrange(self) -> None:
+        """Stack the plots in a column, or side by side when the panel is much wider than tall."""
+        wide = self.width() > 2.2 * max(1, self.height())
+        if wide == getattr(self, "_wide", None):
+            return
+        self._wide = wide
+        ci = self.layout_widget.ci
+        for p in self.plots.values():
+            if p in ci.items:
+                ci.removeItem(p)
+        for i, p in enumerate(self.plots.values()):
+            ci.addItem(p, row=0 if wide else i, col=i if wide else 0)
 
     def _set_log(self, group: str, on: bool) -> None:
         self.plots[group].setLogMode(y=on)
@@ -270,12 +285,29 @@ class CurvesView(QWidget):
             rho = self.rho
             if rho is None or (self.log_boxes[g].isChecked() and rho <= 0):
                 ref.hide()
-                ref.legend.removeItem(ref.legend_proxy)
                 continue
             ref.setValue(math.log10(rho) if self.log_boxes[g].isChecked() else rho)
-            ref.legend.removeItem(ref.legend_proxy)
-            ref.legend.addItem(ref.legend_proxy, f"ρ_K = {rho:.3g}")
             ref.show()
+        self._update_titles()
+
+    def _update_titles(self) -> None:
+        """Each plot's title names its curves in their colours (a legend that never hides the data)."""
+        t = self.theme
+        keys = self._keys
+        for g, p in self.plots.items():
+            parts = [f"<b>{dict(GROUPS)[g]}</b>"]
+            for k, c in self.curves.items():
+                if group_of(k, keys) != g:
+                    continue
+                col = c.opts["pen"].color().name()
+                mark = "┅" if k == "bound" else "━"
+                label = "bound" if k == "bound" else METRICS[k].label
+                parts.append(f"<span style='color:{col}'>{mark}&nbsp;{html.escape(label).replace(' ', '&nbsp;')}</span>")
+            ref = self.references.get(g)
+            if ref is not None and ref.isVisible() and self.rho is not None:
+                parts.append(f"┈&nbsp;ρ_K&nbsp;=&nbsp;{self.rho:.3g}")
+            p.setTitle("&nbsp;&nbsp; ".join(parts), color=t.foreground, size=f"{t.font_pt:.0f}pt", justify="left")
+
 
     # -- pushing data ---------------------------------------------------------------------------------
     def _schedule(self) -> None:
@@ -308,6 +340,37 @@ class CurvesView(QWidget):
     def series(self, key: str):
         """(iterations, values) recorded for a metric (for tests and export)."""
         return self.buffers.series(key)
+
+
+class _DecadeAxis(pg.AxisItem):
+    """Log axes labelled at the decades (or at 1, 2, 5 × 10^k on short ranges), never crowded."""
+
+    def logTickValues(self, minVal, maxVal, size, stdTicks):
+        decades = list(range(math.ceil(minVal), math.floor(maxVal) + 1))
+        if len(decades) >= 2:
+            step = max(1, math.ceil(len(decades) / max(2.0, size / 30.0)))
+            return [(float(step), [float(d) for d in decades[::step]])]
+        # less than two decades in view: 1, 2 and 5 times the powers of ten
+        values = [
+            d + math.log10(m) for d in range(math.floor(minVal), math.ceil(maxVal) + 1) for m in (1, 2, 5)
+            if minVal <= d + math.log10(m) <= maxVal
+        ]
+        return [(None, values)]
+
+
+def _shrinkable(label) -> None:
+    """Let a plot be narrower than its title (the title is clipped; the plots stay in view)."""
+    original = label.updateMin
+
+    def update_min():
+        original()
+        label.setMinimumWidth(0)
+        for hint in (Qt.SizeHint.MinimumSize, Qt.SizeHint.PreferredSize):
+            label._sizeHint[hint] = (0, label._sizeHint[hint][1])
+        label.updateGeometry()
+
+    label.updateMin = update_min
+    label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
 
 
 def QtColor(spec: str, alpha: int):
