@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
-from PySide6.QtWidgets import QApplication
+from PySide6.QtWidgets import QApplication, QPushButton
 
 from percviz.app import file_actions
 from percviz.app.main_window import MainWindow
@@ -99,6 +99,10 @@ def test_presentation_mode_scales_fonts_markers_and_lines(qtbot, window, tmp_pat
     assert "iteration 1" in w.classroom.caption.plain_text
     _key(qtbot, w, Qt.Key.Key_F5)
     assert _sizes(w) == desk
+    _key(qtbot, w, Qt.Key.Key_F11)
+    qtbot.waitUntil(w.isFullScreen)
+    _key(qtbot, w, Qt.Key.Key_F11)
+    qtbot.waitUntil(lambda: not w.isFullScreen())
 
 
 def test_themes_switch_every_panel(qtbot, window):
@@ -254,6 +258,21 @@ def test_save_open_recent_and_the_unsaved_guard(qtbot, window, tmp_path, monkeyp
     assert w.scene.n == 80 and files.current_path == PRESET.resolve()
 
 
+def test_ctrl_o_opens_and_ctrl_s_saves_over_the_file(qtbot, window, tmp_path, monkeypatch):
+    w = window
+    path = tmp_path / "copy.json"
+    save_preset(load_preset(SHIPPED_DIR / "xor-rbf.json"), path)
+    monkeypatch.setattr(file_actions, "ask_open_path", lambda win, title, folder, filters: str(path))
+    _key(qtbot, w, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    assert w.scene.n == 12 and w.classroom.files.current_path == path.resolve()
+    assert "copy.json" in w.windowTitle()
+    w.scene.move_point(0, 0.625, -0.375)
+    assert w.scene.modified
+    _key(qtbot, w, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier)
+    assert not w.scene.modified
+    assert tuple(load_preset(path).points.X[0]) == (0.625, -0.375)
+
+
 def test_dropping_a_preset_and_a_csv_onto_the_window(qtbot, window, tmp_path):
     w = window
     csv = tmp_path / "three.csv"
@@ -296,6 +315,21 @@ def test_export_animation_from_the_window_on_a_thread(qtbot, window, tmp_path):
     assert iio.imread(tmp_path / "lecture.gif", index=None).shape[0] == 5
 
 
+def test_cancel_in_the_progress_dialog_stops_the_export(qtbot, window, tmp_path):
+    w = window
+    out = tmp_path / "cancelled.mp4"
+    job = w.classroom.export_animation(out, start=0, end=25, fps=10)
+    dialog = w.classroom.animations.dialog
+    assert dialog is not None and dialog.maximum() == 26
+    cancel_button = dialog.findChild(QPushButton)
+    assert cancel_button.text() == "Cancel"
+    job.progress.connect(lambda done, total: cancel_button.click() if done == 2 else None)
+    with qtbot.waitSignal(job.finished, timeout=30000) as blocker:
+        pass
+    assert blocker.args[0].cancelled and not out.exists()
+    assert w.classroom.animations.dialog is None
+
+
 # -- preferences, autosave, crash recovery ------------------------------------------------------------------
 
 def test_preferences_persist_in_the_temporary_settings(qtbot, dirs):
@@ -325,7 +359,7 @@ def test_autosave_writes_the_unsaved_scene_and_a_clean_close_removes_it(qtbot, d
 
 CHILD = textwrap.dedent("""
     import sys, time
-    from PySide6.QtWidgets import QApplication
+    from PySide6.QtWidgets import QApplication, QPushButton
     app = QApplication([])
     from percviz.app.main_window import MainWindow
     from percviz.core.presets import load_preset
