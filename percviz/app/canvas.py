@@ -13,6 +13,8 @@ the closest point(s) touch a margin line (nothing is drawn until every point is 
   y_i f(x_i)/(‖f‖_K √K(x_i, x_i)) = (Gα)_i/‖α‖_G, the "margin" the curves show; ‖f‖_K cancels, so the
   curves drawn are the level sets of f/√K(x, x) (of f itself for RBF and Laplacian);
 - other explicit feature maps: f = ±min_i y_i f(x_i).
+For RBF-like kernels f → 0 far from every point, so the band |f| < δ also reaches out there and the
+margin curves can enclose the data from outside: that is the level set, drawn as it is.
 
 Mouse: left click places a point of `current_class`; right click or shift+click places a − point;
 dragging a point moves it (one undo step); ctrl+click removes the nearest point; Delete/Backspace
@@ -145,6 +147,8 @@ class CanvasView(QWidget):
         self._last_snapshot_time = -1.0
         self._animating = False
         self._drawn_key: tuple | None = None
+        self._image_mode = ""  # "map" (diverging colour map) or "regions" (multi-class RGBA)
+        self._draw_failed = False
         self._halo_key: tuple | None = None
         self._redraw_pending = False
         self._symbols = _bold_symbols()
@@ -276,6 +280,7 @@ class CanvasView(QWidget):
         self.theme = theme
         t = theme
         self._styles = self._make_styles(t)
+        self._image_mode = ""
         self.plot.setBackground(t.background)
         item = self.plot.getPlotItem()
         font = t.font()
@@ -409,7 +414,19 @@ class CanvasView(QWidget):
 
     def _draw_decision(self, snap, grid: ViewGrid) -> None:
         d = snap.decision
-        F = self.evaluator.evaluate(d, grid)
+        try:
+            F = self.evaluator.evaluate(d, grid)
+        except (ArithmeticError, ValueError, MemoryError) as exc:  # e.g. a kernel overflowing far out
+            self.message.setText(f"Cannot draw the decision function here: {exc}")
+            self.message.show()
+            self._draw_failed = True
+            return
+        if self._draw_failed:
+            self._draw_failed = False
+            self.message.hide()
+        if not np.isfinite(F).all():
+            big = float(np.finfo(np.float32).max) / 4
+            F = np.nan_to_num(F, nan=0.0, posinf=big, neginf=-big)
         rect = QRectF(grid.x_min, grid.y_min, grid.x_max - grid.x_min, grid.y_max - grid.y_min)
         xs, ys = grid.xs, grid.ys
         if F.ndim == 3:
@@ -432,7 +449,9 @@ class CanvasView(QWidget):
         shown = F * np.float32(10.0**-e) if e else F
         self.colorbar.show()
         self.image.setImage(shown, autoLevels=False, levels=(-L * 10.0**-e, L * 10.0**-e))
-        self.image.setColorMap(self._styles["colormap"])
+        if self._image_mode != "map":
+            self.image.setColorMap(self._styles["colormap"])
+            self._image_mode = "map"
         self.image.setRect(rect)
         self.colorbar.setLevels((-L * 10.0**-e, L * 10.0**-e))
         self.colorbar.axis.setLabel("f(x)" if e == 0 else f"f(x) × 10{_superscript(-e)}")
@@ -484,6 +503,7 @@ class CanvasView(QWidget):
         rgba = np.concatenate([rgb, np.full(labels.shape + (1,), 255, np.float32)], axis=-1).astype(np.uint8)
         self.colorbar.hide()
         self.image.setLookupTable(None)
+        self._image_mode = "regions"
         self.image.setImage(rgba, autoLevels=False, levels=(0, 255))
         self.image.setRect(rect)
         segs = []
