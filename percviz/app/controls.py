@@ -142,7 +142,7 @@ class ControlsPanel(QWidget):
         self._feature_params: dict[str, dict] = {}
         self._syncing = False
         self._status_error = False
-        self.setMinimumWidth(290)
+        self.setMinimumWidth(300)
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
         root.setSpacing(8)
@@ -171,11 +171,8 @@ class ControlsPanel(QWidget):
         row.addWidget(QLabel("Place:"))
         row.addWidget(self.class_selector, 1)
         lay.addLayout(row)
-        hint = QLabel("Left click +, right click −, drag to move, Delete or ctrl+click removes.")
-        hint.setWordWrap(True)
-        hint.setProperty("hint", True)
-        hint.setStyleSheet("color: palette(mid); font-size: 11px;")
-        lay.addWidget(hint)
+        box.setToolTip("Left click places the selected class, right click (or shift+click) places −; "
+                       "drag a point to move it; Delete or ctrl+click removes one.")
         return box
 
     def _build_algorithm(self) -> QWidget:

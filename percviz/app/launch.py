@@ -90,7 +90,10 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
     """Run `steps` updates synchronously, lay the window out, and save it (or one panel) as a PNG."""
     from PySide6.QtCore import QCoreApplication
 
+    from percviz.app.main_window import DEFAULT_SIZE
+
     out = Path(out)
+    window.resize(DEFAULT_SIZE)  # screenshots have one size, whatever geometry was saved
     if panel in window.docks:
         window._wanted[panel] = True
         window.docks[panel].show()

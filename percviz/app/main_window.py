@@ -134,7 +134,7 @@ class MainWindow(QMainWindow):
         dock.setMinimumWidth(self.controls.minimumWidth() + 16)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.docks["controls"] = dock
-        self.resizeDocks([dock], [320], Qt.Orientation.Horizontal)
+        self.resizeDocks([dock], [330], Qt.Orientation.Horizontal)
 
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, self)
@@ -235,6 +235,19 @@ class MainWindow(QMainWindow):
         install = getattr(module, "install", None)
         if callable(install):
             install(self)
+        self._settle_docks()
+
+    def _settle_docks(self) -> None:
+        """Give the controls the height they need when other docks share their side of the window."""
+        controls = self.docks["controls"]
+        area = self.dockWidgetArea(controls)
+        others = [d for d in self.findChildren(QDockWidget)
+                  if d is not controls and self.dockWidgetArea(d) == area and not d.isHidden()
+                  and not self.tabifiedDockWidgets(d)]
+        if others:
+            want = self.controls.sizeHint().height() + 12
+            rest = max(140, DEFAULT_SIZE.height() - 80 - want)
+            self.resizeDocks([controls, *others], [want] + [rest // len(others)] * len(others), Qt.Orientation.Vertical)
 
     # -- public API ---------------------------------------------------------------------------------------------
     def load_preset(self, preset) -> None:

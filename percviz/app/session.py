@@ -25,6 +25,9 @@ from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
 
+#: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
+HOLD_TAIL_MS = 40
+
 #: Run states reported by `runStateChanged`.
 IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
 
@@ -426,7 +429,8 @@ class RunSession(QObject):
             self._set_state(FINISHED)
 
     def _frame_done(self, t0: float) -> None:
-        self._worker.hold(False)
+        # Panels repaint on their own timers shortly after a frame: keep the worker off the GIL a little longer.
+        QTimer.singleShot(HOLD_TAIL_MS, self, lambda: self._worker.hold(False))
         now = time.monotonic()
         cost = now - t0
         self.frame_cost = cost if self.frame_cost == 0 else 0.6 * self.frame_cost + 0.4 * cost

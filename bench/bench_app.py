@@ -1,0 +1,114 @@
+"""Benchmark: the whole window — UI stall while a fast solver animates, and time from launch to a shown window.
+
+Run: QT_QPA_PLATFORM=offscreen python bench/bench_app.py [--seconds S]
+  stall     n = 2000 random (non-separable) points, the Perceptron running as fast as possible on the worker
+            thread, the real main window drawing the snapshots; a 10 ms QTimer on the UI thread records when
+            it fires. Reported: the worst gap between two ticks and the 95th percentile (target: no stall
+            over 50 ms), the frames delivered per second, and the solver's updates per second.
+            Measured twice: with canvas + curves only, and with every dock the algorithm supports shown.
+  launch    a fresh interpreter: from process start to the window shown on the default scene (target < 2 s).
+Redraw times of the canvas alone are in bench/bench_canvas.py.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import subprocess
+import sys
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+
+import numpy as np  # noqa: E402
+
+
+def stall(n: int = 2000, seconds: float = 3.0, docks: bool = False) -> dict:
+    """Run the perceptron on n points for `seconds` and measure the UI thread's timer gaps."""
+    from PySide6.QtCore import QElapsedTimer, QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from percviz.app.main_window import MainWindow
+    from percviz.core.data import PointSet
+    from percviz.core.scene import SceneModel, Settings
+
+    app = QApplication.instance() or QApplication([])
+    rng = np.random.default_rng(1)
+    scene = SceneModel(PointSet(rng.normal(0, 1, (10, 2)), np.r_[np.zeros(5, int), np.ones(5, int)]),
+                       Settings(algorithm="perceptron", max_iter=10**8))
+    w = MainWindow(scene, install_classroom=False)
+    w.show()
+    app.processEvents()
+    if not docks:
+        for name in ("weight", "feature"):
+            if name in w.view_actions:
+                w.view_actions[name].setChecked(False)
+    scene.set_points(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)))
+    w.session.wait_idle(60)
+    frames = [0]
+    w.session.snapshotShown.connect(lambda _s: frames.__setitem__(0, frames[0] + 1))
+    ticks: list[int] = []
+    clock = QElapsedTimer()
+    clock.start()
+    timer = QTimer()
+    timer.setInterval(10)
+    timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
+    timer.start()
+    w.session.run_to_end()
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        app.processEvents()
+        time.sleep(0.001)
+    timer.stop()
+    updates = w.session.latest.iteration
+    shown = [name for name in w.panels if w._live(name)]
+    w.close()
+    gaps = np.diff([0, *ticks])
+    return {
+        "panels": "+".join(shown),
+        "worst_gap_ms": float(gaps.max()),
+        "p95_gap_ms": float(np.percentile(gaps, 95)),
+        "ticks": len(ticks),
+        "frames_per_s": frames[0] / seconds,
+        "updates_per_s": updates / seconds,
+        "frame_cost_ms": 1e3 * w.session.frame_cost,
+    }
+
+
+_LAUNCH = (
+    "import time, sys; t0 = float(sys.argv[1]);"
+    "from PySide6.QtWidgets import QApplication;"
+    "from percviz.app.launch import build_window, _application;"
+    "app = _application(); w = build_window(None, app); w.show(); app.processEvents();"
+    "print(time.time() - t0); w.shutdown()"
+)
+
+
+def launch_time(repeats: int = 3) -> list[float]:
+    """Seconds from starting a fresh interpreter to the window shown (offscreen)."""
+    out = []
+    for _ in range(repeats):
+        t0 = time.time()
+        r = subprocess.run([sys.executable, "-c", _LAUNCH, repr(t0)], capture_output=True, text=True, check=True)
+        out.append(float(r.stdout.strip().splitlines()[-1]))
+    return out
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--n", type=int, default=2000)
+    a = ap.parse_args()
+    print(f"UI stall while the Perceptron runs as fast as possible, n = {a.n} (target: worst gap ≤ 50 ms)")
+    for docks in (False, True):
+        r = stall(a.n, a.seconds, docks)
+        print(f"  {r['panels']:<28} worst gap {r['worst_gap_ms']:6.0f} ms   p95 {r['p95_gap_ms']:5.0f} ms   "
+              f"{r['frames_per_s']:5.1f} frames/s   frame cost {r['frame_cost_ms']:5.1f} ms   "
+              f"{r['updates_per_s']:8.0f} updates/s")
+    ts = launch_time()
+    print(f"Launch to shown window (default scene, fresh interpreter): median {np.median(ts):.2f} s "
+          f"(runs: {', '.join(f'{t:.2f}' for t in ts)}; target < 2 s)")
+
+
+if __name__ == "__main__":
+    main()
