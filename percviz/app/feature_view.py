@@ -14,6 +14,7 @@ from PySide6.QtCore import Qt
 
 from percviz.app.geometry_panel import (
     HOVER_PX,
+    NOTHING_YET,
     GeometryPanel,
     arrow_angle,
     color,
@@ -129,7 +130,7 @@ class FeatureView(GeometryPanel):
             self.show_message(why, "Feature space")
             return
         if problem is None or problem.n == 0:
-            self.show_message("No points yet: place + and − points on the canvas.", "Feature space")
+            self.show_message(NOTHING_YET, "Feature space")
             return
         try:
             self.features_mode = solver_cls.representation == "features"

@@ -10,6 +10,11 @@ from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QLabel, Q
 
 from percviz.app.theme import theme_for
 
+#: What a panel says when the scene gives it no problem to draw.
+NOTHING_YET = (
+    "Nothing to draw yet: the scene needs at least one + and one − point "
+    "(left click places +, right click places −). If points are there, the status bar says what is wrong."
+)
 #: Hovering within this many pixels of a constraint line or point selects it.
 HOVER_PX = 7.0
 

@@ -13,6 +13,7 @@ from PySide6.QtCore import Qt
 
 from percviz.app.geometry_panel import (
     HOVER_PX,
+    NOTHING_YET,
     GeometryPanel,
     arrow_angle,
     color,
@@ -87,7 +88,7 @@ class WeightView(GeometryPanel):
             self.show_message(why, "Weight space")
             return
         if problem is None or problem.n == 0:
-            self.show_message("No points yet: place + and − points on the canvas.", "Weight space")
+            self.show_message(NOTHING_YET, "Weight space")
             return
         try:
             self._prepare(problem)
