@@ -479,16 +479,19 @@ class WeightView(GeometryPanel):
     def _draw_iterates_2d(self, A: np.ndarray) -> None:
         t = self.theme
         col = _iterate_color(t.dark)
-        nz = np.linalg.norm(A, axis=1) > 0
-        if not nz.any():
-            return
-        proj = self.cone2.projection.project(A[nz])
-        P = proj.points.copy()  # NaN rows (far hemisphere) break the path: no wrong point is drawn
+        zero = ~(np.linalg.norm(A, axis=1) > 0)
+        proj = self.cone2.projection.project(np.where(zero[:, None], self.cone2.projection.center, A))
+        # NaN rows break the path: an iterate on the far hemisphere, or a = 0 (no direction at all),
+        # is never drawn as a wrong point
+        P = np.where(zero[:, None], np.nan, proj.points)
+        far_rows = proj.far & ~zero
         self._add(self._path_item(P, col))
-        if proj.far.any():
-            E = np.array([self._edge_position(d) for d in proj.edge[proj.far]])
+        if far_rows.any():
+            E = np.array([self._edge_position(d) for d in proj.edge[far_rows]])
             self._add(pg.ScatterPlotItem(E[:, 0], E[:, 1], symbol="x", size=0.7 * t.marker_size,
                                          pen=pg.mkPen(col, width=1.5), brush=None))
+        if zero[-1]:
+            return  # the readout says a(k) = 0
         centre, half = self._view_centre()
         cur, far = P[-1], bool(proj.far[-1])
         off_view = far or np.abs(cur - centre).max() > half

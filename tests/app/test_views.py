@@ -154,6 +154,9 @@ def test_empty_cone_says_so_and_keeps_the_constraints(qtbot):
     _show(v, Problem(xor()), "perceptron", steps=12)
     assert "the cone is empty — no linear separator" in v.title.text()
     assert len(v._segments) == 4
+    # the four XOR rows sum to 0, so the perceptron is back at a = 0 every 4 updates: no direction to draw
+    assert "a(12) = 0" in v.readout.text()
+    assert not any(hasattr(it, "toPlainText") and it.toPlainText().startswith("a(12)") for it in v._dynamic)
 
 
 # --- hover linking ------------------------------------------------------------------------------------
