@@ -226,10 +226,10 @@ class ControlsPanel(QWidget):
     def _build_run(self) -> QWidget:
         box, lay = _group("Run")
         st = self.style()
-        self.step_button = self._button("Step", "step", st.standardIcon(QStyle.StandardPixmap.SP_MediaSkipForward), "One update of the algorithm (→)")
-        self.play_button = self._button("Play", "play", st.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), "Animate at the chosen speed; click again to pause (Space)")
+        self.step_button = self._button("Step", "step", st.standardIcon(QStyle.StandardPixmap.SP_MediaSkipForward), "One update of the algorithm (Space)")
+        self.play_button = self._button("Play", "play", st.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), "Animate at the chosen speed; click again to pause (P)")
         self.run_button = self._button("Run to end", "run", st.standardIcon(QStyle.StandardPixmap.SP_MediaSeekForward), "Run as fast as possible until the algorithm halts or reaches the iteration limit (Ctrl+Enter)")
-        self.reset_button = self._button("Reset", "reset", st.standardIcon(QStyle.StandardPixmap.SP_BrowserReload), "Back to iteration 0 (Home)")
+        self.reset_button = self._button("Reset", "reset", st.standardIcon(QStyle.StandardPixmap.SP_BrowserReload), "Back to iteration 0 (R)")
         self.step_button.clicked.connect(self.session.step)
         self.play_button.clicked.connect(self.session.toggle_play)
         self.run_button.clicked.connect(self.session.run_to_end)
@@ -276,7 +276,7 @@ class ControlsPanel(QWidget):
         self.history.setAccessibleName("history")
         self.history.setObjectName("history")
         self.history.setRange(0, 0)
-        self.history.setToolTip("Scrub through the snapshots computed so far (Alt+← / Alt+→)")
+        self.history.setToolTip("Scrub through the snapshots computed so far (← / →)")
         self.history.valueChanged.connect(self._on_history_slider)
         self.history_label = QLabel("no snapshot yet")
         self.history_label.setStyleSheet("color: palette(mid); font-size: 11px;")
@@ -312,7 +312,11 @@ class ControlsPanel(QWidget):
         model = QStandardItemModel(self.algorithm)
         bold = QFont()
         bold.setBold(True)
-        for family, classes in by_family().items():
+        families = by_family()
+        # The paper's algorithms first (the tool's subject), then the classical procedures as registered.
+        order = sorted(families, key=lambda f: (0 if "Ramdas" in f else 1, list(families).index(f)))
+        for family in order:
+            classes = families[family]
             head = QStandardItem(family)
             head.setFlags(Qt.ItemFlag.NoItemFlags)
             head.setFont(bold)

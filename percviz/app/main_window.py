@@ -163,19 +163,20 @@ class MainWindow(QMainWindow):
 
         self.run_menu = bar.addMenu("&Run")
         s = self.session
-        self.step_action = self._action(self.run_menu, "&Step", s.step, "Right", "One update of the algorithm")
-        self.play_action = self._action(self.run_menu, "&Play / Pause", s.toggle_play, "Space", "Animate at the chosen speed")
-        self.run_action = self._action(self.run_menu, "Run to &end", s.run_to_end, ["Ctrl+Return", "Ctrl+Enter"])
-        self.reset_action = self._action(self.run_menu, "&Reset", s.reset, ["Home", "Ctrl+R"], "Back to iteration 0")
+        self.step_action = self._action(self.run_menu, "&Step", s.step, "Space", "One update of the algorithm")
+        self.play_action = self._action(self.run_menu, "&Play / Pause", s.toggle_play, "P", "Animate at the chosen speed")
+        self.run_action = self._action(self.run_menu, "Run to &end", s.run_to_end, ["Ctrl+Return", "Ctrl+Enter"],
+                                       "Run as fast as possible until the algorithm halts")
+        self.reset_action = self._action(self.run_menu, "&Reset", s.reset, ["R", "Home"], "Back to iteration 0")
         self.run_menu.addSeparator()
-        self._action(self.run_menu, "History &back", lambda: s.scrub(-1), ["Alt+Left", ","])
-        self._action(self.run_menu, "History &forward", lambda: s.scrub(1), ["Alt+Right", "."])
+        self.back_action = self._action(self.run_menu, "History &back", lambda: s.scrub(-1), ["Left", "Alt+Left"])
+        self.forward_action = self._action(self.run_menu, "History &forward", lambda: s.scrub(1), ["Right", "Alt+Right"])
 
         self.view_menu = bar.addMenu("&View")
         canvas = self.panels["canvas"]
         fit = getattr(canvas, "fit_to_data", None)
         if callable(fit):
-            self._action(self.view_menu, "&Fit to data", fit, "Ctrl+0", "Zoom so that every point is visible")
+            self._action(self.view_menu, "&Fit to data", fit, ["F", "Ctrl+0"], "Zoom so that every point is visible")
             self.view_menu.addSeparator()
         self.view_actions: dict[str, QAction] = {}
         controls_act = self.docks["controls"].toggleViewAction()
@@ -214,6 +215,7 @@ class MainWindow(QMainWindow):
         s.problemChanged.connect(self._on_problem)
         s.snapshotShown.connect(self._on_snapshot)
         s.historyChanged.connect(self._on_history)
+        s.rhoChanged.connect(self._on_rho)
         for panel in self.panels.values():
             sig = getattr(panel, "pointHovered", None)
             if sig is not None:
@@ -452,6 +454,12 @@ class MainWindow(QMainWindow):
         for name, panel in self.panels.items():
             if name not in self._stale and self._live(name):
                 panel.set_snapshot(snap)
+
+    def _on_rho(self, rho) -> None:
+        for panel in self.panels.values():
+            fn = getattr(panel, "set_reference", None)
+            if callable(fn):
+                fn(rho)
 
     def _on_history(self, _count: int) -> None:
         history = None

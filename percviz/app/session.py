@@ -92,6 +92,8 @@ class RunSession(QObject):
     historyChanged = Signal(int)
     runStateChanged = Signal(str)
     errorRaised = Signal(str)
+    #: ρ_K of the current problem once computed in the background (None: not defined or failed).
+    rhoChanged = Signal(object)
 
     def __init__(self, scene: SceneModel, parent: QObject | None = None, display_hz: float = 60.0):
         super().__init__(parent)
@@ -111,6 +113,9 @@ class RunSession(QObject):
         self._worker.failed.connect(self._on_failed)
         self._worker.idle.connect(self._on_idle)
         self._worker.set_interval(1.0 / self.speed)
+        # ρ_K (an LP/QP, seconds for thousands of points) is computed on a second thread.
+        self._aux = SnapshotWorker(self, name="percviz-margin")
+        self._aux.ready.connect(self._on_aux)
         # While animating, also pull at the display rate (covers irregular update durations).
         self._poll = QTimer(self)
         self._poll.setInterval(max(1, int(1000 / display_hz)))
@@ -164,14 +169,33 @@ class RunSession(QObject):
         last = self.latest
         return last is not None and last.status.done
 
-    def rho(self) -> float | None:
-        """ρ_K of the current problem (percviz.core.gram.optimal_margin), computed once per problem."""
-        if self.problem is None or self.solver_cls is None:
+    def rho(self, wait: bool = True) -> float | None:
+        """ρ_K of the current problem (percviz.core.gram.optimal_margin), computed once per problem.
+
+        Defined for the kernel algorithms only (None otherwise). With wait=False, returns None while the
+        background computation started at each restart is not done (`rhoChanged` fires when it is).
+        """
+        if self.problem is None or not self._wants_rho(self.solver_cls):
             return None
         key = id(self.problem)
         if key not in self._rho:
+            if not wait:
+                return None
             self._rho = {key: self._compute_rho(self.problem)}
         return self._rho[key]
+
+    @staticmethod
+    def _wants_rho(solver_cls) -> bool:
+        return solver_cls is not None and getattr(solver_cls, "representation", "") == "kernel"
+
+    def _rho_job(self, problem: Problem):
+        yield (id(problem), self._compute_rho(problem))
+
+    def _on_aux(self) -> None:
+        for job, (key, value) in self._aux.take():
+            if job == self._job and self.problem is not None and key == id(self.problem):
+                self._rho = {key: value}
+                self.rhoChanged.emit(value)
 
     @staticmethod
     def _compute_rho(problem: Problem) -> float | None:
@@ -181,7 +205,7 @@ class RunSession(QObject):
             return None
         try:
             result = optimal_margin(problem)
-        except PercvizError:
+        except Exception:  # no reference line is better than a broken run
             return None
         value = getattr(result, "rho", result)
         try:
@@ -195,6 +219,8 @@ class RunSession(QObject):
         keep_playing = self.state == PLAYING
         self._job += 1
         self._worker.set_job(self._job, None)
+        self._aux.set_job(self._job, None)
+        self.rhoChanged.emit(None)
         self._gen = None
         self._history.clear()
         self._index = None
@@ -217,6 +243,8 @@ class RunSession(QObject):
         self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
+        if self._wants_rho(self.solver_cls):
+            self._aux.set_job(self._job, self._rho_job(problem), steps=1)
         if keep_playing:
             self.play()
         else:
@@ -359,6 +387,7 @@ class RunSession(QObject):
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
         self._worker.stop()
+        self._aux.stop()
 
     @property
     def worker(self) -> SnapshotWorker:

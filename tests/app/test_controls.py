@@ -47,6 +47,7 @@ def test_algorithm_chooser_lists_every_solver_grouped_by_family(panel):
         else:
             groups[current].append(name)
     assert groups == {f: [c.name for c in cs] for f, cs in by_family().items()}
+    assert "Ramdas" in combo.itemText(0)  # the paper's algorithms come first
 
 
 def test_kernel_chooser_and_generated_kernel_form(panel):

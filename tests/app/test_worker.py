@@ -239,3 +239,14 @@ def test_worker_error_reaches_the_user_and_history_is_kept(qtbot, monkeypatch, s
     assert [h.iteration for h in session.history] == [0, 1, 2]
     assert session.state == INVALID
     assert session.worker.thread.isRunning()
+
+
+def test_rho_is_computed_in_the_background_for_kernel_algorithms(qtbot, session):
+    from percviz.core.gram import optimal_margin
+
+    assert session.rho(wait=False) is None  # the perceptron works on explicit weights: no ρ_K line
+    with qtbot.waitSignal(session.rhoChanged, timeout=5000, check_params_cb=lambda r: r is not None) as sig:
+        session.scene.set_settings(algorithm="nkp", params={})
+    expected = optimal_margin(session.problem).rho
+    assert sig.args[0] == pytest.approx(expected) and expected > 0  # two separated clouds
+    assert session.rho(wait=False) == pytest.approx(expected)
