@@ -111,6 +111,9 @@ class FileActions(QObject):
         self.recent_menu = QMenu("Open &Recent", menu)
         self.recent_menu.setObjectName("recent_menu")
         self.recent_menu.aboutToShow.connect(self._fill_recent)
+        self.examples_menu = QMenu("Open &Example", menu)
+        self.examples_menu.setObjectName("examples_menu")
+        self.examples_menu.aboutToShow.connect(self._fill_examples)
         specs = (
             ("open", "&Open…", "Ctrl+O", self.open_dialog, "Open a scene (.json) or points (.csv)"),
             ("recent", None, None, None, None),
@@ -126,7 +129,8 @@ class FileActions(QObject):
                 menu.insertSeparator(first) if first else menu.addSeparator()
                 continue
             if key == "recent":
-                menu.insertMenu(first, self.recent_menu) if first else menu.addMenu(self.recent_menu)
+                for sub in (self.recent_menu, self.examples_menu):
+                    menu.insertMenu(first, sub) if first else menu.addMenu(sub)
                 continue
             if _plain(text) in existing:
                 continue
@@ -156,6 +160,29 @@ class FileActions(QObject):
         else:
             self.recent_menu.addSeparator()
             self.recent_menu.addAction("Clear list", self.prefs.clear_recent)
+
+    def _fill_examples(self) -> None:
+        """The scenes shipped with percviz, by title (each opens like a file)."""
+        from percviz.core.presets import shipped_presets
+
+        self.examples_menu.clear()
+        for item in shipped_presets():
+            try:
+                title = item.load().title
+            except (PresetError, OSError):
+                continue
+            action = self.examples_menu.addAction(title)
+            action.setStatusTip(str(item.path))
+            action.triggered.connect(lambda _=False, p=item.path: self.open_example(p))
+
+    def open_example(self, path) -> bool:
+        """Open a shipped scene; Save then asks for a new name (the shipped file is never overwritten)."""
+        if not self.open_path(path):
+            return False
+        self.current_path = None
+        self.prefs.remove_recent(str(Path(path).resolve()))
+        self._update_title()
+        return True
 
     # -- opening -----------------------------------------------------------------------------------
     def open_dialog(self) -> bool:

@@ -79,13 +79,18 @@ class RunOverlay(QLabel):
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
-        self.setFont(theme.font(theme.overlay_pt, bold=True))
+        self.setFont(theme.font(self.point_size, bold=True))
         pad = int(round(3 * theme.scale))
         self.setContentsMargins(2 * pad, pad, 2 * pad, pad)
         pal = self.palette()
         pal.setColor(self.foregroundRole(), QColor(theme.foreground))
         self.setPalette(pal)
         self.refresh()
+
+    @property
+    def point_size(self) -> float:
+        """The iteration's type size: the theme's overlay size when presenting, a little smaller at the desk."""
+        return self.theme.overlay_pt * (1.0 if self.theme.presentation else 0.8)
 
     def paintEvent(self, event) -> None:
         p = QPainter(self)
@@ -118,10 +123,10 @@ class RunOverlay(QLabel):
 
     def refresh(self) -> None:
         algo, iteration, details = run_caption(self._snapshot, self._solver_cls)
-        small = f"{0.65 * self.theme.overlay_pt:.1f}pt"
+        small = f"{0.65 * self.point_size:.1f}pt"
         room = self._area().width() - 2 * self.MARGIN - self.contentsMargins().left() - self.contentsMargins().right()
         if algo and room > 40:  # a long algorithm name is shortened rather than cut off by the plot's edge
-            metrics = QFontMetrics(self.theme.font(0.65 * self.theme.overlay_pt, bold=True))
+            metrics = QFontMetrics(self.theme.font(0.65 * self.point_size, bold=True))
             algo = metrics.elidedText(algo, Qt.ElideRight, int(room))
         lines = []
         if algo:

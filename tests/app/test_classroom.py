@@ -273,6 +273,18 @@ def test_ctrl_o_opens_and_ctrl_s_saves_over_the_file(qtbot, window, tmp_path, mo
     assert tuple(load_preset(path).points.X[0]) == (0.625, -0.375)
 
 
+def test_open_example_lists_every_shipped_scene_and_never_saves_over_it(qtbot, window):
+    from percviz.core.presets import shipped_presets
+
+    files = window.classroom.files
+    files.examples_menu.aboutToShow.emit()
+    titles = [a.text() for a in files.examples_menu.actions()]
+    assert len(titles) == len(shipped_presets()) >= 12
+    xor = next(a for a in files.examples_menu.actions() if a.statusTip().endswith("xor-rbf.json"))
+    xor.trigger()
+    assert window.scene.n == 12 and files.current_path is None
+
+
 def test_dropping_a_preset_and_a_csv_onto_the_window(qtbot, window, tmp_path):
     w = window
     csv = tmp_path / "three.csv"
