@@ -317,11 +317,27 @@ def as_preset(preset_or_path):
     return load_scene(preset_or_path)
 
 
-def plan(solver, start: int, end: int | None, steps: int | None) -> tuple[int, int]:
-    """(first, last) iterations to record: `end` if given, else `steps`, else the solver's limit."""
+def plan(preset, solver, start: int, end: int | None, steps: int | None) -> tuple[int, int]:
+    """(first, last) iterations to record: `end` if given, else `steps`, else up to where the run ends.
+
+    Without a limit the run is first computed without drawing (cheap next to rendering) to find its
+    last iteration; a run still going after MAX_FRAMES updates must be given a limit.
+    """
     if start < 0:
         raise ParameterError(f"The first iteration must be 0 or more; got {start}.")
-    last = end if end is not None else (steps if steps is not None else solver.max_iter)
+    if end is None and steps is None:
+        probe = preset.make_solver()
+        snap = probe.start()
+        while not snap.status.done and snap.iteration < MAX_FRAMES + start:
+            snap = probe.step()
+        if not snap.status.done:
+            raise ParameterError(
+                f"The run has not ended after {snap.iteration} updates, too many frames for an animation "
+                f"(the limit is {MAX_FRAMES}); record fewer iterations (--steps N, or a range)."
+            )
+        last = snap.iteration
+    else:
+        last = end if end is not None else steps
     last = min(int(last), solver.max_iter)
     if last < start:
         raise ParameterError(f"The last iteration ({last}) comes before the first ({start}).")
@@ -356,7 +372,7 @@ def export_run(preset_or_path, out: "str | os.PathLike", steps: int | None = Non
     ensure_app()
     preset = as_preset(preset_or_path)
     solver = preset.make_solver()
-    first, last = plan(solver, start, end, steps)
+    first, last = plan(preset, solver, start, end, steps)
     writer = FrameWriter(out, fps)
     th = theme_for(theme, 1.0) if isinstance(theme, str) else theme
     renderer = FrameRenderer(preset, panels, size, th, scale)
@@ -476,7 +492,7 @@ class AnimationExport(QObject):
         super().__init__(parent)
         self.preset = as_preset(preset)
         self.solver = self.preset.make_solver()
-        self.first, self.last = plan(self.solver, start, end, None)
+        self.first, self.last = plan(self.preset, self.solver, start, end, None)
         self.out = Path(out)
         self.writer = FrameWriter(out, fps)
         self.renderer = FrameRenderer(self.preset, panels, size, theme or theme_for(), scale)

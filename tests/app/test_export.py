@@ -63,6 +63,13 @@ def test_the_run_ending_early_stops_the_animation(qapp, tmp_path, preset):
     assert result.last == 28 and result.frames == 29  # the rule halts after its 28th update
 
 
+def test_without_a_limit_the_whole_run_is_recorded(qapp, tmp_path):
+    out = tmp_path / "xor.gif"
+    result = export_run(SHIPPED_DIR / "xor-rbf.json", out, size=(200, 150))  # NKP separates XOR in 4 updates
+    assert (result.first, result.last, result.frames) == (0, 4, 5)
+    assert iio.imread(out, index=None).shape[0] == 5
+
+
 def test_cancel_leaves_no_file(qapp, tmp_path, preset):
     out = tmp_path / "cancelled.gif"
     calls = []
