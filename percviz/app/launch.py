@@ -102,6 +102,9 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
     window.session.wait_idle(10.0)
     if steps:
         window.session.advance_sync(int(steps))
+    rho = window.session.rho(wait=True)  # the ρ_K reference line must be in the picture
+    if rho is not None:
+        window._on_rho(rho)
     for _ in range(3):  # let coalesced redraws and refinements run
         QCoreApplication.processEvents()
         time.sleep(0.02)

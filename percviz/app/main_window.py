@@ -6,7 +6,8 @@ import importlib
 from contextlib import suppress
 from typing import Any, Callable
 
-from PySide6.QtCore import QSize, Qt, QTimer
+import numpy as np
+from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QDockWidget,
@@ -337,11 +338,10 @@ class MainWindow(QMainWindow):
         self.undo_action.setText(f"&Undo {sc.undo_text()}" if sc.can_undo else "&Undo")
         self.redo_action.setText(f"&Redo {sc.redo_text()}" if sc.can_redo else "&Redo")
         self.clear_action.setEnabled(sc.n > 0)
-        plus = int((sc.points.classes == 0).sum()) if sc.n else 0
-        minus = int((sc.points.classes == 1).sum()) if sc.n else 0
-        other = sc.n - plus - minus
-        text = f"{plus} +  {minus} −" + (f"  {other} other" if other else "")
-        self.points_label.setText(text)
+        counts = np.bincount(sc.points.classes, minlength=2) if sc.n else np.zeros(2, int)
+        names = ["+", "−"] + [f"class {c + 1}" for c in range(2, len(counts))]
+        parts = [f"{int(k)} {name}" for name, k in zip(names, counts) if k or name in ("+", "−")]
+        self.points_label.setText("   ".join(parts) + "  ")
 
     def _show_curves(self, on: bool) -> None:
         self.panels["curves"].setVisible(on)
