@@ -3,7 +3,8 @@
 Run: QT_QPA_PLATFORM=offscreen python bench/bench_canvas.py
 For n = 100, 500, 2000 support points it reports, as medians over frames:
   eval naive   the direct float32 evaluation Σ_i coef_i K(z, x_i) on the 200×200 grid (the baseline);
-  eval cached  percviz.core.grid.GridEvaluator on the same grid, one coefficient changed per frame;
+  eval cached  percviz.core.grid.GridEvaluator on the same grid, one coefficient changed per frame
+               (incremental), and every coefficient changed (one full product);
   animating    a full canvas frame while animating (coarse 100×100 grid): evaluate, contours, halos,
                trigger ring, overlay, and the repaint of the plot; one α_i changes per frame (perceptron-like)
                and, second number, every α_i changes (smoothed perceptron-like);
@@ -28,16 +29,17 @@ from percviz.core.problem import Problem  # noqa: E402
 from percviz.core.scene import SceneModel  # noqa: E402
 from percviz.core.solvers.base import Snapshot, Status  # noqa: E402
 
-FRAMES = 25
+FRAMES = 40
 
 
-def _median_ms(f, frames=FRAMES) -> float:
+def _median_ms(f, frames=FRAMES) -> tuple[float, float]:
+    """(median, best) milliseconds over frames; the best shows the cost on an unloaded machine."""
     ts = []
     for k in range(frames):
         t = time.perf_counter()
         f(k)
         ts.append(time.perf_counter() - t)
-    return 1e3 * float(np.median(ts))
+    return 1e3 * float(np.median(ts)), 1e3 * float(np.min(ts))
 
 
 def bench(n: int, app) -> dict:
@@ -58,6 +60,12 @@ def bench(n: int, app) -> dict:
         ev.evaluate(prob.expansion(alpha), grid)
 
     out["eval cached"] = _median_ms(cached)
+
+    def cached_all(k):
+        alpha[:] *= 1.01
+        ev.evaluate(prob.expansion(alpha), grid)
+
+    out["eval cached, all α"] = _median_ms(cached_all)
 
     view = CanvasView(SceneModel(pts))
     view.resize(900, 760)
@@ -94,11 +102,11 @@ def main() -> None:
     app = QApplication.instance() or QApplication([])
     rows = {n: bench(n, app) for n in (100, 500, 2000)}
     cols = list(next(iter(rows.values())))
-    print("canvas redraw, 200×200 view, RBF γ = 0.5 (median ms)")
-    print(f"{'n':>6} " + " ".join(f"{c:>24}" for c in cols))
+    print("canvas redraw, 200×200 view, RBF γ = 0.5: median (best) ms")
+    print(f"{'n':>6} " + " ".join(f"{c:>22}" for c in cols))
     for n, r in rows.items():
-        print(f"{n:>6} " + " ".join(f"{r[c]:>24.1f}" for c in cols))
-    ok = rows[500]["animating"] <= 30 and rows[500]["animating, all α change"] <= 30
+        print(f"{n:>6} " + " ".join(f"{f'{r[c][0]:.1f} ({r[c][1]:.1f})':>24}" for c in cols))
+    ok = rows[500]["animating"][0] <= 30 and rows[500]["animating, all α change"][0] <= 30
     print(f"target ≤ 30 ms per animated frame at n = 500: {'met' if ok else 'NOT met'}")
 
 

@@ -543,19 +543,23 @@ class CanvasView(QWidget):
 
     def _draw_weights(self, snap) -> None:
         w, certificate = self._weights(snap)
-        key = (None if w is None else w.tobytes(), certificate, id(self.theme), self.scene_model.n)
+        if w is None or not np.any(w > 0):
+            keep, rel = np.zeros(0, dtype=np.int64), np.zeros(0)
+        else:
+            keep = np.flatnonzero(w > 1e-3 * w.max())
+            # halo area grows like the weight, in HALO_STEPS steps: pyqtgraph caches the few symbols, and
+            # a frame whose rounded sizes did not change redraws no halo
+            rel = np.ceil(np.sqrt(w[keep] / w.max()) * HALO_STEPS) / HALO_STEPS
+        key = (keep.tobytes(), rel.tobytes(), certificate, id(self.theme), self.scene_model.points.X.tobytes())
         if key == self._halo_key:
             return
         self._halo_key = key
         self._clear_halos()
-        if w is None or not np.any(w > 0):
+        if len(keep) == 0:
             return
         t = self.theme
         X = self.scene_model.points.X
         classes = self.scene_model.points.classes
-        keep = np.flatnonzero(w > 1e-3 * w.max())
-        # halo area grows like the weight; sizes come in HALO_STEPS steps so pyqtgraph caches the symbols
-        rel = np.ceil(np.sqrt(w[keep] / w.max()) * HALO_STEPS) / HALO_STEPS
         sizes = t.marker_size * (1.3 + 2.4 * rel)
         st = self._styles
         if certificate:

@@ -15,6 +15,7 @@ evaluation must cost far less than the naive Σ_i coef_i K(z, x_i) over every gr
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass
 from typing import Callable
 
@@ -27,6 +28,26 @@ SEPARABLE_FACTORS: dict[str, Callable[[float, np.ndarray], np.ndarray]] = {
     "rbf": lambda gamma, d: np.exp(-gamma * d * d),
     "laplacian": lambda gamma, d: np.exp(-gamma * np.abs(d)),
 }
+
+_POOLS = None
+
+
+def one_blas_thread():
+    """Run BLAS single-threaded inside (threadpoolctl, when installed; else no change).
+
+    The grid products are small (a few ms); a multi-threaded BLAS competing with a solver thread or
+    other processes on two cores stalls them by tens of milliseconds, which a redraw cannot afford.
+    """
+    global _POOLS
+    if _POOLS is None:
+        try:
+            from threadpoolctl import ThreadpoolController
+
+            _POOLS = ThreadpoolController()
+        except Exception:  # not installed, or no BLAS found: leave the threads alone
+            _POOLS = False
+    return _POOLS.limit(limits=1, user_api="blas") if _POOLS else contextlib.nullcontext()
+
 
 #: Refresh an incrementally updated image from scratch after this many incremental frames (float32 drift).
 _REFRESH_EVERY = 32
@@ -159,6 +180,10 @@ class GridEvaluator:
 
     # -- the grid image ----------------------------------------------------------------
     def evaluate(self, decision: DecisionFunction, grid: ViewGrid) -> np.ndarray:
+        with one_blas_thread():
+            return self._evaluate(decision, grid)
+
+    def _evaluate(self, decision: DecisionFunction, grid: ViewGrid) -> np.ndarray:
         ab = decision.affine() if decision.n_outputs == 1 else None
         if ab is not None:
             return affine_image(ab, grid)
@@ -255,7 +280,8 @@ class GridEvaluator:
         key = (type(k), k.spec, X.tobytes(), decision.centers.tobytes())
         if key != self._pts_key:
             self._pts_key, self._pts_gram = key, k(X, decision.centers).astype(np.float32)
-        return (self._pts_gram @ decision.coef.astype(np.float32)).astype(float) + decision.bias
+        with one_blas_thread():
+            return (self._pts_gram @ decision.coef.astype(np.float32)).astype(float) + decision.bias
 
 
 def _weighted_sum(arrays: list[np.ndarray], rows: np.ndarray, w: np.ndarray, separable: bool, grid: ViewGrid) -> np.ndarray:
