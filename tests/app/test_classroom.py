@@ -245,6 +245,8 @@ def test_save_open_recent_and_the_unsaved_guard(qtbot, window, tmp_path, monkeyp
     saved = load_preset(target)
     assert np.array_equal(saved.points.X, w.scene.points.X)
     assert str(target.resolve()) == w.classroom.prefs.recent_files[0]
+    files.recent_menu.aboutToShow.emit()
+    assert any(a.text().endswith("lecture.json") for a in files.recent_menu.actions())
 
     w.scene.add_point(3.0, 3.0, 0)
     monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "cancel")
@@ -343,6 +345,17 @@ def test_cancel_in_the_progress_dialog_stops_the_export(qtbot, window, tmp_path)
 
 
 # -- preferences, autosave, crash recovery ------------------------------------------------------------------
+
+def test_title_and_explanation_edits_are_unsaved_work_that_autosave_keeps(qtbot, window):
+    w = window
+    w.classroom.set_info("Week 3: margins", "Watch the *margin* grow.")
+    assert w.scene.modified and w.title == "Week 3: margins"
+    assert w.classroom.info.text.toPlainText().startswith("Week 3: margins")
+    saver = w.classroom.files.autosaver
+    assert saver.save_now()
+    kept = load_preset(saver.path)
+    assert (kept.title, kept.explanation) == ("Week 3: margins", "Watch the *margin* grow.")
+
 
 def test_preferences_persist_in_the_temporary_settings(qtbot, dirs):
     cfg, _ = dirs
