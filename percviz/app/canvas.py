@@ -308,7 +308,7 @@ class CanvasView(QWidget):
         self.overlay.setFont(t.font(t.font_pt * 1.15, bold=True))
         self.overlay.setBrush(QColor(t.foreground))
         box = QColor(t.background)
-        box.setAlpha(170)
+        box.setAlpha(215)
         self.overlay_box.setBrush(box)
         self._fit_overlay_box()
         self.title.setFont(t.font(t.font_pt, bold=True))
