@@ -27,6 +27,8 @@ from percviz.core.solvers import get_solver
 
 #: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
 HOLD_TAIL_MS = 40
+#: A restart costing the UI thread more than this (s) delays the next one by its cost.
+SLOW_RESTART = 0.02
 
 #: Run states reported by `runStateChanged`.
 IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
@@ -127,6 +129,10 @@ class RunSession(QObject):
         self._next_frame = 0.0
         #: Smoothed time (s) one delivered frame costs the UI thread (panel updates and repaint).
         self.frame_cost = 0.0
+        self._restart_timer = QTimer(self)
+        self._restart_timer.setSingleShot(True)
+        self._restart_timer.timeout.connect(self.restart)
+        self._next_restart = 0.0
         self._closed = False
         self._batch = 0
         self._dirty = False
@@ -216,6 +222,17 @@ class RunSession(QObject):
     # -- run control ---------------------------------------------------------------------------------------
     def restart(self) -> None:
         """Rebuild problem and solver from the scene and start again from iteration 0."""
+        self._restart_timer.stop()
+        t0 = time.monotonic()
+        try:
+            self._restart_now()
+        finally:
+            # A restart that kept the UI busy (heavy panels, thousands of points) is not repeated before
+            # the same time has passed again: dragging a point stays fluid (edits in between coalesce).
+            cost = time.monotonic() - t0
+            self._next_restart = time.monotonic() + (cost if cost > SLOW_RESTART else 0.0)
+
+    def _restart_now(self) -> None:
         keep_playing = self.state == PLAYING
         self._job += 1
         self._worker.set_job(self._job, None)
@@ -372,7 +389,7 @@ class RunSession(QObject):
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
             QCoreApplication.processEvents()
-            if not self._worker.busy and not self._worker._buffer:
+            if not self._worker.busy and not self._worker._buffer and not self._restart_timer.isActive():
                 QCoreApplication.processEvents()
                 return True
             time.sleep(0.002)
@@ -384,6 +401,7 @@ class RunSession(QObject):
             return
         self._closed = True
         self._poll.stop()
+        self._restart_timer.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
         self._worker.stop()
@@ -426,8 +444,13 @@ class RunSession(QObject):
     def _on_scene_edit(self, *_: Any) -> None:
         if self._batch:
             self._dirty = True
-        else:
-            self.restart()
+            return
+        wait = self._next_restart - time.monotonic()
+        if wait > 0:
+            if not self._restart_timer.isActive():
+                self._restart_timer.start(max(1, int(wait * 1000)))
+            return
+        self.restart()
 
     def _paced_drain(self) -> None:
         """Deliver buffered snapshots, but while animating leave the UI thread at least half of its time."""

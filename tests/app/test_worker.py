@@ -250,3 +250,22 @@ def test_rho_is_computed_in_the_background_for_kernel_algorithms(qtbot, session)
     expected = optimal_margin(session.problem).rho
     assert sig.args[0] == pytest.approx(expected) and expected > 0  # two separated clouds
     assert session.rho(wait=False) == pytest.approx(expected)
+
+
+def test_expensive_restarts_coalesce_and_end_on_the_last_edit(qtbot, session):
+    problems = []
+
+    def slow_panel(problem, _cls):  # a panel that needs 60 ms to take a new problem
+        problems.append(problem)
+        time.sleep(0.06)
+
+    session.problemChanged.connect(slow_panel)
+    session.scene.begin_drag()
+    for k in range(12):  # a drag: 12 moves, 10 ms apart
+        session.scene.move_point(0, 1.0 + 0.1 * k, 1.0)
+        qtbot.wait(10)
+    session.scene.end_drag()
+    session.wait_idle()
+    assert 2 <= len(problems) < 10
+    assert problems[-1].X[0, 0] == pytest.approx(2.1)  # the last edit is never lost
+    assert session.problem is problems[-1]
