@@ -105,6 +105,22 @@ def test_presentation_mode_scales_fonts_markers_and_lines(qtbot, window, tmp_pat
     qtbot.waitUntil(lambda: not w.isFullScreen())
 
 
+def test_every_theme_has_six_classes_and_plus_minus_differ_by_shape():
+    from percviz.app.theme import THEMES, theme_for
+    from percviz.core.errors import ParameterError
+
+    assert {"light", "dark", "hc-light", "hc-dark", "colorblind"} <= set(THEMES)
+    for theme in THEMES.values():
+        assert len(theme.class_colors) == len(set(theme.class_colors)) == 6
+        assert len(set(theme.class_symbols)) == 6 and theme.class_symbols[:2] == ("+", "_")
+        assert len(theme.diverging) % 2 == 1  # a middle stop for f = 0
+        big = theme.with_scale(2.5)
+        assert (big.font_pt, big.marker_size, big.line_width) == pytest.approx(
+            (2.5 * theme.font_pt, 2.5 * theme.marker_size, 2.5 * theme.line_width))
+    with pytest.raises(ParameterError, match="Known themes"):
+        theme_for("sepia")
+
+
 def test_themes_switch_every_panel(qtbot, window):
     w = window
     w.classroom.set_theme("hc-dark")
