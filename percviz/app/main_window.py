@@ -452,7 +452,9 @@ class MainWindow(QMainWindow):
 
     def _on_snapshot(self, snap) -> None:
         for name, panel in self.panels.items():
-            if name not in self._stale and self._live(name):
+            if not self._live(name):
+                self._stale.add(name)
+            elif name not in self._stale:
                 panel.set_snapshot(snap)
 
     def _on_rho(self, rho) -> None:
@@ -464,7 +466,9 @@ class MainWindow(QMainWindow):
     def _on_history(self, _count: int) -> None:
         history = None
         for name, panel in self.panels.items():
-            if hasattr(panel, "set_history") and name not in self._stale and self._live(name):
+            if not self._live(name):
+                self._stale.add(name)
+            elif hasattr(panel, "set_history") and name not in self._stale:
                 history = self.session.history if history is None else history
                 panel.set_history(history)
 

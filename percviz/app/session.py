@@ -227,8 +227,8 @@ class RunSession(QObject):
         try:
             self._restart_now()
         finally:
-            # A restart that kept the UI busy (heavy panels, thousands of points) is not repeated before
-            # the same time has passed again: dragging a point stays fluid (edits in between coalesce).
+            # While a point is dragged, a restart that kept the UI busy (heavy panels, thousands of points)
+            # is not repeated before the same time has passed again: the moves in between coalesce.
             cost = time.monotonic() - t0
             self._next_restart = time.monotonic() + (cost if cost > SLOW_RESTART else 0.0)
 
@@ -441,12 +441,12 @@ class RunSession(QObject):
         if snap is not None:
             self.snapshotShown.emit(snap)
 
-    def _on_scene_edit(self, *_: Any) -> None:
+    def _on_scene_edit(self, kind: Any = None) -> None:
         if self._batch:
             self._dirty = True
             return
         wait = self._next_restart - time.monotonic()
-        if wait > 0:
+        if kind == "move" and wait > 0:  # only drags coalesce; other edits restart at once
             if not self._restart_timer.isActive():
                 self._restart_timer.start(max(1, int(wait * 1000)))
             return

@@ -258,3 +258,27 @@ def test_screenshot_command_writes_points_and_boundary(tmp_path):
     assert (red & canvas).sum() > 200 and (blue & canvas).sum() > 100
     assert (black & canvas).sum() > 300
     assert not live_threads()
+
+
+def test_docks_follow_what_the_algorithm_supports_and_hidden_ones_are_not_fed(window, monkeypatch):
+    if "weight" not in window.docks:
+        pytest.skip("no weight view installed")
+    dock, act = window.docks["weight"], window.view_actions["weight"]
+    assert dock.isVisible() and act.isEnabled()  # the perceptron has a weight vector
+    window.controls.select_algorithm("linear-machine")
+    assert not dock.isVisible() and not act.isEnabled()
+    assert "one weight vector per class" in act.toolTip()
+    window.controls.select_algorithm("perceptron")
+    window.session.wait_idle()
+    assert dock.isVisible() and act.isEnabled()
+    assert window.panels["weight"].problem is window.session.problem
+
+    act.setChecked(False)  # the user hides it: it gets nothing while hidden
+    assert not dock.isVisible()
+    fed = []
+    monkeypatch.setattr(window.panels["weight"], "set_snapshot", fed.append)
+    window.session.step()
+    window.session.wait_idle()
+    assert fed == []
+    act.setChecked(True)  # shown again: it catches up at once
+    assert fed and fed[-1] is window.session.current
