@@ -242,6 +242,19 @@ def _gordan_witness(B: np.ndarray) -> np.ndarray:
     return p
 
 
+def _origin_on_boundary(B: np.ndarray) -> bool:
+    """Whether 0 lies on the boundary of conv{b_i} (ρ_K = 0): some u ≠ 0 has B u ≤ 0 (LP over −1 ≤ u ≤ 1).
+
+    B has full column rank, so B u ≤ 0 with u ≠ 0 makes −Σ_i (Bu)_i > 0; with 0 inside, only u = 0 is feasible.
+    """
+    n, r = B.shape
+    res = linprog(
+        B.sum(axis=0), A_ub=B, b_ub=np.zeros(n), bounds=[(-1.0, 1.0)] * r, method="highs",
+        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+    )
+    return res.status == 0 and -float(res.fun) > 1e-8 * n
+
+
 def _hull_margin(B: np.ndarray) -> float | None:
     """−(distance from 0 to the boundary of conv{b_i}) when 0 lies in it; None when Qhull cannot say."""
     n, r = B.shape
@@ -286,7 +299,7 @@ def _margin_of_factor(B: np.ndarray) -> MarginResult:
         exact = hi - lo <= 1e-6 * abs(lo) + 1e-12
         return MarginResult(True, lo, p, alpha, (lo, hi), exact, r, t)
     p = _gordan_witness(B)
-    rho = _hull_margin(B)
+    rho = 0.0 if _origin_on_boundary(B) else _hull_margin(B)
     if rho is None:  # any unit vertex direction e_j gives a lower bound min_i G_ij
         lo = float(max(-1.0, (B @ B.T).min(axis=0).max() / float(np.linalg.norm(B, axis=1).max() or 1.0)))
         return MarginResult(False, 0.0, p, None, (min(lo, 0.0), 0.0), False, r, t)
