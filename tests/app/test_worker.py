@@ -58,7 +58,9 @@ def test_fast_generator_is_coalesced_to_display_rate(qtbot, worker):
     t0 = time.monotonic()
     got, readies = _collect(qtbot, worker, lambda: worker.play(fast=True), lambda g: len(g) >= 20000)
     elapsed = time.monotonic() - t0
-    assert [s.i for s in got] == list(range(20000))
+    its = [s.i for s in got]
+    assert its[0] == 0 and its[-1] == 19999 and its == sorted(set(its))
+    assert len(its) >= 10000  # only a UI stalled for > MAX_BUFFERED snapshots sees a thinned buffer
     assert readies <= 60 * elapsed * 1.5 + 3, (readies, elapsed)
     assert readies < 2000
 
