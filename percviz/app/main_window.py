@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib
+import sys
 from contextlib import suppress
 from typing import Any, Callable
 
@@ -10,6 +11,7 @@ import numpy as np
 from PySide6.QtCore import QSize, Qt
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
+    QApplication,
     QDockWidget,
     QLabel,
     QMainWindow,
@@ -64,6 +66,7 @@ class MainWindow(QMainWindow):
         self.close_guards: list[Callable[[], bool]] = []
         self._wanted = {"weight": True, "feature": True}
         self._stale: set[str] = set()
+        self._failed_panels: set[str] = set()
         self._closed = False
         self.theme = self._default_theme()
         self._build_panels()
@@ -73,6 +76,9 @@ class MainWindow(QMainWindow):
         self._wire()
         self.apply_theme(self.theme) if self.theme is not None else None
         self.resize(DEFAULT_SIZE)
+        app = QApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
         self._on_problem(self.session.problem, self.session.solver_cls)
         if install_classroom:
             self._install_classroom()
@@ -423,6 +429,7 @@ class MainWindow(QMainWindow):
 
     def _on_problem(self, problem, solver_cls) -> None:
         self._stale = set(self.panels)
+        self._failed_panels = set()
         self._update_docks(solver_cls)  # feeds every panel that is shown
         self._update_edit_actions()
 
@@ -439,23 +446,33 @@ class MainWindow(QMainWindow):
         """Bring a panel up to date: problem, history and the snapshot shown."""
         panel, s = self.panels[name], self.session
         self._stale.discard(name)
-        panel.set_problem(s.problem, s.solver_cls)
+        self._call(name, "set_problem", s.problem, s.solver_cls)
         if s.current is not None:
             if hasattr(panel, "set_history"):
-                panel.set_history(s.history)
-            panel.set_snapshot(s.current)
+                self._call(name, "set_history", s.history)
+            self._call(name, "set_snapshot", s.current)
 
     def _feed_stale(self) -> None:
         for name in list(self._stale):
             if self._live(name):
                 self._feed(name)
 
+    def _call(self, name: str, method: str, *args) -> None:
+        """Call a panel method; a panel's exception is reported (once per run) and the others still draw."""
+        try:
+            getattr(self.panels[name], method)(*args)
+        except Exception:
+            sys.excepthook(*sys.exc_info())
+            if name not in self._failed_panels:
+                self._failed_panels.add(name)
+                self.show_message(f"The {name} panel could not draw this run (details on the console).", 8000)
+
     def _on_snapshot(self, snap) -> None:
         for name, panel in self.panels.items():
             if not self._live(name):
                 self._stale.add(name)
             elif name not in self._stale:
-                panel.set_snapshot(snap)
+                self._call(name, "set_snapshot", snap)
 
     def _on_rho(self, rho) -> None:
         for panel in self.panels.values():
@@ -470,7 +487,7 @@ class MainWindow(QMainWindow):
                 self._stale.add(name)
             elif hasattr(panel, "set_history") and name not in self._stale:
                 history = self.session.history if history is None else history
-                panel.set_history(history)
+                self._call(name, "set_history", history)
 
     def _apply_view(self, view) -> None:
         if view is None:

@@ -282,3 +282,17 @@ def test_docks_follow_what_the_algorithm_supports_and_hidden_ones_are_not_fed(wi
     assert fed == []
     act.setChecked(True)  # shown again: it catches up at once
     assert fed and fed[-1] is window.session.current
+
+
+def test_a_failing_panel_is_reported_and_the_others_still_draw(qtbot, window, monkeypatch):
+    def broken(_snap):
+        raise RuntimeError("panel bug")
+
+    monkeypatch.setattr(window.panels["curves"], "set_snapshot", broken)
+    with qtbot.captureExceptions() as exceptions:
+        window.session.step()
+        window.session.wait_idle()
+    assert len(exceptions) == 1 and "panel bug" in str(exceptions[0][1])
+    assert window.panels["canvas"].snapshot is window.session.current
+    assert "curves panel could not draw" in window.statusBar().currentMessage()
+    assert window.session.worker.thread.isRunning()
