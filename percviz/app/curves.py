@@ -1,8 +1,9 @@
 """Convergence curves: the solver's metrics against the iteration, in up to three stacked plots.
 
 The metrics a solver reports (`metric_keys`, labelled by `percviz.core.solvers.METRICS`) are grouped
-by scale: norms and other positive quantities that shrink or grow geometrically (log scale by
-default), margins and objectives (signed, linear scale), and counts (training errors, mistakes).
+by scale: norms, criteria and other positive quantities that shrink or grow geometrically (log scale
+by default when one of them is declared log-scaled), margins, L(α) and objectives (signed, linear),
+and counts (training errors, mistakes, support vectors).
 The theoretical bound is drawn dashed next to what it bounds (the mistakes when the solver counts
 them, else the norms). ρ_K, given once per scene by `set_reference`, is a dotted reference line in
 the margin plot (the margin can approach it) and in the norm plot when ‖p‖_G is shown (‖p_k‖_G ≥ ρ_K).
@@ -27,7 +28,7 @@ from percviz.core.solvers.base import METRICS
 COUNT_KEYS = ("train_errors", "mistakes", "support_vectors", "outer")
 SIGNED_KEYS = ("margin", "loss", "objective")
 #: Groups in display order: (id, title).
-GROUPS = (("norms", "Norms"), ("margins", "Margin"), ("counts", "Counts"))
+GROUPS = (("norms", "Norms, criteria"), ("margins", "Margin"), ("counts", "Counts"))
 #: Minimum milliseconds between two pushes of the buffers to the plots.
 FLUSH_MS = 33
 
@@ -40,8 +41,7 @@ def group_of(key: str, keys) -> str:
         return "counts"
     if key in SIGNED_KEYS:
         return "margins"
-    info = METRICS.get(key)
-    return "norms" if info is None or info.log_default else "margins"
+    return "norms"  # norms, criteria J ≥ 0, step sizes: positive, often spanning decades
 
 
 class _Buffers:
@@ -244,10 +244,10 @@ class CurvesView(QWidget):
                 ref.hide()
                 p.addItem(ref)
                 self.references[g] = ref
-            box = QCheckBox(f"log {title.lower()}")
+            box = QCheckBox(f"log {title.split(',')[0].lower()}")
             box.setAccessibleName(f"log scale {g}")
             box.setToolTip(f"Logarithmic y axis for the plot '{title}'")
-            box.setChecked(all(METRICS[k].log_default for k in members if k != "bound") and g == "norms")
+            box.setChecked(g == "norms" and any(METRICS[k].log_default for k in members if k != "bound"))
             box.toggled.connect(lambda on, g=g: self._set_log(g, on))
             self.toolbar.addWidget(box)
             self.log_boxes[g] = box
