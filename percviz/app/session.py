@@ -318,6 +318,8 @@ class RunSession(QObject):
 
     def pause(self) -> None:
         self._worker.pause()
+        if self._gen is not None and not len(self._history) and not self._worker.busy and not self._worker._buffer:
+            self._worker.step(1)  # pausing must not cancel iteration 0 of a run that just started
         self._poll.stop()
         if self.state in (PLAYING, RUNNING):
             self._set_state(FINISHED if self.finished else IDLE)

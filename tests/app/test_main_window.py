@@ -108,6 +108,8 @@ def test_delete_key_removes_hovered_point(window):
     vp = window.panels["canvas"].plot.viewport()
     QTest.mouseMove(vp, _pos(window, -3.0, 3.5))
     QApplication.processEvents()
+    shown = window.cursor_label.text().replace("x =", "").replace("y =", "").split()
+    np.testing.assert_allclose([float(v) for v in shown], [-3.0, 3.5], atol=_tolerance(window))
     QTest.keyClick(window.panels["canvas"].plot, Qt.Key.Key_Delete)
     assert scene.n == n - 1
     assert not np.any(np.all(np.isclose(scene.points.X, [-3.0, 3.5]), axis=1))

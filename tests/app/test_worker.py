@@ -271,3 +271,12 @@ def test_expensive_restarts_coalesce_and_end_on_the_last_edit(qtbot, session):
     assert 2 <= len(problems) < 10
     assert problems[-1].X[0, 0] == pytest.approx(2.1)  # the last edit is never lost
     assert session.problem is problems[-1]
+
+
+def test_pause_right_after_a_restart_still_shows_iteration_0(qtbot, session):
+    session.set_speed(5)
+    session.play()
+    session.scene.add_point(0.3, 0.3, 0)  # restarts, still playing
+    session.pause()
+    session.wait_idle()
+    assert session.current is not None and session.current.iteration in (0, 1)
