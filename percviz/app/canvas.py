@@ -99,6 +99,9 @@ class _CanvasViewBox(pg.ViewBox):
         self._dragging: int | None = None
 
     def mouseClickEvent(self, ev):
+        if ev.double():  # the first click of a double click already placed its point
+            ev.accept()
+            return
         if ev.button() in (Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton):
             ev.accept()
             p = self.mapSceneToView(ev.scenePos())
@@ -171,6 +174,7 @@ class CanvasView(QWidget):
         self.plot.setObjectName("canvas-plot")
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
         self.plot.setMouseTracking(True)
+        self.plot.viewport().setCursor(Qt.CursorShape.CrossCursor)
         item = self.plot.getPlotItem()
         item.setMenuEnabled(False)
         item.hideButtons()
@@ -694,7 +698,25 @@ class CanvasView(QWidget):
         if i != self._hovered:
             self._hovered = i
             self._draw_hover()
+            vp = self.plot.viewport()
+            vp.setCursor(Qt.CursorShape.OpenHandCursor if i >= 0 else Qt.CursorShape.CrossCursor)
+            vp.setToolTip(self._point_tooltip(i) if i >= 0 else "")
             self.pointHovered.emit(i)
+
+    def _point_tooltip(self, i: int) -> str:
+        """'point 3 (+) at (0.5, −1.2), α = 0.031': what a hovered point is and how much it weighs."""
+        pts = self.scene_model.points
+        if not 0 <= i < pts.n:
+            return ""
+        names = {0: "+", 1: "−"}
+        c = int(pts.classes[i])
+        text = f"point {i} ({names.get(c, f'class {c}')}) at ({pts.X[i, 0]:.3g}, {pts.X[i, 1]:.3g})"
+        snap = self.snapshot
+        if snap is not None:
+            w, certificate = self._weights(snap)
+            if w is not None:
+                text += f", {'p' if certificate else 'α'} = {w[i]:.3g}"
+        return text
 
     def delete_hovered(self) -> bool:
         """Remove the hovered point, else the point nearest the cursor; False if there is none near."""

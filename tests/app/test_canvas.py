@@ -234,3 +234,12 @@ def test_panel_contract(canvas):
     assert len(canvas.hover_ring.getData()[0]) == 1
     canvas.highlight_point(-1)
     assert len(canvas.hover_ring.getData()[0]) == 0
+
+
+def test_double_click_places_one_point_and_hover_explains_the_point(qtbot, canvas):
+    # a real double click: press/release, then the second press arrives as a double-click event
+    _click(qtbot, canvas, 2.0, 2.0)
+    qtbot.mouseDClick(canvas.plot.viewport(), Qt.MouseButton.LeftButton, pos=_pos(canvas, 2.0, 2.0))
+    assert canvas.scene_model.n == 5
+    _move(canvas, 1.5, 1.0)
+    assert canvas.plot.viewport().toolTip().startswith("point 1 (+) at (1.5, 1)")
