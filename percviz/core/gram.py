@@ -341,17 +341,28 @@ problem_margin = optimal_margin
 
 # -- helpers the paper's solvers share ---------------------------------------------------------------------
 #: The solver parameter that turns the ρ_K computation (for the `bound` metric) off, e.g. for huge n.
+#: Above this many points the `bound` metric is skipped for kernels other than linear/affine (eigh is O(n³)).
+BOUND_MAX_N = 1500
+
 BOUND_PARAM = ParamSpec(
     "bound", bool, True,
     help="Compute the optimal margin ρ_K once (an LP and a QP) to report the paper's bound; "
-    "turn off for very large sets.",
+    f"skipped automatically above {BOUND_MAX_N} points unless the kernel is linear or affine.",
 )
 
 
-def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None) -> MarginResult | None:
-    """The memoized margin for the `bound` metric, or None when turned off or not computable."""
+def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram: bool = True) -> MarginResult | None:
+    """The memoized margin for the `bound` metric, or None when turned off, too costly or not computable.
+
+    on_gram: the computation factors G (O(n³) unless the kernel is linear/affine); False for explicit rows.
+    """
     if not enabled:
         return None
+    costly = on_gram and getattr(problem.kernel, "name", "") not in ("linear", "affine")
+    if costly and problem.n > BOUND_MAX_N:
+        with _LOCK:
+            if key not in _CACHE.get(problem, {}):
+                return None
     try:
         if compute is None:
             return optimal_margin(problem)

@@ -18,7 +18,9 @@ FAMILY = "Perceptrons (Ramdas & Peña)"
 
 def _rows_margin(solver: Solver, key: str, rows: np.ndarray):
     """The optimal (unnormalized) margin of the given rows, memoized on the problem; None when turned off."""
-    return gram.margin_if(solver.problem, solver.values["bound"], key, lambda: gram.margin_of_rows(rows))
+    return gram.margin_if(
+        solver.problem, solver.values["bound"], key, lambda: gram.margin_of_rows(rows), on_gram=False
+    )
 
 
 @register

@@ -31,6 +31,7 @@ def entropic_prox(Galpha: np.ndarray, mu: float) -> np.ndarray:
     """p_μ(α) = softmax(−Gα/μ), the minimizer of ⟨Gα, p⟩ + μ d(p) over the simplex (eq. "pmuf"), stably."""
     z = Galpha * (-1.0 / mu)
     z -= z.max()
+    z[z < -700.0] = -np.inf  # e^z would be subnormal (slow in G·u) or 0: make it exactly 0
     np.exp(z, out=z)
     z /= z.sum()
     return z
