@@ -243,3 +243,33 @@ def test_double_click_places_one_point_and_hover_explains_the_point(qtbot, canva
     assert canvas.scene_model.n == 5
     _move(canvas, 1.5, 1.0)
     assert canvas.plot.viewport().toolTip().startswith("point 1 (+) at (1.5, 1)")
+
+
+def test_every_registered_algorithm_draws(canvas):
+    """Each solver's real snapshots (iteration 0 and a few updates) draw without error on the canvas."""
+    from percviz.core.solvers import SOLVERS, load_all
+
+    load_all()
+    rng = np.random.default_rng(0)
+    X = np.concatenate([rng.normal((-1.5, 1.0), 0.5, (8, 2)), rng.normal((1.5, -1.0), 0.5, (8, 2)), rng.normal((1.5, 1.5), 0.4, (6, 2))])
+    two = PointSet(X[:16], np.repeat([0, 1], 8))
+    three = PointSet(X, np.repeat([0, 1, 2], [8, 8, 6]))
+    drawn = 0
+    for name, cls in sorted(SOLVERS.items()):
+        if not CanvasView.supports(cls)[0]:
+            continue
+        pts = three if cls.representation == "multiclass" else two
+        kernel = "rbf:gamma=0.5" if cls.representation == "kernel" else "affine"
+        canvas.scene_model.set_points(pts, undoable=False)
+        prob = Problem(pts, kernel=kernel)
+        solver = cls(prob, max_iter=30)
+        canvas.set_problem(prob, cls)
+        snaps = list(solver.snapshots())
+        for snap in snaps[:3] + snaps[-2:]:
+            canvas.set_snapshot(snap)
+            canvas.redraw_now()
+        if snaps[-1].status == Status.SEPARATOR:  # a separator runs between the blobs, inside the view
+            x, _ = canvas.boundary_curve.getData()
+            assert x is not None and np.isfinite(x).sum() >= 2, name
+            drawn += 1
+    assert drawn >= 8
