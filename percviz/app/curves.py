@@ -93,6 +93,7 @@ class CurvesView(QWidget):
         self.cursors: dict[str, pg.InfiniteLine] = {}
         self.references: dict[str, pg.InfiniteLine] = {}
         self._dirty = False
+        self._log_choice: dict[str, bool] = {}
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
         self._timer.setInterval(FLUSH_MS)
@@ -247,7 +248,8 @@ class CurvesView(QWidget):
             box = QCheckBox(f"log {title.split(',')[0].lower()}")
             box.setAccessibleName(f"log scale {g}")
             box.setToolTip(f"Logarithmic y axis for the plot '{title}'")
-            box.setChecked(g == "norms" and any(METRICS[k].log_default for k in members if k != "bound"))
+            default = g == "norms" and any(METRICS[k].log_default for k in members if k != "bound")
+            box.setChecked(self._log_choice.get(g, default))  # a choice made by hand survives rebuilds
             box.toggled.connect(lambda on, g=g: self._set_log(g, on))
             self.toolbar.addWidget(box)
             self.log_boxes[g] = box
@@ -275,6 +277,7 @@ class CurvesView(QWidget):
             ci.addItem(p, row=0 if wide else i, col=i if wide else 0)
 
     def _set_log(self, group: str, on: bool) -> None:
+        self._log_choice[group] = on
         self.plots[group].setLogMode(y=on)
         self._update_references()
         self._dirty = True
