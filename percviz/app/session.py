@@ -27,6 +27,8 @@ from percviz.core.solvers import get_solver
 
 #: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
 HOLD_TAIL_MS = 40
+#: Busy fractions of the UI thread above/below which the animation's frame interval grows/shrinks.
+BUSY_HIGH, BUSY_LOW = 0.4, 0.2
 #: A restart costing the UI thread more than this (s) delays the next one by its cost.
 SLOW_RESTART = 0.02
 
@@ -121,7 +123,11 @@ class RunSession(QObject):
         # While animating, also pull at the display rate (covers irregular update durations).
         self._poll = QTimer(self)
         self._poll.setInterval(max(1, int(1000 / display_hz)))
-        self._poll.timeout.connect(self._paced_drain)
+        self._poll.timeout.connect(self._on_poll)
+        self._poll_last = 0.0
+        self._lag = self._span = 0.0
+        #: Time between delivered frames while animating (s): adapted so the UI stays responsive.
+        self.frame_interval = 1.0 / display_hz
         self._pace = QTimer(self)
         self._pace.setSingleShot(True)
         self._pace.timeout.connect(self._paced_drain)
@@ -304,7 +310,7 @@ class RunSession(QObject):
         self._index = None
         self._worker.set_interval(1.0 / self.speed if self.speed > 0 else 0.0)
         self._worker.play(fast=False)
-        self._poll.start()
+        self._start_poll()
         self._set_state(PLAYING)
 
     def run_to_end(self) -> None:
@@ -313,7 +319,7 @@ class RunSession(QObject):
             return
         self._index = None
         self._worker.play(fast=True)
-        self._poll.start()
+        self._start_poll()
         self._set_state(RUNNING)
 
     def pause(self) -> None:
@@ -454,6 +460,28 @@ class RunSession(QObject):
             return
         self.restart()
 
+    def _on_poll(self) -> None:
+        """The poll timer doubles as a probe of the UI thread: how late it fires is time the UI was busy."""
+        now = time.monotonic()
+        if self._poll_last:
+            gap = now - self._poll_last
+            self._span += gap
+            self._lag += max(0.0, gap - self._poll.interval() / 1000)
+            if self._span >= 0.25:  # adapt the frame interval 4 times a second (AIMD on the busy fraction)
+                busy = self._lag / self._span
+                if busy > BUSY_HIGH:
+                    self.frame_interval = min(0.5, self.frame_interval * 1.3)
+                elif busy < BUSY_LOW:
+                    self.frame_interval = max(self._min_frame, self.frame_interval / 1.15)
+                self._lag = self._span = 0.0
+        self._poll_last = now
+        self._paced_drain()
+
+    def _start_poll(self) -> None:
+        if not self._poll.isActive():
+            self._poll_last, self._lag, self._span = 0.0, 0.0, 0.0
+            self._poll.start()
+
     def _paced_drain(self) -> None:
         """Deliver buffered snapshots, but while animating leave the UI thread at least half of its time."""
         if self.state in (PLAYING, RUNNING):
@@ -488,7 +516,7 @@ class RunSession(QObject):
         now = time.monotonic()
         cost = now - t0
         self.frame_cost = cost if self.frame_cost == 0 else 0.6 * self.frame_cost + 0.4 * cost
-        self._next_frame = now + max(self._min_frame - cost, self.frame_cost)
+        self._next_frame = max(t0 + self.frame_interval, now + self.frame_cost)
 
     def _on_idle(self, job: int) -> None:
         if job != self._job:
