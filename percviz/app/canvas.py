@@ -337,7 +337,7 @@ class CanvasView(QWidget):
             "cert_brush": pg.mkBrush(hl.red(), hl.green(), hl.blue(), 90),
             "cert_pen": pg.mkPen(hl, width=w),
             "point_brushes": [pg.mkBrush(t.class_color(k)) for k in range(6)],
-            "point_pen": pg.mkPen("#000000" if t.dark else "#ffffff", width=max(1.0, 0.9 * t.scale)),
+            "point_pen": pg.mkPen(*rgba(t.foreground, 210), width=max(1.0, 0.8 * t.scale)),
             "ring_pen": pg.mkPen(t.highlight, width=1.5 * t.line_width),
             "colormap": _blended_colormap(t),
             "hover_pen": pg.mkPen(t.foreground, width=t.thin_line_width, style=Qt.PenStyle.DotLine),
