@@ -47,6 +47,15 @@ def normalized_margin(G: np.ndarray, alpha: np.ndarray, Galpha: np.ndarray | Non
     return float(Ga.min() / nrm) if nrm > 0 else None
 
 
+def separates(Galpha: np.ndarray, alpha: np.ndarray) -> bool:
+    """The exit test Gα > 0, read in floating point: every (Gα)_i above the rounding level 4n·eps·‖α‖_1.
+
+    (|G_ij| ≤ 1, so a product G·α carries errors up to about n·eps·‖α‖_1; below that, Gα > 0 is noise,
+    e.g. α = 1/n on a set whose hull has 0 at its centre.)
+    """
+    return bool(Galpha.min() > 4.0 * Galpha.size * EPS * float(np.abs(alpha).sum()))
+
+
 def iterate_metrics(alpha: np.ndarray, Galpha: np.ndarray) -> dict[str, float | None]:
     """alpha_g_norm, margin, loss and train_errors of an iterate, in O(n) from a maintained Gα."""
     sq = max(float(alpha @ Galpha), 0.0)

@@ -128,7 +128,7 @@ class NormalizedPerceptron(Solver):
         return (j,)
 
     def _halt(self):
-        return Status.SEPARATOR if self._scores.min() > 0 else None
+        return Status.SEPARATOR if gram.separates(self._scores, self.alpha) else None
 
     def _state(self):
         if not self._bound_done:
@@ -188,7 +188,7 @@ class KernelPerceptron(Solver):
         return (i,)
 
     def _halt(self):
-        return Status.SEPARATOR if self._Gb.min() > 0 else None
+        return Status.SEPARATOR if gram.separates(self._Gb, self.alpha * self._sk) else None
 
     def _novikoff(self):
         if not self._bound_done:

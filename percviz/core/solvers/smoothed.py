@@ -57,8 +57,8 @@ class SmoothedIterates:
 
     @property
     def separated(self) -> bool:
-        """The exit test Gα_k > 0."""
-        return bool(self.Ga.min() > 0)
+        """The exit test Gα_k > 0 (above rounding, see gram.separates)."""
+        return gram.separates(self.Ga, self.alpha)
 
     @property
     def p_norm(self) -> float:
@@ -117,7 +117,7 @@ class NKP(Solver):
         return (j,)
 
     def _halt(self):
-        return Status.SEPARATOR if self.Ga.min() > 0 else None
+        return Status.SEPARATOR if gram.separates(self.Ga, self.alpha) else None
 
     def _bound(self):
         if not self._bound_done:

@@ -100,7 +100,7 @@ class NVN(Solver):
         return (j,)
 
     def _halt(self):
-        if self.Gp.min() > 0:
+        if gram.separates(self.Gp, self.p):
             return Status.SEPARATOR
         if math.sqrt(self._sq) <= self.values["eps"]:
             return Status.CERTIFICATE
