@@ -374,11 +374,3 @@ def _shrinkable(label) -> None:
 
     label.updateMin = update_min
     label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)
-
-
-def QtColor(spec: str, alpha: int):
-    from PySide6.QtGui import QColor
-
-    c = QColor(spec)
-    c.setAlpha(alpha)
-    return c

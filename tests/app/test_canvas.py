@@ -10,9 +10,8 @@ from PySide6.QtWidgets import QApplication
 
 from percviz.app.canvas import CanvasView
 from percviz.core.data import PointSet
-from percviz.core.decision import FeatureLinear, KernelExpansion
+from percviz.core.decision import FeatureLinear
 from percviz.core.features import parse_features
-from percviz.core.kernels import parse_kernel
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers.base import Snapshot, Status
