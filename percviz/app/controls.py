@@ -330,7 +330,12 @@ class ControlsPanel(QWidget):
         self.algorithm.setModel(model)
 
     def apply_theme(self, theme) -> None:
-        """Colour the class buttons like the canvas markers."""
+        """Colour the class buttons like the canvas markers; keep disabled buttons visibly greyed."""
+        from PySide6.QtGui import QColor
+
+        fg, bg = QColor(theme.foreground), QColor(theme.panel)
+        grey = QColor(*(round(0.45 * a + 0.55 * b) for a, b in zip(fg.getRgb()[:3], bg.getRgb()[:3])))
+        self.setStyleSheet(f"QPushButton:disabled {{ color: {grey.name()}; }}")
         for cls, b in enumerate(self.class_selector.buttons):
             col = theme.class_color(cls)
             b.setStyleSheet(
