@@ -53,7 +53,12 @@ def separates(Galpha: np.ndarray, alpha: np.ndarray) -> bool:
     (|G_ij| ≤ 1, so a product G·α carries errors up to about n·eps·‖α‖_1; below that, Gα > 0 is noise,
     e.g. α = 1/n on a set whose hull has 0 at its centre.)
     """
-    return bool(Galpha.min() > 4.0 * Galpha.size * EPS * float(np.abs(alpha).sum()))
+    return bool(Galpha.min() > rounding_level(Galpha.size, alpha))
+
+
+def rounding_level(n: int, alpha: np.ndarray) -> float:
+    """4n·eps·‖α‖_1: values of (Gα)_i at or below this count as ≤ 0."""
+    return 4.0 * n * EPS * float(np.abs(alpha).sum())
 
 
 def iterate_metrics(alpha: np.ndarray, Galpha: np.ndarray) -> dict[str, float | None]:

@@ -2,6 +2,8 @@
 
 import numpy as np
 import pytest
+from hypothesis import assume, given, settings
+from hypothesis import strategies as st
 from scipy.optimize import minimize
 from sklearn.svm import SVC
 
@@ -193,3 +195,27 @@ def test_rows_margin_and_gram_margin_agree():
     b = gram.margin_of_gram(M)
     assert a.separable and b.separable
     assert a.rho == pytest.approx(b.rho, rel=1e-7)
+
+
+@settings(max_examples=40, deadline=None, derandomize=True)
+@given(
+    st.lists(st.tuples(st.integers(-20, 20), st.integers(-20, 20), st.booleans()), min_size=2, max_size=12),
+    st.sampled_from(["affine", "rbf:gamma=1", "poly:degree=2,c=1"]),
+)
+def test_margin_properties_on_random_sets(rows, kernel):
+    """Lemma 3 and the vertex directions bracket ρ_K; the LP's verdict matches the witness."""
+    X = np.array([[a / 10, b / 10] for a, b, _ in rows])
+    y = np.array([1 if s else -1 for _, _, s in rows])
+    assume((y > 0).any() and (y < 0).any())
+    pr = Problem(PointSet.from_signed(X, y), kernel=kernel)
+    m = gram.optimal_margin(pr)
+    G = np.asarray(pr.G)
+    rng = np.random.default_rng(0)
+    for p in rng.dirichlet(np.ones(pr.n), size=20):
+        assert m.rho <= gram.g_norm(G, p) + 1e-9  # Lemma 3: ρ_K ≤ ‖p‖_G for every p in the simplex
+    assert m.rho >= G.min(axis=0).max() - 1e-9  # α = e_j has ‖α‖_G = 1 and margin min_i G_ij
+    if m.separable:
+        assert m.rho > 0 and (G @ m.alpha).min() > 1 - 1e-6
+        assert gram.g_norm(G, m.p) == pytest.approx(m.rho, rel=1e-6)
+    else:
+        assert m.rho <= 0 and gram.g_norm(G, m.p) < 1e-7

@@ -179,7 +179,7 @@ class KernelPerceptron(Solver):
         self._bound_done = False
 
     def _update(self):
-        wrong = np.flatnonzero(self._Gb <= 0)
+        wrong = np.flatnonzero(self._Gb <= gram.rounding_level(self.problem.n, self.alpha * self._sk))
         later = wrong[wrong >= self._next]
         i = int(later[0] if later.size else wrong[0])
         self.alpha[i] += 1.0
