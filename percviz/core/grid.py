@@ -9,6 +9,8 @@ evaluation must cost far less than the naive Σ_i coef_i K(z, x_i) over every gr
   only its two factor rows (nx + ny values) and the whole image is one (ny × n)(n × nx) product; other
   kernels cache the full column K(grid, x_i). Only new or moved points cost kernel evaluations, and when
   few coefficients changed since the last frame only those are added in (f += Δcoef · rows);
+- polynomial kernels need no cache at all: Σ_i coef_i (z·x_i + c)^p is a polynomial of degree p in z,
+  evaluated from its (p+1)(p+2)/2 coefficients (`polynomial_image`);
 - explicit feature maps cache φ(grid) and need one matrix product per frame;
 - multi-class decision functions return c planes; their argmax gives the regions.
 """
@@ -200,6 +202,8 @@ class GridEvaluator:
 
     def _kernel_image(self, d: KernelExpansion, grid: ViewGrid) -> np.ndarray:
         kernel = d.kernel
+        if kernel.name == "poly" and type(kernel).__name__ == "PolynomialKernel":
+            return polynomial_image(d, grid)
         key = (grid.key, type(kernel), kernel.spec)
         if key != self._rows_key:
             self._rows_key, self._rows = key, _PointRows(self.budget)
@@ -304,6 +308,31 @@ def sample_image(F: np.ndarray, grid: ViewGrid, X: np.ndarray) -> np.ndarray:
     top = F[j0, i0] * (1 - tx) + F[j0, i0 + 1] * tx
     bottom = F[j0 + 1, i0] * (1 - tx) + F[j0 + 1, i0 + 1] * tx
     return top * (1 - ty) + bottom * ty
+
+
+def polynomial_image(d: KernelExpansion, grid: ViewGrid) -> np.ndarray:
+    """Σ_i coef_i (z·x_i + c)^p + bias in closed form: a polynomial of degree p in z.
+
+    (z·x + c)^p = Σ_k C(p,k) c^(p−k) Σ_a C(k,a) (z₁x₁)^a (z₂x₂)^(k−a), so the image is
+    Y^T M X with X[a] = z₁^a, Y[b] = z₂^b and M[b, a] = C(p, a+b) c^(p−a−b) C(a+b, a) Σ_i coef_i x_i1^a x_i2^b:
+    O(n p²) for the moments plus O(grid · p) per frame, whatever the grid or the number of points.
+    """
+    from math import comb
+
+    p, c0 = int(d.kernel.degree), float(d.kernel.c)
+    nz = np.flatnonzero(d.coef)
+    C, w = d.centers[nz], d.coef[nz]
+    P1 = C[:, :1] ** np.arange(p + 1)[None, :]  # x_i1^a
+    P2 = C[:, 1:] ** np.arange(p + 1)[None, :]  # x_i2^b
+    moments = (P2 * w[:, None]).T @ P1  # [b, a] = Σ_i coef_i x_i1^a x_i2^b
+    M = np.zeros((p + 1, p + 1))
+    for a in range(p + 1):
+        for b in range(p + 1 - a):
+            k = a + b
+            M[b, a] = comb(p, k) * c0 ** (p - k) * comb(k, a) * moments[b, a]
+    X = grid.xs[None, :] ** np.arange(p + 1)[:, None]
+    Y = grid.ys[None, :] ** np.arange(p + 1)[:, None]
+    return (Y.T @ M @ X + d.bias).astype(np.float32)
 
 
 def affine_image(ab: tuple[float, float, float], grid: ViewGrid) -> np.ndarray:

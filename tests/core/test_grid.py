@@ -1,12 +1,15 @@
 """Grid evaluation of decision functions: equals the naive sum, caches per point, exact level curves."""
 
+from dataclasses import dataclass
+from typing import ClassVar
+
 import numpy as np
 import pytest
 
 from percviz.core.decision import FeatureLinear, KernelExpansion, ZeroDecision
 from percviz.core.features import parse_features
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_segments, line_in_rect, naive_image, sample_image
-from percviz.core.kernels import parse_kernel
+from percviz.core.kernels import Kernel, parse_kernel
 
 GRID = ViewGrid(-3.0, 3.0, -2.0, 2.5, 60, 45)
 
@@ -23,7 +26,9 @@ def _close(a, b):
     return float(np.abs(np.asarray(a, float) - b).max()) / scale
 
 
-@pytest.mark.parametrize("spec", ["rbf:gamma=0.7", "laplacian:gamma=0.3", "poly:degree=3,c=1", "affine", "linear"])
+@pytest.mark.parametrize(
+    "spec", ["rbf:gamma=0.7", "laplacian:gamma=0.3", "poly:degree=3,c=1", "poly:degree=6,c=0", "poly:degree=1,c=2", "affine", "linear"]
+)
 def test_kernel_image_equals_naive_sum(spec):
     rng = np.random.default_rng(3)
     X = rng.normal(size=(40, 2))
@@ -53,9 +58,22 @@ def test_incremental_frames_stay_exact():
     assert ev.rows_computed == len(np.unique(np.flatnonzero(coef)))
 
 
-def test_moved_point_costs_one_row_and_is_exact():
+@dataclass(frozen=True)
+class TanhKernel(Kernel):
+    """A kernel the evaluator knows nothing about (not separable, not polynomial): cached full columns."""
+
+    name: ClassVar[str] = "tanh-test"
+
+    def gram(self, X, Z):
+        return np.tanh(0.5 * X @ Z.T + 1.0)
+
+    def diag(self, X):
+        return np.tanh(0.5 * np.einsum("ij,ij->i", X, X) + 1.0)
+
+
+@pytest.mark.parametrize("k", [TanhKernel(), parse_kernel("laplacian:gamma=0.4")])
+def test_moved_point_costs_one_row_and_is_exact(k):
     rng = np.random.default_rng(5)
-    k = parse_kernel("poly:degree=2,c=1")
     X = rng.normal(size=(30, 2))
     coef = rng.normal(size=30)
     ev = GridEvaluator()
@@ -87,7 +105,7 @@ def test_kernel_or_grid_change_invalidates_the_cache():
 
 def test_over_budget_falls_back_to_direct_evaluation():
     rng = np.random.default_rng(7)
-    d = KernelExpansion(parse_kernel("poly:degree=2"), rng.normal(size=(50, 2)), rng.normal(size=50))
+    d = KernelExpansion(TanhKernel(), rng.normal(size=(50, 2)), rng.normal(size=50))
     ev = GridEvaluator(budget_mb=0.01)  # 10 kB: not even one column of 2700 floats per point fits 50 points
     assert _close(ev.evaluate(d, GRID), _reference(d, GRID)) < 2e-6
 
@@ -172,3 +190,11 @@ def test_sampling_the_image_interpolates():
     F = 0.5 * g.xs[None, :] - 2.0 * g.ys[:, None] + 1.0  # bilinear interpolation is exact for affine images
     X = np.array([[0.13, -0.4], [1.9, 0.9], [-1.0, 0.0]])
     np.testing.assert_allclose(sample_image(F, g, X), 0.5 * X[:, 0] - 2.0 * X[:, 1] + 1.0, atol=1e-12)
+
+
+def test_polynomial_closed_form_needs_no_kernel_rows():
+    rng = np.random.default_rng(10)
+    d = KernelExpansion(parse_kernel("poly:degree=4,c=0.5"), rng.normal(size=(300, 2)), rng.normal(size=300), bias=1.0)
+    ev = GridEvaluator()
+    assert _close(ev.evaluate(d, GRID), _reference(d, GRID)) < 2e-6
+    assert ev.rows_computed == 0
