@@ -27,6 +27,8 @@ from percviz.core.solvers import get_solver
 
 #: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
 HOLD_TAIL_MS = 40
+#: While animating, a frame is delivered at least this often (s), however slow the panels are.
+MAX_FRAME_WAIT = 0.5
 #: Busy fractions of the UI thread above/below which the animation's frame interval grows/shrinks.
 BUSY_HIGH, BUSY_LOW = 0.4, 0.2
 #: A restart costing the UI thread more than this (s) delays the next one by its cost.
@@ -247,6 +249,7 @@ class RunSession(QObject):
         self._gen = None
         self._history.clear()
         self._index = None
+        self.frame_cost, self._next_frame = 0.0, 0.0  # a new problem has its own drawing cost
         s = self.scene.settings
         self.problem, self.solver_cls, self.error = None, None, ""
         try:
@@ -516,7 +519,7 @@ class RunSession(QObject):
         now = time.monotonic()
         cost = now - t0
         self.frame_cost = cost if self.frame_cost == 0 else 0.6 * self.frame_cost + 0.4 * cost
-        self._next_frame = max(t0 + self.frame_interval, now + self.frame_cost)
+        self._next_frame = min(max(t0 + self.frame_interval, now + self.frame_cost), now + MAX_FRAME_WAIT)
 
     def _on_idle(self, job: int) -> None:
         if job != self._job:

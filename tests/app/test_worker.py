@@ -280,3 +280,22 @@ def test_pause_right_after_a_restart_still_shows_iteration_0(qtbot, session):
     session.pause()
     session.wait_idle()
     assert session.current is not None and session.current.iteration in (0, 1)
+
+
+def test_one_slow_frame_does_not_stall_the_animation(qtbot, session):
+    rng = np.random.default_rng(4)
+    session.scene.set_points(PointSet(rng.normal(0, 1, (50, 2)), rng.integers(0, 2, 50)))
+    session.scene.set_settings(max_iter=10**7)
+    session.wait_idle()
+    shown = []
+
+    def panel(snap):  # a panel whose first frame takes 0.8 s, then cheap
+        if not shown:
+            time.sleep(0.8)
+        shown.append(time.monotonic())
+
+    session.snapshotShown.connect(panel)
+    session.run_to_end()
+    qtbot.waitUntil(lambda: len(shown) >= 4, timeout=3000)
+    session.pause()
+    assert shown[3] - shown[0] < 1.6  # at least two frames a second after the slow one
