@@ -74,7 +74,8 @@ class MainWindow(QMainWindow):
         self._build_menus()
         self._build_status_bar()
         self._wire()
-        self.apply_theme(self.theme) if self.theme is not None else None
+        if self.theme is not None:
+            self.apply_theme(self.theme)
         self.resize(DEFAULT_SIZE)
         app = QApplication.instance()
         if app is not None:
@@ -502,6 +503,11 @@ class MainWindow(QMainWindow):
                     act.blockSignals(False)
         self.curves_action.setChecked("curves" in view.panels)
         self._update_docks(self.session.solver_cls)
+        canvas = self.panels["canvas"]
+        if view.range is not None and callable(getattr(canvas, "set_view_range", None)):
+            canvas.set_view_range(*view.range)
+        elif callable(getattr(canvas, "fit_to_data", None)):
+            canvas.fit_to_data()
         for panel in self.panels.values():
             fn = getattr(panel, "apply_view", None)
             if callable(fn):

@@ -228,7 +228,10 @@ def test_hover_is_linked_between_panels(window, monkeypatch):
 
 def test_preset_round_trip_and_one_restart(window):
     pts = PointSet([[0, 1], [1, 0], [-1, 0], [0, -1]], [0, 0, 1, 1])
-    preset = Preset(pts, title="Four", kernel="rbf:gamma=2", algorithm="perceptron", max_iter=77)
+    from percviz.core.presets import ViewSettings
+
+    view = ViewSettings(panels=("canvas", "curves"), range=(-2.0, 2.0, -1.0, 1.0))
+    preset = Preset(pts, title="Four", kernel="rbf:gamma=2", algorithm="perceptron", max_iter=77, view=view)
     calls = []
     window.session.problemChanged.connect(lambda p, c: calls.append(p))
     window.load_preset(preset)
@@ -237,6 +240,9 @@ def test_preset_round_trip_and_one_restart(window):
     assert got.points == pts and got.kernel == "rbf:gamma=2" and got.max_iter == 77 and got.title == "Four"
     assert "Four" in window.windowTitle()
     assert not window.scene.can_undo
+    x0, x1, y0, y1 = got.view.range  # the canvas keeps its aspect ratio: the range asked for is inside
+    assert x0 <= -2 + 1e-6 and x1 >= 2 - 1e-6 and y0 <= -1 + 1e-6 and y1 >= 1 - 1e-6 and x1 - x0 < 10
+    assert got.view.panels == ("canvas", "curves") and not window.docks["weight"].isVisible()
 
 
 def test_screenshot_command_writes_points_and_boundary(tmp_path):
