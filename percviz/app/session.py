@@ -228,20 +228,24 @@ class RunSession(QObject):
             return None
 
     # -- run control ---------------------------------------------------------------------------------------
-    def restart(self) -> None:
-        """Rebuild problem and solver from the scene and start again from iteration 0."""
+    def restart(self, same_problem: bool = False) -> None:
+        """Rebuild problem and solver from the scene and start again from iteration 0.
+
+        same_problem: keep the current Problem object (its Gram matrix and ρ_K stay cached) — a reset.
+        """
         self._restart_timer.stop()
         t0 = time.monotonic()
         try:
-            self._restart_now()
+            self._restart_now(same_problem)
         finally:
             # While a point is dragged, a restart that kept the UI busy (heavy panels, thousands of points)
             # is not repeated before the same time has passed again: the moves in between coalesce.
             cost = time.monotonic() - t0
             self._next_restart = time.monotonic() + (cost if cost > SLOW_RESTART else 0.0)
 
-    def _restart_now(self) -> None:
+    def _restart_now(self, same_problem: bool = False) -> None:
         keep_playing = self.state == PLAYING
+        previous = self.problem if same_problem else None
         self._job += 1
         self._worker.set_job(self._job, None)
         self._aux.set_job(self._job, None)
@@ -254,7 +258,7 @@ class RunSession(QObject):
         self.problem, self.solver_cls, self.error = None, None, ""
         try:
             self.solver_cls = get_solver(s.algorithm)
-            problem = Problem(self.scene.points, s.kernel, s.features)
+            problem = previous or Problem(self.scene.points, s.kernel, s.features)
             solver = self.solver_cls(problem, max_iter=s.max_iter, **dict(s.params))
             if self.solver_cls.representation == "kernel":
                 problem.self_kernel  # noqa: B018  (refuses K(x, x) = 0 with a message naming the point)
@@ -290,10 +294,11 @@ class RunSession(QObject):
 
     def reset(self) -> None:
         """Back to iteration 0 of the same scene (a paused run)."""
-        if self.state == PLAYING or self.state == RUNNING:
+        if self.state in (PLAYING, RUNNING):
             self._worker.pause()
-            self.state = IDLE
-        self.restart()
+            self._poll.stop()
+            self._set_state(IDLE)
+        self.restart(same_problem=True)
 
     def step(self) -> None:
         """One update of the solver (shows the newest snapshot again if an earlier one was shown)."""

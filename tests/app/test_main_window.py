@@ -145,10 +145,14 @@ def test_step_play_pause_reset_and_history(qtbot, window):
     assert c.status.text().startswith("Iteration 5")
     assert window.panels["canvas"].snapshot is s.history[5]
 
-    QTest.mouseClick(c.reset_button, Qt.MouseButton.LeftButton)
+    problem = s.problem
+    QTest.mouseClick(c.play_button, Qt.MouseButton.LeftButton)
+    QTest.mouseClick(c.reset_button, Qt.MouseButton.LeftButton)  # reset while playing: paused at 0
     s.wait_idle()
     assert [h.iteration for h in s.history] == [0]
     assert c.status.text().startswith("Iteration 0")
+    assert s.state == IDLE and c.play_button.text() == "Play"
+    assert s.problem is problem  # same scene: the problem (and its cached Gram matrix) is kept
 
 
 def test_edit_during_play_restarts_from_zero_keeping_algorithm(qtbot, window):
