@@ -308,3 +308,13 @@ def test_a_failing_panel_is_reported_and_the_others_still_draw(qtbot, window, mo
     assert window.panels["canvas"].snapshot is window.session.current
     assert "curves panel could not draw" in window.statusBar().currentMessage()
     assert window.session.worker.thread.isRunning()
+
+
+def test_an_edit_shows_the_new_run_at_once(qtbot, window):
+    canvas, s = window.panels["canvas"], window.session
+    t0 = time.perf_counter()
+    window.scene.add_point(0.5, -0.5, 1)
+    assert canvas.problem is s.problem and s.problem.n == window.scene.n  # synchronously
+    qtbot.waitUntil(lambda: canvas.snapshot is not None and canvas.snapshot is s.current, timeout=1000)
+    assert canvas.snapshot.iteration == 0
+    assert time.perf_counter() - t0 < 0.25  # iteration 0 of the new run drawn within a few frames
