@@ -91,9 +91,8 @@ class ClassSelector(QWidget):
             b.setText(text)
             b.setCheckable(True)
             b.setMinimumSize(34, 28)
-            f = b.font()
-            f.setBold(True)
-            f.setPointSizeF(f.pointSizeF() * 1.15)
+            f = QFont()
+            f.setBold(True)  # only boldness is set: the size follows the window (presentation mode)
             b.setFont(f)
             b.setAccessibleName(f"class:{cls}")
             b.setToolTip(
@@ -330,18 +329,15 @@ class ControlsPanel(QWidget):
         self.algorithm.setModel(model)
 
     def apply_theme(self, theme) -> None:
-        """Colour the class buttons like the canvas markers; keep disabled buttons visibly greyed."""
-        from PySide6.QtGui import QColor
+        """Colour the class buttons like the canvas markers (palettes, so fonts still follow the window)."""
+        from PySide6.QtGui import QColor, QPalette
 
-        fg, bg = QColor(theme.foreground), QColor(theme.panel)
-        grey = QColor(*(round(0.45 * a + 0.55 * b) for a, b in zip(fg.getRgb()[:3], bg.getRgb()[:3])))
-        self.setStyleSheet(f"QPushButton:disabled {{ color: {grey.name()}; }}")
         for cls, b in enumerate(self.class_selector.buttons):
-            col = theme.class_color(cls)
-            b.setStyleSheet(
-                f"QToolButton {{ color: {col}; }} QToolButton:checked {{ color: white; background: {col}; "
-                f"border: 1px solid {col}; border-radius: 3px; }}"
-            )
+            pal = b.palette()
+            col = QColor(theme.class_color(cls))
+            for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+                pal.setColor(group, QPalette.ColorRole.ButtonText, col)
+            b.setPalette(pal)
 
     # -- reading -----------------------------------------------------------------------------------------
     @property

@@ -332,6 +332,18 @@ class MainWindow(QMainWindow):
         fn = getattr(self.controls, "apply_theme", None)
         if callable(fn):
             fn(theme)
+        self._grey_disabled(theme)
+
+    def _grey_disabled(self, theme) -> None:
+        """Disabled buttons, labels and menu entries drawn half-way between text and background."""
+        from PySide6.QtGui import QColor, QPalette
+
+        fg, bg = QColor(theme.foreground), QColor(theme.panel)
+        grey = QColor(*(round(0.45 * a + 0.55 * b) for a, b in zip(fg.getRgb()[:3], bg.getRgb()[:3])))
+        pal = self.palette()
+        for role in (QPalette.ColorRole.ButtonText, QPalette.ColorRole.WindowText, QPalette.ColorRole.Text):
+            pal.setColor(QPalette.ColorGroup.Disabled, role, grey)
+        self.setPalette(pal)
 
     # -- behaviour ----------------------------------------------------------------------------------------------
     def _clear(self) -> None:

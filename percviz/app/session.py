@@ -420,6 +420,7 @@ class RunSession(QObject):
         self._restart_timer.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
+        self._aux.request_stop()  # both threads wind down at once
         self._worker.stop()
         self._aux.stop()
 

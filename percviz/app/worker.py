@@ -24,6 +24,9 @@ from percviz.core.errors import PercvizError
 #: Every QThread a worker started (tests check that none is left running).
 _THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
 
+#: Threads that did not end in time when stopped, kept referenced until they do.
+_ORPHANS: list = []
+
 #: The buffer between worker and UI is thinned beyond this many snapshots (only when the UI stalls).
 MAX_BUFFERED = 10000
 
@@ -173,15 +176,23 @@ class SnapshotWorker(QObject):
             self._notified = False
             return out
 
-    def stop(self, timeout_ms: int = 30000) -> bool:
-        """Cancel any job and end the thread; waits for it (returns False if it did not end in time)."""
+    def request_stop(self) -> None:
+        """Cancel any job and ask the thread to end, without waiting."""
         with self._cond:
             self._abort = True
             self._job = None
             self._cond.notify_all()
+
+    def stop(self, timeout_ms: int = 30000) -> bool:
+        """Cancel any job and end the thread; waits for it (returns False if it did not end in time)."""
+        self.request_stop()
         if self._thread.isRunning():
             self._thread.quit()
-            return bool(self._thread.wait(timeout_ms))
+            if not self._thread.wait(timeout_ms):
+                # An update still in flight (a long solver call): keep the thread object alive rather
+                # than destroy a running QThread; it ends when that call returns.
+                _ORPHANS.append((self._thread, self._runner))
+                return False
         return True
 
     @property
