@@ -5,8 +5,12 @@
   2. the witness p = argmin over the simplex of ‖p‖_G by a QP (Clarabel, interior point), polished on
      its active set; when separable, ρ_K = ‖p‖_G (Lemma 3 plus the minimax theorem) and the interval
      [min_i (Gp)_i/‖p‖_G, ‖p‖_G] certifies it;
-  3. when not separable, ρ_K = −(radius of the largest G-ball inside the hull of the b_i) (Theorem
-     "margininf"), read off the facets of that hull (Qhull) when the rank of G is small.
+  3. when not separable, p is a Gordan witness (an LP vertex, made exact on its support) and
+     ρ_K = −(radius of the largest G-ball inside the hull of the b_i) (Theorem "margininf"): 0 when an LP
+     finds 0 on the hull's boundary, else read off the hull's facets (Qhull) when the rank of G is at most
+     HULL_MAX_RANK; beyond that ρ_K is only bracketed (MarginResult.exact is False).
+The ball and the sup over ‖α‖_G = 1 live in the span of the y_i φ̃(x_i) — the paper's footnote notes that
+over the whole RKHS ρ_K would be 0 — and that is the ρ_K that Lemmas 7 and 8 use.
 """
 
 from __future__ import annotations
