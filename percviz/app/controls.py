@@ -104,8 +104,30 @@ class ClassSelector(QWidget):
             self.buttons.append(b)
             lay.addWidget(b)
         lay.addStretch(1)
+        self.colors: list[str] = []
         self.buttons[0].setChecked(True)
         self.group.idClicked.connect(self.classChanged.emit)
+        self.group.idToggled.connect(lambda _i, _on: self.refresh_look())
+
+    def set_colors(self, colors: list[str]) -> None:
+        """Class colours (theme order): the symbol in its colour, the chosen class on a tint of it."""
+        self.colors = list(colors)
+        self.refresh_look()
+
+    def refresh_look(self) -> None:
+        from PySide6.QtGui import QColor, QPalette
+
+        for cls, b in enumerate(self.buttons):
+            pal = QPalette(b.parentWidget().palette() if b.parentWidget() else b.palette())
+            if cls < len(self.colors):
+                col = QColor(self.colors[cls])
+                for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
+                    pal.setColor(group, QPalette.ColorRole.ButtonText, col)
+                    if b.isChecked():
+                        base = pal.color(group, QPalette.ColorRole.Button)
+                        tint = QColor(*(round(0.7 * x + 0.3 * y) for x, y in zip(base.getRgb()[:3], col.getRgb()[:3])))
+                        pal.setColor(group, QPalette.ColorRole.Button, tint)
+            b.setPalette(pal)
 
     @property
     def current_class(self) -> int:
@@ -330,14 +352,7 @@ class ControlsPanel(QWidget):
 
     def apply_theme(self, theme) -> None:
         """Colour the class buttons like the canvas markers (palettes, so fonts still follow the window)."""
-        from PySide6.QtGui import QColor, QPalette
-
-        for cls, b in enumerate(self.class_selector.buttons):
-            pal = b.palette()
-            col = QColor(theme.class_color(cls))
-            for group in (QPalette.ColorGroup.Active, QPalette.ColorGroup.Inactive):
-                pal.setColor(group, QPalette.ColorRole.ButtonText, col)
-            b.setPalette(pal)
+        self.class_selector.set_colors([theme.class_color(c) for c in range(len(self.class_selector.buttons))])
 
     # -- reading -----------------------------------------------------------------------------------------
     @property
