@@ -51,18 +51,20 @@ def normalized_margin(G: np.ndarray, alpha: np.ndarray, Galpha: np.ndarray | Non
     return float(Ga.min() / nrm) if nrm > 0 else None
 
 
-def separates(Galpha: np.ndarray, alpha: np.ndarray) -> bool:
+def separates(Galpha: np.ndarray, alpha: np.ndarray | None, l1: float | None = None) -> bool:
     """The exit test Gα > 0, read in floating point: every (Gα)_i above the rounding level 4n·eps·‖α‖_1.
 
     (|G_ij| ≤ 1, so a product G·α carries errors up to about n·eps·‖α‖_1; below that, Gα > 0 is noise,
     e.g. α = 1/n on a set whose hull has 0 at its centre.)
     """
-    return bool(Galpha.min() > rounding_level(Galpha.size, alpha))
+    return bool(Galpha.min() > rounding_level(Galpha.size, alpha, l1))
 
 
-def rounding_level(n: int, alpha: np.ndarray) -> float:
-    """4n·eps·‖α‖_1: values of (Gα)_i at or below this count as ≤ 0."""
-    return 4.0 * n * EPS * float(np.abs(alpha).sum())
+def rounding_level(n: int, alpha: np.ndarray | None, l1: float | None = None) -> float:
+    """4n·eps·‖α‖_1 (l1 = ‖α‖_1 when known): values of (Gα)_i at or below this count as ≤ 0."""
+    if l1 is None:
+        l1 = float(np.abs(alpha).sum())
+    return 4.0 * n * EPS * l1
 
 
 def iterate_metrics(alpha: np.ndarray, Galpha: np.ndarray) -> dict[str, float | None]:
@@ -82,11 +84,25 @@ def project_simplex(v) -> np.ndarray:
     """Euclidean projection of v onto the simplex {p ≥ 0, Σ p = 1}, by sorting (O(n log n))."""
     v = np.asarray(v, dtype=float)
     u = np.sort(v)[::-1]
-    css = np.cumsum(u) - 1.0
-    idx = np.arange(1, v.size + 1)
-    k = int(np.flatnonzero(u - css / idx > 0)[-1])  # the last j with u_j > (Σ_{i≤j} u_i − 1)/j
-    tau = css[k] / (k + 1)
-    return np.maximum(v - tau, 0.0)
+    css = np.cumsum(u)
+    css -= 1.0
+    # j u_j > Σ_{i≤j} u_i − 1 holds exactly for j = 1..k (u is sorted): count them
+    k = int(np.count_nonzero(u * _arange1(v.size) > css))
+    tau = css[k - 1] / k
+    out = v - tau
+    np.maximum(out, 0.0, out=out)
+    return out
+
+
+_ARANGE = np.arange(1.0, 2.0)
+
+
+def _arange1(n: int) -> np.ndarray:
+    """1, 2, …, n as floats (cached: the projection runs once per iteration)."""
+    global _ARANGE
+    if _ARANGE.size < n:
+        _ARANGE = np.arange(1.0, n + 1.0)
+    return _ARANGE[:n]
 
 
 # -- the optimal margin -----------------------------------------------------------------------------------

@@ -18,6 +18,8 @@ def kernel_state(solver: Solver, alpha, Galpha, metrics: dict, p=None, message: 
     """The snapshot fields of a kernel iterate α (decision f = Σ α_i y_i φ̃(x_i)), with the O(n) metrics."""
     m = gram.iterate_metrics(alpha, Galpha)
     m.update(metrics)
+    if not message and solver.status is Status.SEPARATOR:
+        message = f"Gα > 0: every point is on its side (normalized margin {m['margin']:.3g})"
     return {
         "decision": solver.problem.expansion(alpha, m["alpha_g_norm"]),
         "metrics": m,
@@ -57,8 +59,8 @@ class SmoothedIterates:
 
     @property
     def separated(self) -> bool:
-        """The exit test Gα_k > 0 (above rounding, see gram.separates)."""
-        return gram.separates(self.Ga, self.alpha)
+        """The exit test Gα_k > 0 (above rounding, see gram.separates); α_k stays in the simplex."""
+        return gram.separates(self.Ga, None, 1.0)
 
     @property
     def p_norm(self) -> float:
@@ -69,17 +71,28 @@ class SmoothedIterates:
         th = 2.0 / (self.k + 3)
         trigger = int(np.argmax(self.u))
         a, b, c = 1.0 - th, (1.0 - th) * th, th * th
-        # α_{k+1} = (1−θ)(α_k + θ p_k) + θ² p_{μ_k}(α_k)
-        self.alpha = a * self.alpha + b * self.p + c * self.u
-        self.Ga = a * self.Ga + b * self.Gp + c * self.Gu
+        # α_{k+1} = (1−θ)(α_k + θ p_k) + θ² p_{μ_k}(α_k), and the same combination of the G-products
+        self.alpha = _combine(a, self.alpha, b, self.p, c, self.u)
+        self.Ga = _combine(a, self.Ga, b, self.Gp, c, self.Gu)
         self.mu *= 1.0 - th  # μ_{k+1} = (1−θ) μ_k
         self.u = self.prox(self.Ga, self.mu)
         self.Gu = self.G @ self.u  # the one dense product of the step
         # p_{k+1} = (1−θ) p_k + θ p_{μ_{k+1}}(α_{k+1})
-        self.p = a * self.p + th * self.u
-        self.Gp = a * self.Gp + th * self.Gu
+        self.p = _combine(a, self.p, th, self.u)
+        self.Gp = _combine(a, self.Gp, th, self.Gu)
         self.k += 1
         return trigger
+
+
+def _combine(a: float, x: np.ndarray, b: float, y: np.ndarray, c: float = 0.0, z: np.ndarray | None = None) -> np.ndarray:
+    """a x + b y (+ c z) in a new array, with one temporary."""
+    out = x * a
+    tmp = y * b
+    out += tmp
+    if z is not None:
+        np.multiply(z, c, out=tmp)
+        out += tmp
+    return out
 
 
 @register

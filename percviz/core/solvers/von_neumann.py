@@ -165,7 +165,8 @@ class SNKPVN(Solver):
         it = self.it
         bound = snkpvn_bound(self.problem.n, it.k, self.q_norm, self._margin)
         extra = {"p_g_norm": it.p_norm, "mu": it.mu, "bound": bound, "delta": self.values["delta"]}
-        return kernel_state(self, it.alpha, it.Ga, extra, p=it.p)
+        msg = f"‖p‖_G = {it.p_norm:.3g} < δ" if self.status is Status.CERTIFICATE else ""
+        return kernel_state(self, it.alpha, it.Ga, extra, p=it.p, message=msg)
 
 
 @register
