@@ -154,7 +154,8 @@ class KernelPerceptron(Solver):
     """The classic dual kernel perceptron: f = Σ α_i y_i K(x_i, ·), α_0 = 0; cycling through i = 0, 1, …,
     a mistake y_i f(x_i) ≤ 0 makes α_i += 1. Halts after a full pass without mistakes (every y_i f(x_i) > 0).
 
-    One update is one mistake. y_i f(x_i) = √K_ii (G β)_i with β = α ⊙ √K, so G's row i updates Gβ in O(n).
+    One update is one mistake. y_i f(x_i) = √K_ii (G β)_i with β = α ⊙ √K, so G's row i updates Gβ in O(n);
+    the alpha_g_norm metric is ‖f‖_K = ‖β‖_G and margin is the normalized margin min_i (Gβ)_i/‖β‖_G.
     Bound (Novikoff): max_i K(x_i, x_i)/γ² mistakes, γ = sup_{‖f‖_K = 1} min_i y_i f(x_i).
     """
 
