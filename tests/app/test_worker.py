@@ -16,6 +16,19 @@ from percviz.core.solvers import get_solver
 from percviz.core.solvers.base import Solver, Status
 
 
+class Recorder:
+    """Records a signal's emissions (qtbot.waitSignal's slot disconnects itself during the emission,
+    which was seen to hang PySide 6.11 once in a few hundred runs)."""
+
+    def __init__(self, signal):
+        self.calls: list[tuple] = []
+        signal.connect(lambda *args: self.calls.append(args))
+
+    def wait(self, qtbot, timeout=2000, check=lambda *args: True) -> tuple:
+        qtbot.waitUntil(lambda: any(check(*c) for c in self.calls), timeout=timeout)
+        return next(c for c in self.calls if check(*c))
+
+
 def _done(status=False):
     return SimpleNamespace(status=SimpleNamespace(done=status))
 
@@ -92,9 +105,9 @@ def test_speed_sets_updates_per_second(qtbot, worker):
 
 
 def test_error_is_reported_and_thread_keeps_serving(qtbot, worker):
-    with qtbot.waitSignal(worker.failed, timeout=2000) as sig:
-        worker.set_job(7, _counter(10, fail_at=3), steps=10, who="Broken")
-    job, text = sig.args
+    failed = Recorder(worker.failed)
+    worker.set_job(7, _counter(10, fail_at=3), steps=10, who="Broken")
+    job, text = failed.wait(qtbot)
     assert job == 7 and "ValueError" in text and "boom at update 3" in text and "Broken" in text
     assert [s.i for _j, s in worker.take()] == [0, 1, 2]
     assert worker.thread.isRunning()
@@ -177,9 +190,9 @@ def test_session_step_play_reset(qtbot, session):
 def test_scene_edit_restarts_and_keeps_algorithm(qtbot, session):
     session.run_to_end()
     qtbot.waitUntil(lambda: session.state == FINISHED, timeout=3000)
-    with qtbot.waitSignal(session.problemChanged, timeout=1000) as sig:
-        session.scene.add_point(0.1, 0.2, 1)
-    problem, cls = sig.args
+    changed = Recorder(session.problemChanged)
+    session.scene.add_point(0.1, 0.2, 1)
+    problem, cls = changed.wait(qtbot)
     assert cls is get_solver("perceptron") and problem.n == 41
     session.wait_idle()
     assert [h.iteration for h in session.history] == [0]
@@ -187,9 +200,9 @@ def test_scene_edit_restarts_and_keeps_algorithm(qtbot, session):
 
 
 def test_one_class_only_is_a_message_and_recovers(qtbot, session):
-    with qtbot.waitSignal(session.errorRaised, timeout=1000) as sig:
-        session.scene.set_points(PointSet([[0, 1], [1, 1]], [0, 0]))
-    assert "no − point" in sig.args[0]
+    errors = Recorder(session.errorRaised)
+    session.scene.set_points(PointSet([[0, 1], [1, 1]], [0, 0]))
+    assert "no − point" in errors.wait(qtbot)[0]
     assert session.state == INVALID and session.problem is None
     session.step()  # nothing to run: no crash
     session.scene.add_point(-1, -1, 1)
@@ -199,11 +212,12 @@ def test_one_class_only_is_a_message_and_recovers(qtbot, session):
 
 def test_zero_self_kernel_is_a_message(qtbot, session):
     get_solver("nkp")
-    with qtbot.waitSignal(session.errorRaised, timeout=1000) as sig:
-        with session.batch():
-            session.scene.set_points(PointSet([[0, 0], [1, 1], [-1, -1]], [0, 0, 1]))
-            session.scene.set_settings(algorithm="nkp", kernel="linear", params={})
-    assert "K(x, x)" in sig.args[0] and "Point 0" in sig.args[0]
+    errors = Recorder(session.errorRaised)
+    with session.batch():
+        session.scene.set_points(PointSet([[0, 0], [1, 1], [-1, -1]], [0, 0, 1]))
+        session.scene.set_settings(algorithm="nkp", kernel="linear", params={})
+    text = errors.wait(qtbot)[0]
+    assert "K(x, x)" in text and "Point 0" in text
     assert session.problem is None
 
 
@@ -235,9 +249,9 @@ def test_worker_error_reaches_the_user_and_history_is_kept(qtbot, monkeypatch, s
     monkeypatch.setattr(mod, "get_solver", lambda name: _Broken)
     session.restart()
     session.wait_idle()
-    with qtbot.waitSignal(session.errorRaised, timeout=2000) as sig:
-        session.play()
-    assert "overflow in update 3" in sig.args[0]
+    errors = Recorder(session.errorRaised)
+    session.play()
+    assert "overflow in update 3" in errors.wait(qtbot)[0]
     assert [h.iteration for h in session.history] == [0, 1, 2]
     assert session.state == INVALID
     assert session.worker.thread.isRunning()
@@ -247,10 +261,11 @@ def test_rho_is_computed_in_the_background_for_kernel_algorithms(qtbot, session)
     from percviz.core.gram import optimal_margin
 
     assert session.rho(wait=False) is None  # the perceptron works on explicit weights: no ρ_K line
-    with qtbot.waitSignal(session.rhoChanged, timeout=5000, check_params_cb=lambda r: r is not None) as sig:
-        session.scene.set_settings(algorithm="nkp", params={})
+    rhos = Recorder(session.rhoChanged)
+    session.scene.set_settings(algorithm="nkp", params={})
+    (rho,) = rhos.wait(qtbot, 5000, lambda r: r is not None)
     expected = optimal_margin(session.problem).rho
-    assert sig.args[0] == pytest.approx(expected) and expected > 0  # two separated clouds
+    assert rho == pytest.approx(expected) and expected > 0  # two separated clouds
     assert session.rho(wait=False) == pytest.approx(expected)
 
 
