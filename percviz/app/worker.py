@@ -17,7 +17,7 @@ import traceback
 import weakref
 from typing import Any, Iterator
 
-from PySide6.QtCore import QObject, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QThread, Signal
 
 from percviz.core.errors import PercvizError
 
@@ -50,21 +50,15 @@ def error_text(exc: BaseException, who: str = "") -> str:
     return f"Internal error{where}: {type(exc).__name__}: {exc}. The run was stopped; please report this."
 
 
-class _Loop(QObject):
-    """The object living on the worker thread; its `run` slot is the worker loop."""
-
-    finished = Signal()
+class _SolverThread(QThread):
+    """The worker thread: its run() is the worker loop (no event loop, no slot held open for its life)."""
 
     def __init__(self, owner: "SnapshotWorker"):
         super().__init__()
         self._owner = owner
 
-    @Slot()
     def run(self) -> None:
-        try:
-            self._owner._loop()
-        finally:
-            self.finished.emit()
+        self._owner._loop()
 
 
 class SnapshotWorker(QObject):
@@ -93,12 +87,9 @@ class SnapshotWorker(QObject):
         self._notified = False
         self._last_notify = 0.0
         self._min_gap = 1.0 / display_hz
-        self._thread = QThread()
+        self._thread = _SolverThread(self)
         self._thread.setObjectName(name)
-        self._runner = _Loop(self)
-        self._runner.moveToThread(self._thread)
-        self._thread.started.connect(self._runner.run)
-        self._runner.finished.connect(self._thread.quit)
+        self._thread.finished.connect(self._thread.quit)  # harmless: run() has no event loop to end
         _THREADS.add(self._thread)
         self._thread.start()
 
@@ -191,7 +182,7 @@ class SnapshotWorker(QObject):
             if not self._thread.wait(timeout_ms):
                 # An update still in flight (a long solver call): keep the thread object alive rather
                 # than destroy a running QThread; it ends when that call returns.
-                _ORPHANS.append((self._thread, self._runner))
+                _ORPHANS.append(self._thread)
                 return False
         return True
 
