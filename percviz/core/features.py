@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from percviz.core.errors import SpecError
-from percviz.core.params import ParamSet, ParamSpec
-from percviz.core.spec import format_spec, parse_spec
+from percviz.core.params import ParamSet, Parametrized, ParamSpec
+from percviz.core.spec import parse_spec
 
 FEATURE_MAPS: dict[str, type["FeatureMap"]] = {}
 
@@ -23,31 +23,12 @@ def register_features(cls: type["FeatureMap"]) -> type["FeatureMap"]:
 
 
 @dataclass(frozen=True)
-class FeatureMap:
+class FeatureMap(Parametrized):
     """Base class: transform(X) gives the n×d̂ matrix of φ(x_i) (first column 1 when augmented)."""
 
-    name: ClassVar[str] = ""
-    display_name: ClassVar[str] = ""
-    params: ClassVar[ParamSet] = ParamSet()
+    kind: ClassVar[str] = "feature map"
     #: True when a·φ(x) is affine in x, so level sets are exact lines.
     affine_in_input: ClassVar[bool] = False
-    values: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self):
-        object.__setattr__(self, "values", self.params.validate(self.values, f"the {self.name} feature map"))
-
-    def __getattr__(self, item):
-        values = self.__dict__.get("values", {})
-        if item in values:
-            return values[item]
-        raise AttributeError(item)
-
-    @property
-    def spec(self) -> str:
-        return format_spec(self.name, self.values)
-
-    def __str__(self) -> str:
-        return self.spec
 
     def dimension(self) -> int:
         """d̂, the length of φ(x)."""

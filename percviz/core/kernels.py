@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Any, ClassVar
+from dataclasses import dataclass
+from typing import ClassVar
 
 import numpy as np
 
 from percviz.core.errors import SpecError
-from percviz.core.params import ParamSet, ParamSpec
-from percviz.core.spec import format_spec, parse_spec
+from percviz.core.params import ParamSet, Parametrized, ParamSpec
+from percviz.core.spec import parse_spec
 
 KERNELS: dict[str, type["Kernel"]] = {}
 
@@ -28,33 +28,14 @@ def _as2d(X) -> np.ndarray:
 
 
 @dataclass(frozen=True)
-class Kernel:
+class Kernel(Parametrized):
     """Base class: subclasses set name/display_name/params and implement gram, diag, grad_x."""
 
-    name: ClassVar[str] = ""
-    display_name: ClassVar[str] = ""
-    params: ClassVar[ParamSet] = ParamSet()
+    kind: ClassVar[str] = "kernel"
     #: True when f(x) = Σ c_i K(x_i, x) is affine in x (so level sets are exact lines).
     affine_in_input: ClassVar[bool] = False
     #: True when K(x, x) = 1 for every x (no normalization needed).
     unit_diagonal: ClassVar[bool] = False
-    values: dict[str, Any] = field(default_factory=dict)
-
-    def __post_init__(self):
-        object.__setattr__(self, "values", self.params.validate(self.values, f"the {self.name} kernel"))
-
-    def __getattr__(self, item):
-        values = self.__dict__.get("values", {})
-        if item in values:
-            return values[item]
-        raise AttributeError(item)
-
-    @property
-    def spec(self) -> str:
-        return format_spec(self.name, self.values)
-
-    def __str__(self) -> str:
-        return self.spec
 
     def __call__(self, X, Z) -> np.ndarray:
         """The kernel matrix K[i, j] = K(X[i], Z[j])."""

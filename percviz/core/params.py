@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from percviz.core.errors import ParameterError
 
@@ -117,3 +117,32 @@ class ParamSet:
         for s in self.specs:
             out[s.name] = s.coerce(values[s.name], owner) if s.name in values else s.default
         return out
+
+
+@dataclass(frozen=True)
+class Parametrized:
+    """A named object with validated parameter values and a spec string (kernels, feature maps)."""
+
+    name: ClassVar[str] = ""
+    display_name: ClassVar[str] = ""
+    kind: ClassVar[str] = ""  # "kernel", "feature map": used in messages
+    params: ClassVar[ParamSet] = ParamSet()
+    values: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self):
+        object.__setattr__(self, "values", self.params.validate(self.values, f"the {self.name} {self.kind}"))
+
+    def __getattr__(self, item):
+        values = self.__dict__.get("values", {})
+        if item in values:
+            return values[item]
+        raise AttributeError(item)
+
+    @property
+    def spec(self) -> str:
+        from percviz.core.spec import format_spec
+
+        return format_spec(self.name, self.values)
+
+    def __str__(self) -> str:
+        return self.spec
