@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import enum
 import types
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar, Iterator, Mapping
 
 import numpy as np
