@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-import scipy.sparse as sp
 
 from percviz.core.errors import DataError
 
@@ -61,6 +60,7 @@ def shortest_margin_vector(Y, b=1.0) -> np.ndarray | None:
     there) and kept when it satisfies the KKT conditions, so simple cases come out exact.
     """
     import clarabel
+    import scipy.sparse as sp
 
     Y = _rows(Y)
     n, d = Y.shape

@@ -20,8 +20,6 @@ import weakref
 from dataclasses import dataclass
 
 import numpy as np
-import scipy.sparse as sp
-from scipy.optimize import linprog
 
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSpec
@@ -106,6 +104,13 @@ def _arange1(n: int) -> np.ndarray:
 
 
 # -- the optimal margin -----------------------------------------------------------------------------------
+def _linprog(*args, **kwargs):
+    """scipy's linprog, imported on first use (scipy.optimize adds ~0.5 s to the app's launch)."""
+    from scipy.optimize import linprog
+
+    return linprog(*args, **kwargs)
+
+
 @dataclass(frozen=True, eq=False)
 class MarginResult:
     """The optimal margin of a set of signed rows (ρ_K for a problem's normalized signed Gram matrix G).
@@ -187,7 +192,7 @@ def _separability_lp(B: np.ndarray) -> float:
     c[-1] = -1.0
     A = np.hstack([-B / scale, np.ones((n, 1))])
     bounds = [(-1.0, 1.0)] * r + [(None, 1.0)]
-    res = linprog(
+    res = _linprog(
         c, A_ub=A, b_ub=np.zeros(n), bounds=bounds, method="highs",
         options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
     )
@@ -199,6 +204,7 @@ def _separability_lp(B: np.ndarray) -> float:
 def _min_norm_qp(B: np.ndarray) -> np.ndarray:
     """argmin over the simplex of ‖Bᵀp‖² by Clarabel; variables (p, z) with z = Bᵀp."""
     import clarabel
+    import scipy.sparse as sp
 
     n, r = B.shape
     P = sp.block_diag([sp.csc_matrix((n, n)), sp.identity(r)], format="csc")
@@ -260,7 +266,7 @@ def _gordan_witness(B: np.ndarray) -> np.ndarray:
     n, r = B.shape
     A_eq = np.vstack([B.T, np.ones((1, n))])
     b_eq = np.concatenate([np.zeros(r), [1.0]])
-    res = linprog(np.zeros(n), A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * n, method="highs-ds")
+    res = _linprog(np.zeros(n), A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * n, method="highs-ds")
     if res.status != 0:
         return _min_norm_qp(B)
     p = np.maximum(res.x, 0.0)
@@ -282,7 +288,7 @@ def _origin_on_boundary(B: np.ndarray) -> bool:
     B has full column rank, so B u ≤ 0 with u ≠ 0 makes −Σ_i (Bu)_i > 0; with 0 inside, only u = 0 is feasible.
     """
     n, r = B.shape
-    res = linprog(
+    res = _linprog(
         B.sum(axis=0), A_ub=B, b_ub=np.zeros(n), bounds=[(-1.0, 1.0)] * r, method="highs",
         options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
     )

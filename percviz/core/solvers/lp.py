@@ -15,7 +15,6 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.optimize import linprog
 
 from percviz.core.decision import FeatureLinear
 from percviz.core.errors import DataError
@@ -36,6 +35,8 @@ class LPResult:
 
 def _solve(cost, A, b, n_weights: int, what: str) -> LPResult:
     """min cost·u s.t. A u ≥ b, u ≥ 0, with u = (a⁺, a⁻, slacks); returns a = a⁺ − a⁻."""
+    from scipy.optimize import linprog  # lazy: scipy.optimize costs ~0.5 s at the app's launch
+
     res = linprog(cost, A_ub=-A, b_ub=-b, bounds=[(0, None)] * A.shape[1])
     if res.status != 0 or res.x is None:
         raise DataError(
@@ -85,6 +86,8 @@ def kernel_separable(K, y) -> tuple[bool, float]:
     A = np.column_stack([y[:, None] * K, y, np.ones(n)])  # y_i((Kc)_i + β) + τ ≥ 1
     cost = np.r_[np.zeros(n + 1), 1.0]
     bounds = [(None, None)] * (n + 1) + [(0, None)]
+    from scipy.optimize import linprog
+
     res = linprog(cost, A_ub=-A, b_ub=-np.ones(n), bounds=bounds)
     if res.status != 0 or res.x is None:
         raise DataError(

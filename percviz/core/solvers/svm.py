@@ -25,9 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import ClassVar
 
-import clarabel
 import numpy as np
-import scipy.sparse as sp
 
 from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
@@ -55,6 +53,9 @@ class QPIterate:
 
 def solve_dual(K, y, C: float | None, max_iter: int = 200) -> QPIterate:
     """The SVM dual as a Clarabel QP; C = None for the hard margin."""
+    import clarabel  # lazy, like scipy.sparse: neither is needed to list the solvers
+    import scipy.sparse as sp
+
     K = np.asarray(K, dtype=float)
     y = np.asarray(y, dtype=float)
     n = len(y)
