@@ -60,6 +60,15 @@ def path_item(polylines, pen: QPen, z: float = 0.0) -> QGraphicsPathItem:
     return item
 
 
+def segments_item(segments, pen: QPen, z: float = 0.0) -> pg.PlotCurveItem:
+    """Many line segments (m×2×2, data coordinates) as ONE item, built from arrays (no per-segment Python)."""
+    S = np.asarray(segments, dtype=float).reshape(-1, 2, 2)
+    item = pg.PlotCurveItem(S[:, :, 0].ravel(), S[:, :, 1].ravel(), connect="pairs", pen=pen,
+                            skipFiniteCheck=True)
+    item.setZValue(z)
+    return item
+
+
 def filled_paths_item(polygons, fill: QColor, z: float = 0.0) -> QGraphicsPathItem:
     """Many filled polygons as one item; overlaps are filled once (their union), so alpha does not stack."""
     path = QPainterPath()

@@ -20,12 +20,16 @@ from percviz.app.geometry_panel import (
     cosmetic_pen,
     path_item,
     polygon_item,
+    segments_item,
 )
 from percviz.core.errors import PercvizError
-from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment
+from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment, line_segments, wall_indices
 
-#: Constraint lines are labelled by point index when there are at most this many points.
+#: At most this many constraint lines carry a label (all of them up to this many points; beyond, the
+#: cone's walls and the lines nearest to the cone).
 MAX_LABELS = 30
+#: Beyond this many constraints, lines that are not walls of the cone are faded.
+FADE_ABOVE = 30
 #: At most this many iterates are drawn on the path (older ones are thinned evenly).
 MAX_PATH = 4000
 
@@ -190,6 +194,7 @@ class WeightView(GeometryPanel):
             self._draw_static_1d()
         else:
             self._draw_static_2d()
+        self._make_dynamic_items()
         self._draw_dynamic()
         self._draw_highlight()
         self._place_labels()
@@ -213,6 +218,16 @@ class WeightView(GeometryPanel):
             # text grows towards the middle of the view, so it is never cut at the edge
             item.setAnchor((0.0 if pos[0] < 0.5 * (x0 + x1) else 1.0, item.anchor.y()))
             item.show()
+        # no label over another: the earlier ones (the cone's walls first) win; the hover label always shows
+        taken: list = []
+        for item, *_ in labels:
+            if not item.isVisible():
+                continue
+            rect = item.sceneBoundingRect()
+            if item is not (self._hover_label or (None,))[0] and any(rect.intersects(r) for r in taken):
+                item.hide()
+            else:
+                taken.append(rect)
 
     def _class_color(self, i: int) -> str:
         return self.theme.class_color(int(self.classes[i]))
@@ -246,23 +261,19 @@ class WeightView(GeometryPanel):
         Z = red.Z
         L = 4.0 * R
         n = len(Z)
-        walls, lines = [], []
-        for i, z in enumerate(Z):
-            d = np.array([-z[1], z[0]]) / np.linalg.norm(z)
-            lines.append((i, np.array([-L * d, L * d])))
-            if n <= 12:
-                off = self.margin_b * z / float(z @ z)  # the wall a·z = b: moved inward by b/‖z‖
-                walls.append(np.array([off - L * d, off + L * d]))
+        D = np.column_stack([-Z[:, 1], Z[:, 0]]) / np.linalg.norm(Z, axis=1)[:, None]
+        lines = np.stack([-L * D, L * D], axis=1)
         for cls in np.unique(self.classes):
-            segs = [seg for i, seg in lines if self.classes[i] == cls]
-            self.plot.addItem(path_item(segs, cosmetic_pen(t.class_color(int(cls)), t.line_width, 230), z=-5))
-        if walls:
-            self.plot.addItem(path_item(walls, cosmetic_pen(edge, t.thin_line_width, 160, Qt.DashLine), z=-6))
+            mine = self.classes == cls
+            self.plot.addItem(segments_item(lines[mine], cosmetic_pen(t.class_color(int(cls)), t.line_width, 230),
+                                            z=-5))
+        if n <= 12:
+            off = self.margin_b * Z / np.einsum("ij,ij->i", Z, Z)[:, None]  # the wall a·z = b: moved in by b/‖z‖
+            walls = np.stack([off - L * D, off + L * D], axis=1)
+            self.plot.addItem(segments_item(walls, cosmetic_pen(edge, t.thin_line_width, 160, Qt.DashLine), z=-6))
         if n <= MAX_LABELS:
-            for i, seg in lines:
-                d = seg[1] / np.linalg.norm(seg[1])
-                if d[1] < 0 or (d[1] == 0 and d[0] < 0):
-                    d = -d
+            for i in range(n):
+                d = D[i] if D[i, 1] > 0 or (D[i, 1] == 0 and D[i, 0] > 0) else -D[i]
                 item = self.text_item(f"y{i}: x = {red.t[i]:g}", 0.86 * R * d, (0.5, 0.5), 0.9, self._class_color(i),
                                       fill=True)
                 self._line_labels.append((item, Z[i], 0.0, 0.9))
@@ -313,37 +324,34 @@ class WeightView(GeometryPanel):
             # on top of the constraint lines: a thin cone must not vanish under its own walls
             self.plot.addItem(polygon_item(pic.polygon, color(fill, 120), cosmetic_pen(edge, t.line_width), z=-2))
         n = len(pic.normals)
-        many = n > 30
-        active = self._walls(pic)
-        self._segments: dict[int, np.ndarray] = {}
-        self._visible: dict[int, np.ndarray] = {}
-        box = pic.box
-        for i in range(n):
-            if not pic.has_line[i]:
-                continue
-            seg = line_segment(pic.normals[i], pic.offsets[i], box)
-            if seg is None:
-                continue
-            self._segments[i] = seg
-            vis = line_segment(pic.normals[i], pic.offsets[i], pic.view)
-            if vis is not None:
-                self._visible[i] = vis
-        # with many points the cone's walls stay bold and the other constraints fade; one item per style
+        segs, ok = line_segments(pic.normals, pic.offsets, pic.box)
+        ok &= pic.has_line
+        vis, vok = line_segments(pic.normals, pic.offsets, pic.view)
+        vok &= ok
+        self._segments = {int(i): segs[i] for i in np.flatnonzero(ok)}
+        self._visible = {int(i): vis[i] for i in np.flatnonzero(vok)}
+        walls = wall_indices(pic.polygon, pic.normals, pic.offsets)
+        strong = np.zeros(n, bool)
+        strong[walls] = True
+        if n <= FADE_ABOVE:
+            strong[:] = True
+        # many points: the cone's walls stay bold, the other constraints fade (the farther, the fainter);
+        # one item per class and style, whatever n
+        far = self._far_lines(pic) & ~strong
         for cls in np.unique(self.classes):
-            for strong in (True, False):
-                segs = [seg for i, seg in self._segments.items()
-                        if self.classes[i] == cls and (not many or i in active) == strong]
-                if not segs:
-                    continue
-                width = t.line_width if strong else max(1.0, 0.4 * t.line_width)
-                pen = cosmetic_pen(t.class_color(int(cls)), width, 230 if strong else 90)
-                self.plot.addItem(path_item(segs, pen, z=-5 if strong else -8))
-        if n <= MAX_LABELS:
-            for i, seg in self._visible.items():
-                frac = 0.93 if i % 2 else 0.07
-                item = self.text_item(str(i), seg[0] + frac * (seg[1] - seg[0]), (0.5, 0.5), 0.9,
-                                      self._class_color(i), fill=True)
-                self._line_labels.append((item, pic.normals[i], pic.offsets[i], frac))
+            mine = ok & (self.classes == cls)
+            for sel, width, alpha, z in ((mine & strong, t.line_width, 230, -5),
+                                         (mine & ~strong & ~far, max(1.0, 0.45 * t.line_width), 110, -8),
+                                         (mine & far, max(1.0, 0.35 * t.line_width), 45, -9)):
+                if sel.any():
+                    pen = cosmetic_pen(t.class_color(int(cls)), width, alpha)
+                    self.plot.addItem(segments_item(segs[sel], pen, z=z))
+        for i in self._label_choice(pic, vok, walls):
+            frac = 0.93 if i % 2 else 0.07
+            seg = self._visible[i]
+            item = self.text_item(str(i), seg[0] + frac * (seg[1] - seg[0]), (0.5, 0.5), 0.9,
+                                  self._class_color(i), fill=True)
+            self._line_labels.append((item, pic.normals[i], pic.offsets[i], frac))
         if pic.best_point is not None:
             bp = pic.best_point
             self.plot.addItem(
@@ -373,35 +381,72 @@ class WeightView(GeometryPanel):
         self.caption.setText(cap + " Rings: angle from c.")
 
     @staticmethod
-    def _walls(pic) -> set[int]:
-        """Indices of the constraints with an edge on the cone's polygon (its walls)."""
+    def _line_distances(pic) -> np.ndarray:
+        """Distance of each constraint line from the middle of the cone (or of the view when it is empty)."""
         P = pic.polygon
-        if len(P) < 3:
-            return set()
-        out = set()
-        scale = float(np.abs(P).max()) + 1.0
-        for i, (n, h) in enumerate(zip(pic.normals, pic.offsets)):
-            nn = np.linalg.norm(n)
-            if nn > 0 and np.sum(np.abs(P @ n + h) / nn < 1e-9 * scale) >= 2:
-                out.add(i)
-        return out
+        centre = P.mean(axis=0) if len(P) >= 3 else np.array([(pic.view[0] + pic.view[1]) / 2,
+                                                               (pic.view[2] + pic.view[3]) / 2])
+        norms = np.linalg.norm(pic.normals, axis=1)
+        return np.abs(pic.normals @ centre + pic.offsets) / np.where(norms > 0, norms, np.inf)
+
+    def _far_lines(self, pic) -> np.ndarray:
+        """With many constraints, those farther from the cone than the view's half-width (drawn faintest)."""
+        if len(pic.normals) <= FADE_ABOVE:
+            return np.zeros(len(pic.normals), bool)
+        return self._line_distances(pic) > 0.5 * (pic.view[1] - pic.view[0])
+
+    def _label_choice(self, pic, visible: np.ndarray, walls: np.ndarray) -> list[int]:
+        """At most MAX_LABELS lines to label: all when few; else the walls, then the lines nearest the cone."""
+        idx = np.flatnonzero(visible)
+        if len(idx) <= MAX_LABELS:
+            return [int(i) for i in idx]
+        dist = self._line_distances(pic)
+        first = [int(i) for i in walls if visible[i]]
+        rest = [int(i) for i in idx[np.argsort(dist[idx])] if int(i) not in set(first)]
+        return (first + rest)[: min(MAX_LABELS, max(12, len(first)))]
 
     # the iterates ------------------------------------------------------------------------------
+    # The dynamic items are made once per redraw and then only fed new data: adding and removing
+    # graphics items costs far more than the drawing itself.
+    def _make_dynamic_items(self) -> None:
+        t = self.theme
+        col = _iterate_color(t.dark)
+        self._trigger_item = segments_item(np.zeros((0, 2, 2)), cosmetic_pen(col, 1.2 * t.line_width, 200, Qt.DashLine),
+                                           z=-1)
+        self._path_line = pg.PlotCurveItem(pen=pg.mkPen(color(col, 200), width=t.thin_line_width), connect="finite")
+        self._path_dots = pg.ScatterPlotItem(symbol="o", size=0.45 * t.marker_size, brush=color(col, 160), pen=None)
+        self._far_marks = pg.ScatterPlotItem(symbol="x", size=0.7 * t.marker_size, pen=pg.mkPen(col, width=1.5),
+                                             brush=None)
+        self._current = pg.ScatterPlotItem(symbol="o", size=1.3 * t.marker_size, brush=col,
+                                           pen=pg.mkPen(t.background, width=2))
+        self._edge_arrow = pg.ArrowItem(angle=0, headLen=2.0 * t.marker_size, tipAngle=40, tailLen=None,
+                                        pen=pg.mkPen(col, width=2), brush=color(t.background))
+        self._iter_label = pg.TextItem("", color=col, anchor=(-0.15, 0.5), fill=color(t.background, 200))
+        self._iter_label.setFont(t.font(t.font_pt, bold=True))
+        for item, z in ((self._path_line, 44), (self._path_dots, 44), (self._far_marks, 44), (self._current, 45),
+                        (self._edge_arrow, 46), (self._iter_label, 47), (self._trigger_item, -1)):
+            item.setZValue(z)
+            item.hide()
+            self.plot.addItem(item)
+        self._dynamic_items = [self._trigger_item, self._path_line, self._path_dots, self._far_marks, self._current,
+                               self._edge_arrow, self._iter_label]
+
     def _draw_dynamic(self) -> None:
-        for item in self._dynamic:
-            self.plot.removeItem(item)
-        self._dynamic = []
-        if not self.mode:
+        if not self.mode or not hasattr(self, "_dynamic_items"):
+            self._dynamic = []
             return
+        shown: list = []
         A = self._path() if self.snapshot is not None else np.zeros((0, 0))
         self.set_readout(self._static_readout + self._iterate_readout(A))
-        if not len(A):
-            return
-        self._draw_triggers()
-        if self.mode == "1d":
-            self._draw_iterates_1d(A @ self.reduction.M.T)
-        else:
-            self._draw_iterates_2d(A)
+        if len(A):
+            shown += self._draw_triggers()
+            if self.mode == "1d":
+                shown += self._draw_iterates_1d(A @ self.reduction.M.T)
+            else:
+                shown += self._draw_iterates_2d(A)
+        for item in self._dynamic_items:
+            item.setVisible(any(item is s_ for s_ in shown))
+        self._dynamic = shown
 
     def _iterate_readout(self, A: np.ndarray) -> list[tuple[str, str]]:
         """The current weights and their margin min_i a·yᵢ/‖a‖ (negative: some sample misclassified)."""
@@ -415,13 +460,13 @@ class WeightView(GeometryPanel):
         comps = ", ".join(f"{v:.3g}" for v in w)
         return [(f"{self._iterate_label()} = ({comps}), margin {margin:.3g}", _iterate_color(self.theme.dark))]
 
-    def _draw_triggers(self) -> None:
+    def _draw_triggers(self) -> list:
         """The constraint(s) of the sample(s) that caused the last update, in the iterate's colour."""
         segs = []
         n = len(self._lines()[0])
         triggers = tuple(getattr(self.snapshot, "triggers", ()) or ())
         if len(triggers) > 3:  # a batch update: every misclassified sample, no single line to point at
-            return
+            return []
         for i in triggers:
             if not 0 <= int(i) < n:
                 continue
@@ -432,39 +477,36 @@ class WeightView(GeometryPanel):
                 segs.append(np.array([-L * d, L * d]))
             elif int(i) in getattr(self, "_segments", {}):
                 segs.append(self._segments[int(i)])
-        if segs:
-            pen = cosmetic_pen(_iterate_color(self.theme.dark), 1.2 * self.theme.line_width, 200, Qt.DashLine)
-            self._add(path_item(segs, pen, z=-1))
+        if not segs:
+            return []
+        S = np.array(segs)
+        self._trigger_item.setData(S[:, :, 0].ravel(), S[:, :, 1].ravel(), connect="pairs")
+        return [self._trigger_item]
 
-    def _add(self, item):
-        self.plot.addItem(item)
-        self._dynamic.append(item)
-        return item
-
-    def _path_item(self, P: np.ndarray, col: str):
+    def _set_path(self, P: np.ndarray) -> list:
         """The iterate path; dots on the iterates while there are few enough to tell apart."""
-        t = self.theme
-        kw = {}
+        self._path_line.setData(P[:, 0], P[:, 1], connect="finite")
+        shown = [self._path_line]
         if len(P) <= 60:
-            kw = {"symbol": "o", "symbolSize": 0.45 * t.marker_size, "symbolBrush": color(col, 160), "symbolPen": None}
-        return pg.PlotDataItem(P[:, 0], P[:, 1], connect="finite", pen=pg.mkPen(color(col, 200), width=t.thin_line_width),
-                               **kw)
+            good = np.all(np.isfinite(P), axis=1)
+            self._path_dots.setData(P[good, 0], P[good, 1])
+            shown.append(self._path_dots)
+        return shown
 
     def _iterate_label(self) -> str:
         return f"a({self.snapshot.iteration})"
 
-    def _draw_iterates_1d(self, B: np.ndarray) -> None:
-        t = self.theme
-        col = _iterate_color(t.dark)
-        self._add(self._path_item(B, col))
+    def _set_label(self, text: str, pos, anchor) -> list:
+        self._iter_label.setText(text)
+        self._iter_label.setAnchor(anchor)
+        self._iter_label.setPos(float(pos[0]), float(pos[1]))
+        return [self._iter_label]
+
+    def _draw_iterates_1d(self, B: np.ndarray) -> list:
+        shown = self._set_path(B)
         cur = B[-1]
-        self._add(pg.ScatterPlotItem([cur[0]], [cur[1]], symbol="o", size=1.3 * t.marker_size, brush=col,
-                                     pen=pg.mkPen(t.background, width=2)))
-        item = pg.TextItem(self._iterate_label(), color=col, anchor=(-0.15, 0.5), fill=color(t.background, 200))
-        item.setFont(t.font(t.font_pt, bold=True))
-        item.setPos(float(cur[0]), float(cur[1]))
-        item.setZValue(45)
-        self._add(item)
+        self._current.setData([cur[0]], [cur[1]])
+        return shown + [self._current] + self._set_label(self._iterate_label(), cur, (-0.15, 0.5))
 
     def _view_centre(self) -> tuple[np.ndarray, float]:
         xmin, xmax, ymin, ymax = self.cone2.view
@@ -473,25 +515,24 @@ class WeightView(GeometryPanel):
     def _edge_position(self, direction) -> np.ndarray:
         """Where a point at infinity in this direction meets the edge of the view (just inside)."""
         centre, half = self._view_centre()
-        d = np.asarray(direction, dtype=float)
-        return centre + d * 0.93 * half / max(abs(d[0]), abs(d[1]), 1e-12)
+        d = np.atleast_2d(np.asarray(direction, dtype=float))
+        out = centre + d * (0.93 * half / np.maximum(np.abs(d).max(axis=1), 1e-12))[:, None]
+        return out[0] if np.ndim(direction) == 1 else out
 
-    def _draw_iterates_2d(self, A: np.ndarray) -> None:
-        t = self.theme
-        col = _iterate_color(t.dark)
+    def _draw_iterates_2d(self, A: np.ndarray) -> list:
         zero = ~(np.linalg.norm(A, axis=1) > 0)
         proj = self.cone2.projection.project(np.where(zero[:, None], self.cone2.projection.center, A))
         # NaN rows break the path: an iterate on the far hemisphere, or a = 0 (no direction at all),
         # is never drawn as a wrong point
         P = np.where(zero[:, None], np.nan, proj.points)
         far_rows = proj.far & ~zero
-        self._add(self._path_item(P, col))
+        shown = self._set_path(P)
         if far_rows.any():
-            E = np.array([self._edge_position(d) for d in proj.edge[far_rows]])
-            self._add(pg.ScatterPlotItem(E[:, 0], E[:, 1], symbol="x", size=0.7 * t.marker_size,
-                                         pen=pg.mkPen(col, width=1.5), brush=None))
+            E = self._edge_position(proj.edge[far_rows])
+            self._far_marks.setData(E[:, 0], E[:, 1])
+            shown.append(self._far_marks)
         if zero[-1]:
-            return  # the readout says a(k) = 0
+            return shown  # the readout says a(k) = 0
         centre, half = self._view_centre()
         cur, far = P[-1], bool(proj.far[-1])
         off_view = far or np.abs(cur - centre).max() > half
@@ -499,23 +540,17 @@ class WeightView(GeometryPanel):
         if off_view:
             d = proj.edge[-1] if far else (cur - centre) / np.linalg.norm(cur - centre)
             pos = self._edge_position(d)
-            arrow = pg.ArrowItem(angle=arrow_angle(d), headLen=2.0 * t.marker_size, tipAngle=40, tailLen=None,
-                                 pen=pg.mkPen(col, width=2), brush=color(t.background))
-            arrow.setPos(float(pos[0]), float(pos[1]))
-            arrow.setZValue(46)
-            self._add(arrow)
+            self._edge_arrow.setStyle(angle=arrow_angle(d))
+            self._edge_arrow.setPos(float(pos[0]), float(pos[1]))
+            shown.append(self._edge_arrow)
             label += " on the far side (a·c ≤ 0)" if far else " beyond the view"
             anchor = (1.05 if d[0] > 0 else -0.05, 0.5 if abs(d[1]) < 0.7 else (1.3 if d[1] > 0 else -0.3))
         else:
             pos = cur
-            self._add(pg.ScatterPlotItem([cur[0]], [cur[1]], symbol="o", size=1.3 * t.marker_size, brush=col,
-                                         pen=pg.mkPen(t.background, width=2)))
+            self._current.setData([cur[0]], [cur[1]])
+            shown.append(self._current)
             anchor = (-0.15, 0.5)
-        item = pg.TextItem(label, color=col, anchor=anchor, fill=color(t.background, 200))
-        item.setFont(t.font(t.font_pt, bold=True))
-        item.setPos(float(pos[0]), float(pos[1]))
-        item.setZValue(45)
-        self._add(item)
+        return shown + self._set_label(label, pos, anchor)
 
     # hover and highlight -------------------------------------------------------------------------
     def _lines(self) -> tuple[np.ndarray, np.ndarray]:

@@ -146,12 +146,23 @@ def point_in_polygon(poly: np.ndarray, point) -> bool:
 
 
 def region(normals, offsets, box: np.ndarray) -> np.ndarray:
-    """{p in box : normals_i·p + offsets_i ≥ 0 ∀i} as a convex polygon (possibly empty)."""
+    """{p in box : normals_i·p + offsets_i ≥ 0 ∀i} as a convex polygon (possibly empty).
+
+    The half-planes are applied most-violated first, and those the current polygon already satisfies
+    are dropped at once (vectorized), so thousands of constraints cost a handful of clips.
+    """
     poly = np.asarray(box, dtype=float)
-    for n, h in zip(np.asarray(normals, dtype=float), np.asarray(offsets, dtype=float)):
-        poly = clip_halfplane(poly, n, h)
-        if len(poly) == 0:
+    N = np.asarray(normals, dtype=float).reshape(-1, 2)
+    h = np.asarray(offsets, dtype=float).reshape(-1)
+    while len(N) and len(poly):
+        worst = (poly @ N.T + h[None, :]).min(axis=0)
+        cut = worst < 0
+        if not cut.any():
             break
+        N, h, worst = N[cut], h[cut], worst[cut]
+        k = int(np.argmin(worst))
+        poly = clip_halfplane(poly, N[k], h[k])
+        N, h = np.delete(N, k, axis=0), np.delete(h, k)
     return poly
 
 
@@ -335,6 +346,42 @@ def line_segment(normal, offset, box) -> np.ndarray | None:
     return np.array([p0 + lo * d, p0 + hi * d])
 
 
+def line_segments(normals, offsets, box) -> tuple[np.ndarray, np.ndarray]:
+    """Every line normals_i·p + offsets_i = 0 clipped to the box at once: (n×2×2 segments, n bools: inside)."""
+    N = np.atleast_2d(np.asarray(normals, dtype=float))
+    h = np.asarray(offsets, dtype=float).reshape(-1)
+    nn = np.einsum("ij,ij->i", N, N)
+    ok = nn > 0
+    safe = np.where(ok, nn, 1.0)
+    p0 = -(h / safe)[:, None] * N
+    d = np.column_stack([-N[:, 1], N[:, 0]]) / np.sqrt(safe)[:, None]
+    lo = np.full(len(N), -np.inf)
+    hi = np.full(len(N), np.inf)
+    for k, (a, b) in enumerate(((box[0], box[1]), (box[2], box[3]))):
+        par = np.abs(d[:, k]) < 1e-15  # parallel to this slab: inside it or nowhere
+        ok &= ~par | ((a <= p0[:, k]) & (p0[:, k] <= b))
+        dk = np.where(par, 1.0, d[:, k])
+        t1, t2 = (a - p0[:, k]) / dk, (b - p0[:, k]) / dk
+        lo = np.where(par, lo, np.maximum(lo, np.minimum(t1, t2)))
+        hi = np.where(par, hi, np.minimum(hi, np.maximum(t1, t2)))
+    ok &= lo < hi
+    lo, hi = np.where(ok, lo, 0.0), np.where(ok, hi, 0.0)
+    segs = np.stack([p0 + lo[:, None] * d, p0 + hi[:, None] * d], axis=1)
+    return segs, ok
+
+
+def wall_indices(polygon, normals, offsets, rel_tol: float = 1e-9) -> np.ndarray:
+    """Indices of the lines carrying an edge of the convex polygon (two of its vertices lie on them)."""
+    P = np.asarray(polygon, dtype=float)
+    N = np.atleast_2d(np.asarray(normals, dtype=float))
+    if len(P) < 3 or not len(N):
+        return np.zeros(0, dtype=int)
+    norms = np.linalg.norm(N, axis=1)
+    scale = float(np.abs(P).max()) + 1.0
+    dist = np.abs(P @ N.T + np.asarray(offsets, dtype=float)[None, :]) / np.where(norms > 0, norms, np.inf)[None, :]
+    return np.flatnonzero((dist < rel_tol * scale).sum(axis=0) >= 2)
+
+
 # ---------------------------------------------------------------------------------------------
 # The weight-space picture with two weights (1-D data)
 # ---------------------------------------------------------------------------------------------
@@ -361,7 +408,7 @@ def line_reduction(Phi, y, X, term_names) -> LineReduction | None:
     if names != ["1", "x1", "x2"] or len(X) == 0:
         return None
     C = X - X.mean(axis=0)
-    _, s, Vt = np.linalg.svd(C, full_matrices=True)
+    _, s, Vt = np.linalg.svd(C, full_matrices=False)  # Vt only: never the n×n U
     spread = float(np.abs(X).max()) or 1.0
     if len(s) > 1 and s[1] > 1e-9 * spread:
         return None
@@ -420,6 +467,7 @@ class Embedding:
     exact: bool
     captured: float  # fraction of trace(G) the k components carry
     eigenvalues: np.ndarray = field(repr=False)
+    estimated: bool = False  # the components come from a randomized eigensolver (large n)
 
     @property
     def dim(self) -> int:
@@ -432,15 +480,58 @@ class Embedding:
     def title(self) -> str:
         if self.exact:
             return f"exact (rank r = {self.rank} ≤ 3)"
-        return f"approximate: top {self.dim} components capture {100 * self.captured:.1f}% of trace"
+        how = " (randomized estimate)" if self.estimated else ""
+        return f"approximate: top {self.dim} components{how} capture {100 * self.captured:.1f}% of trace"
 
 
-def embed_gram(G, max_dim: int = 3, rel_tol: float = 1e-10) -> Embedding:
-    """Embed points with Gram matrix G: G = V Λ Vᵀ, coords = V_k √Λ_k for the k largest eigenvalues."""
+#: Above this many points the embedding uses a randomized eigensolver instead of a full eigh (O(n³)).
+PARTIAL_EIGEN_N = 1500
+
+
+class Cancelled(Exception):
+    """A background computation was told to stop."""
+
+
+def _check(cancelled) -> None:
+    if cancelled is not None and cancelled():
+        raise Cancelled()
+
+
+def top_eigenpairs(G, k: int, power_iters: int = 4, oversample: int = 10, seed: int = 0, cancelled=None):
+    """The k largest eigenpairs of a PSD matrix by a randomized range finder with power iterations.
+
+    Halko, Martinsson & Tropp (2011), Alg. 4.4 + 5.3: Q spans (G)^q Ω, then the eigenpairs of QᵀGQ. Cost
+    O(n² (k + p) q) instead of O(n³); exact (to rounding) when rank G ≤ k + p.
+    """
+    n = G.shape[0]
+    m = min(n, k + oversample)
+    rng = np.random.default_rng(seed)
+    Q = np.linalg.qr(G @ rng.standard_normal((n, m)))[0]
+    for _ in range(power_iters):
+        _check(cancelled)
+        Q = np.linalg.qr(G @ Q)[0]
+    B = Q.T @ G @ Q
+    w, U = np.linalg.eigh(0.5 * (B + B.T))
+    w, U = w[::-1], U[:, ::-1]
+    return w, Q @ U
+
+
+def embed_gram(G, max_dim: int = 3, rel_tol: float = 1e-10, partial: bool | None = None, cancelled=None) -> Embedding:
+    """Embed points with Gram matrix G: G = V Λ Vᵀ, coords = V_k √Λ_k for the k largest eigenvalues.
+
+    partial (default: n > PARTIAL_EIGEN_N) takes the top eigenpairs from `top_eigenpairs`; rank and
+    exactness are then judged from the max_dim + 10 leading eigenvalues it estimates.
+    """
     G = np.asarray(G, dtype=float)
     G = 0.5 * (G + G.T)
-    w, V = np.linalg.eigh(G)
-    w, V = w[::-1], V[:, ::-1]
+    if partial is None:
+        partial = G.shape[0] > PARTIAL_EIGEN_N
+    if partial:
+        w, V = top_eigenpairs(G, max_dim, cancelled=cancelled)
+    else:
+        w, V = np.linalg.eigh(G)
+        w, V = w[::-1], V[:, ::-1]
+    _check(cancelled)
     top = float(max(w[0], 0.0)) if len(w) else 0.0
     rank = int(np.sum(w > rel_tol * max(top, 1e-300)))
     exact = rank <= max_dim
@@ -455,7 +546,7 @@ def embed_gram(G, max_dim: int = 3, rel_tol: float = 1e-10) -> Embedding:
     captured = float(lam.sum() / trace) if trace > 0 else 1.0
     if k < 2:  # draw in a plane even when every point is on one line
         coords = np.column_stack([coords, np.zeros(len(coords))])
-    return Embedding(coords, rank, exact, min(captured, 1.0), w)
+    return Embedding(coords, rank, exact, min(captured, 1.0), w, bool(partial and not exact))
 
 
 @dataclass(frozen=True)
@@ -518,17 +609,26 @@ class FeaturePicture:
 
     embedding: Embedding
     hull: Hull
-    min_norm: MinNormPoint
-    min_point: np.ndarray  # embedded coordinates of the min-norm point
+    min_norm: MinNormPoint | None  # None while it is still being computed
+    min_point: np.ndarray | None  # embedded coordinates of the min-norm point
+
+    def with_min_norm(self, mnp: MinNormPoint) -> "FeaturePicture":
+        """The same picture with its min-norm point filled in."""
+        return FeaturePicture(self.embedding, self.hull, mnp, self.embedding.combine(mnp.p))
 
 
-def feature_picture(G, max_dim: int = 3, witness: MinNormPoint | None = None) -> FeaturePicture:
+def feature_picture(G, max_dim: int = 3, witness: MinNormPoint | None = None, min_norm: bool = True,
+                    cancelled=None) -> FeaturePicture:
     """Embed G's points, hull them, and find the hull's point nearest the origin (in the full space).
 
     `witness` may bring that point from elsewhere (e.g. `percviz.core.gram.optimal_margin`, memoized on
     the problem): Wolfe's algorithm is quick at low rank but slow when G has high rank and most points
     are support vectors.
     """
-    emb = embed_gram(G, max_dim)
-    mnp = witness if witness is not None else min_norm_point(G)
-    return FeaturePicture(emb, convex_hull(emb.coords), mnp, emb.combine(mnp.p))
+    emb = embed_gram(G, max_dim, cancelled=cancelled)
+    hull = convex_hull(emb.coords)
+    _check(cancelled)
+    pic = FeaturePicture(emb, hull, None, None)
+    if witness is not None:
+        return pic.with_min_norm(witness)
+    return pic.with_min_norm(min_norm_point(G)) if min_norm else pic
