@@ -105,7 +105,7 @@ class Classroom(QObject):
         self.actions: dict[str, QAction] = {}
         self.theme = theme_for(self.theme_name, 1.0)
 
-        self.files = FileActions(window, self.prefs, on_loaded=self._on_loaded)
+        self.files = FileActions(window, self.prefs)
         self.animations = AnimationRunner(window, self.theme)
         self._build_overlays()
         self._build_info_dock()
@@ -113,7 +113,7 @@ class Classroom(QObject):
         self._build_view_menu()
         self._bind_keys()
         self._build_help()
-        self._wrap_load_preset()
+        window.presetLoaded.connect(self._on_preset_loaded)
         if hasattr(window, "close_guards"):
             window.close_guards.append(self._close_guard)
         else:
@@ -206,36 +206,37 @@ class Classroom(QObject):
         menu.addAction(self.info_dock.toggleViewAction())
 
     def _bind_keys(self) -> None:
-        """Give each classroom key one action: reuse the window's action for that job, else add one."""
+        """Record the action behind each classroom key; the window's own actions already carry the keys."""
         w, s = self.window, self.window.session
-        run_menu = getattr(w, "run_menu", None) or w.view_menu
-        by_text = {_plain(a.text()): a for a in w.findChildren(QAction) if a.text()}
         fit = getattr(w.panels.get("canvas"), "fit_to_data", None)
         jobs = (
-            # (name, key, window attribute or menu text, fallback text, slot)
-            ("step", "Space", "step_action", "Step", s.step),
-            ("play", "P", "play_action", "Play / Pause", s.toggle_play),
-            ("reset", "R", "reset_action", "Reset", s.reset),
-            ("back", "Left", "history back", "History back", lambda: s.scrub(-1)),
-            ("forward", "Right", "history forward", "History forward", lambda: s.scrub(1)),
-            ("fit", "F", "fit to data", "Fit to data", fit),
-            ("undo", "Ctrl+Z", "undo_action", "Undo", w.scene.undo),
-            ("redo", "Ctrl+Shift+Z", "redo_action", "Redo", w.scene.redo),
-            ("save", "Ctrl+S", "action_save", "Save", self.files.save),
-            ("open", "Ctrl+O", "action_open", "Open…", self.files.open_dialog),
+            # (name, key, action (None: add one), text of an added action, its slot)
+            ("step", "Space", getattr(w, "step_action", None), "Step", s.step),
+            ("play", "P", getattr(w, "play_action", None), "Play / Pause", s.toggle_play),
+            ("reset", "R", getattr(w, "reset_action", None), "Reset", s.reset),
+            ("back", "Left", getattr(w, "back_action", None), "History back", lambda: s.scrub(-1)),
+            ("forward", "Right", getattr(w, "forward_action", None), "History forward", lambda: s.scrub(1)),
+            ("fit", "F", None, "Fit to data", fit),
+            ("undo", "Ctrl+Z", getattr(w, "undo_action", None), "Undo", w.scene.undo),
+            ("redo", "Ctrl+Shift+Z", getattr(w, "redo_action", None), "Redo", w.scene.redo),
+            ("save", "Ctrl+S", self.files.actions.get("save"), "Save", self.files.save),
+            ("open", "Ctrl+O", self.files.actions.get("open"), "Open…", self.files.open_dialog),
         )
-        for name, key, where, text, slot in jobs:
-            if slot is None:
-                continue
-            action = getattr(w, where, None) if where.endswith("_action") else None
-            action = action or self.files.actions.get(name) or by_text.get(where)
+        by_key = {}
+        for a in w.findChildren(QAction):
+            for seq in a.shortcuts():
+                by_key.setdefault(seq.toString(), a)
+        for name, key, action, text, slot in jobs:
             seq = QKeySequence(key)
+            action = action or by_key.get(seq.toString())
             if action is None:
+                if slot is None:
+                    continue
                 action = QAction(text, w)
+                action.setShortcut(seq)
+                action.setShortcutContext(Qt.WindowShortcut)
                 action.triggered.connect(lambda _=False, f=slot: f())
-                (w.view_menu if name == "fit" else run_menu).addAction(action)
-            _claim_key(w, action, seq)
-            w.addAction(action)
+                w.addAction(action)
             self.actions[name] = action
 
     def _build_help(self) -> None:
@@ -252,16 +253,10 @@ class Classroom(QObject):
             help_menu.insertAction(first, action) if first else help_menu.addAction(action)
         self.actions["help"] = action
 
-    def _wrap_load_preset(self) -> None:
-        """Refresh the info panel whenever the window shows a new scene (launch, Open, restore)."""
-        original = self.window.load_preset
-
-        def load_preset(preset):
-            original(preset)
-            self._on_loaded(preset)
-            self.files._update_title()
-
-        self.window.load_preset = load_preset
+    def _on_preset_loaded(self, preset) -> None:
+        """Refresh the info panel and title whenever the window shows a new scene (launch, Open, restore)."""
+        self._on_loaded(preset)
+        self.files._update_title()
 
     # -- look -------------------------------------------------------------------------------------------
     @property
@@ -357,8 +352,9 @@ class Classroom(QObject):
         if (title, explanation) == (getattr(w, "title", ""), getattr(w, "explanation", "")):
             return
         w.title, w.explanation = title.strip() or "Untitled scene", explanation[:4000]
-        file_actions._mark_modified(w.scene)
+        w.scene.mark_modified()
         self.files.autosaver.mark_dirty()
+        self.files._update_title()
         self.refresh_info()
 
     # -- export -----------------------------------------------------------------------------------------------
@@ -451,20 +447,6 @@ class Classroom(QObject):
 
 
 _DEFAULT_ASK_RESTORE = file_actions.ask_restore
-
-
-def _claim_key(window, action: QAction, seq: QKeySequence) -> None:
-    """Make `seq` the first shortcut of `action` and remove it from every other action of the window."""
-    text = seq.toString()
-    for other in window.findChildren(QAction):
-        if other is action:
-            continue
-        keep = [s for s in other.shortcuts() if s.toString() != text]
-        if len(keep) != len(other.shortcuts()):
-            other.setShortcuts(keep)
-    rest = [s for s in action.shortcuts() if s.toString() != text]
-    action.setShortcuts([seq] + rest)
-    action.setShortcutContext(Qt.WindowShortcut)
 
 
 def _plain(text: str) -> str:

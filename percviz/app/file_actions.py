@@ -398,7 +398,7 @@ class FileActions(QObject):
                 return False
             src = Path(newest.source) if newest.source and newest.source != "None" else None
             self.current_path = src
-            _mark_modified(self.scene)
+            self.scene.mark_modified()
             self.autosaver.mark_dirty()
             self._update_title()
             self.window.show_message("Restored the autosaved scene; save it to keep it.", 8000)
@@ -428,16 +428,6 @@ class FileActions(QObject):
 
     def _error(self, title: str, text: str) -> None:
         self.window.show_error(title, text)
-
-
-def _mark_modified(scene) -> None:
-    """Flag the scene as unsaved (a restored autosave is not saved anywhere yet)."""
-    setter = getattr(scene, "mark_modified", None) or getattr(scene, "_set_modified", None)
-    if setter is not None:
-        try:
-            setter(True)
-        except TypeError:
-            setter()
 
 
 def _tidy_separators(menu: QMenu) -> None:

@@ -120,14 +120,40 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
     return out
 
 
+def open_window(args: Any, app=None):
+    """The window for the CLI's arguments; started on a user's preset file, the window is tied to that file."""
+    preset = _scene_from_args(args)
+    window = build_window(preset, app)
+    _remember_file(window, args)
+    return window
+
+
+def _remember_file(window, args: Any) -> None:
+    """The title names the file, Ctrl+S saves to it, it joins the recent files (never a shipped scene)."""
+    classroom = getattr(window, "classroom", None)
+    data = getattr(args, "data", None)
+    if not data or classroom is None:
+        return
+    path = Path(str(data))
+    if path.suffix.lower() != ".json" or not path.is_file():
+        return
+    from percviz.core.presets import SHIPPED_DIR
+
+    if path.resolve().parent == Path(SHIPPED_DIR).resolve():
+        return  # an example opens read-only: Save asks for a new name
+    classroom.set_current_file(path)
+    overrides = [getattr(args, k, None) for k in ("algorithm", "kernel", "features", "max_iter", "params")]
+    if any(overrides) and not getattr(args, "screenshot", None):
+        window.scene.mark_modified()  # the flags changed the scene read from the file
+
+
 def launch(args: Any) -> int:
     """Open the window on args' scene; with args.screenshot, render offscreen, save the PNG and return 0."""
     screenshot = getattr(args, "screenshot", None)
     if screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
-    preset = _scene_from_args(args)
     app = _application()
-    window = build_window(preset, app)
+    window = open_window(args, app)
     try:
         if screenshot:
             save_screenshot(window, screenshot, getattr(args, "steps", None), getattr(args, "panel", None))

@@ -8,7 +8,7 @@ from contextlib import suppress
 from typing import Any, Callable
 
 import numpy as np
-from PySide6.QtCore import QSize, Qt
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -50,6 +50,9 @@ def panel_class(name: str):
 
 class MainWindow(QMainWindow):
     """The percviz window; see docs/app.md for the attributes other modules rely on."""
+
+    #: A scene was shown by `load_preset` (launch, Open, autosave restore): the preset.
+    presetLoaded = Signal(object)
 
     def __init__(self, scene: SceneModel | None = None, parent: QWidget | None = None, install_classroom: bool = True):
         super().__init__(parent)
@@ -283,6 +286,7 @@ class MainWindow(QMainWindow):
         self.view_settings = preset.view
         self._apply_view(preset.view)
         self.setWindowTitle(f"{preset.title} — percviz" if preset.title else "percviz")
+        self.presetLoaded.emit(preset)
 
     def current_preset(self):
         """The scene as a Preset (points, settings, title, view) for saving or export."""

@@ -191,6 +191,10 @@ class SceneModel:
     def mark_saved(self) -> None:
         self._set_modified(False)
 
+    def mark_modified(self) -> None:
+        """Flag the scene as unsaved (an edit outside the points and settings: title, a restored autosave)."""
+        self._set_modified(True)
+
     def _set_modified(self, value: bool) -> None:
         if value != self._modified:
             self._modified = value

@@ -472,3 +472,59 @@ def test_no_offer_after_a_clean_exit(qtbot, dirs, monkeypatch):
     QApplication.processEvents()
     assert offers == []
     w2.close()
+
+
+# -- integration hooks ------------------------------------------------------------------------------------
+
+def test_every_classroom_key_belongs_to_exactly_one_action(window):
+    from PySide6.QtGui import QAction, QKeySequence
+
+    owners: dict[str, list] = {}
+    for a in window.findChildren(QAction):
+        for seq in a.shortcuts():
+            owners.setdefault(seq.toString(), []).append(a)
+    for name, key in (("step", "Space"), ("play", "P"), ("reset", "R"), ("back", "Left"), ("forward", "Right"),
+                      ("fit", "F"), ("undo", "Ctrl+Z"), ("redo", "Ctrl+Shift+Z"), ("save", "Ctrl+S"), ("open", "Ctrl+O")):
+        text = QKeySequence(key).toString()
+        assert owners.get(text) == [window.classroom.actions[name]], (key, owners.get(text))
+    assert window.classroom.actions["step"] is window.step_action
+
+
+def test_load_preset_signals_the_scene_and_the_info_panel_follows(qtbot, window):
+    assert "load_preset" not in vars(window)  # the method is the class's, not a replacement on the instance
+    preset = load_preset(SHIPPED_DIR / "xor-rbf.json")
+    with qtbot.waitSignal(window.presetLoaded, timeout=2000) as blocker:
+        window.load_preset(preset)
+    assert blocker.args == [preset]
+    assert window.classroom.info.title_text == preset.title
+    assert preset.title in window.windowTitle()
+    window.classroom.set_info("A new title", "")
+    assert window.scene.modified and window.windowTitle().startswith("A new title")
+
+
+def test_launch_on_a_preset_file_ties_the_window_to_it(qtbot, dirs, tmp_path):
+    import argparse
+
+    from percviz.app.launch import open_window
+    from percviz.app.prefs import Preferences
+
+    path = tmp_path / "lecture.json"
+    save_preset(load_preset(PRESET), path)
+    args = argparse.Namespace(data=str(path), algorithm=None, kernel=None, features=None, params=[], max_iter=None,
+                              steps=None, screenshot=None, panel=None)
+    w = open_window(args)
+    qtbot.addWidget(w)
+    try:
+        assert w.classroom.files.current_path == path.resolve()
+        assert "lecture.json" in w.windowTitle() and not w.scene.modified
+        assert str(path.resolve()) in [str(Path(p).resolve()) for p in Preferences().recent_files]
+        w.scene.move_point(0, 0.25, 0.75)
+        assert w.classroom.files.save()
+        assert tuple(load_preset(path).points.X[0]) == (0.25, 0.75) and not w.scene.modified
+        # a shipped example named on the command line is never tied to its file
+        ex = open_window(argparse.Namespace(**{**vars(args), "data": str(PRESET)}))
+        qtbot.addWidget(ex)
+        assert ex.classroom.files.current_path is None
+        ex.close()
+    finally:
+        w.close()
