@@ -8,9 +8,12 @@ dimensions are drawn by an orthographic projection the mouse can rotate (no Open
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QThread, Qt, Signal
+from PySide6.QtGui import QPolygonF
 
 from percviz.app.geometry_panel import (
     HOVER_PX,
@@ -22,14 +25,108 @@ from percviz.app.geometry_panel import (
     filled_paths_item,
     path_item,
     polygon_item,
+    segments_item,
 )
+from percviz.app.worker import error_text
+from percviz.core import gram as core_gram
 from percviz.core.errors import PercvizError
-from percviz.core.geometry import MinNormPoint, feature_picture
-from percviz.core.gram import optimal_margin
+from percviz.core.geometry import Cancelled, MinNormPoint, feature_picture, min_norm_point
 
 #: Points are labelled by index when there are at most this many.
 MAX_LABELS = 30
 MAX_TRAIL = 3000
+#: Up to this many points the embedding and hull are computed at once on the UI thread (an eigh of a
+#: 300×300 matrix takes a few ms); beyond, on the panel's background thread.
+SYNC_MAX_N = 300
+#: The current direction is fitted on at most this many points (the decision function costs O(n) each).
+FIT_MAX = 300
+#: Picture jobs still running; one superseded or outliving its panel stays referenced here until it ends.
+_JOBS: set = set()
+
+
+def signed_unit_gram(problem, features_mode: bool) -> tuple[np.ndarray, np.ndarray | None]:
+    """G of the paper for kernel algorithms; for φ-map procedures the same built from ŷ_i = y_i φ(x_i)/‖φ(x_i)‖."""
+    if not features_mode:
+        return np.asarray(problem.G, dtype=float), None
+    Y = np.asarray(problem.Y, dtype=float)
+    norms = np.linalg.norm(Y, axis=1)
+    if np.any(norms <= 1e-12):
+        i = int(np.flatnonzero(norms <= 1e-12)[0])
+        raise PercvizError(f"Point {i} has φ(x) = 0, so y φ(x)/‖φ(x)‖ does not exist; move or delete it.")
+    Yhat = Y / norms[:, None]
+    return Yhat @ Yhat.T, Yhat
+
+
+def _as_min_norm(margin, G) -> MinNormPoint:
+    p = np.asarray(margin.p, dtype=float)
+    return MinNormPoint(p, float(np.sqrt(max(p @ G @ p, 0.0))), bool(margin.separable))
+
+
+def cached_witness(problem, G) -> MinNormPoint | None:
+    """The hull's least-norm point when the core has already memoized ρ_K on this problem; never computes it.
+
+    Reads the memo without its lock (a dict look-up): the lock is held for the whole of a computation.
+    """
+    try:
+        margin = core_gram._CACHE.get(problem, {}).get("rho_K")
+    except TypeError:  # a problem that cannot be weakly referenced
+        return None
+    return None if margin is None else _as_min_norm(margin, G)
+
+
+def compute_witness(problem, G, features_mode: bool) -> MinNormPoint:
+    """The hull's least-norm point: Wolfe's algorithm for a φ-map (rank ≤ d̂), else the core's ρ_K (memoized)."""
+    if features_mode:
+        return min_norm_point(G)
+    return _as_min_norm(core_gram.optimal_margin(problem), G)
+
+
+class PictureJob(QThread):
+    """Computes a feature-space picture off the UI thread: embedding and hull, then the least-norm point.
+
+    `result` carries (job, kind, payload) with kind "picture" ((G, Ŷ, picture)), "min_norm" (MinNormPoint)
+    or "error" (text). Cancelling is cooperative; a cancelled job emits nothing more.
+    """
+
+    result = Signal(object)
+
+    def __init__(self, problem, features_mode: bool, G: np.ndarray | None = None):
+        super().__init__()
+        self.setObjectName("percviz-feature-picture")
+        self.problem, self.features_mode, self.G = problem, features_mode, G
+        self._cancel = threading.Event()
+        _JOBS.add(self)
+        self.finished.connect(self._forget, Qt.QueuedConnection)
+
+    def cancel(self) -> None:
+        self._cancel.set()
+
+    def cancelled(self) -> bool:
+        return self._cancel.is_set()
+
+    def _send(self, kind: str, payload) -> None:
+        if not self.cancelled():
+            self.result.emit((self, kind, payload))
+
+    def run(self) -> None:
+        try:
+            G = self.G
+            if G is None:
+                G, Yhat = signed_unit_gram(self.problem, self.features_mode)
+                pic = feature_picture(G, min_norm=False, cancelled=self.cancelled)
+                self._send("picture", (G, Yhat, pic))
+            if not self.cancelled():
+                self._send("min_norm", compute_witness(self.problem, G, self.features_mode))
+        except Cancelled:
+            pass
+        except PercvizError as exc:
+            self._send("error", str(exc))
+        except Exception as exc:  # noqa: BLE001  (shown in the panel instead of killing the thread)
+            self._send("error", error_text(exc, "the feature-space picture"))
+
+    def _forget(self) -> None:
+        self.wait(2000)
+        _JOBS.discard(self)
 
 
 def _axis_rotation(axis: int, degrees: float) -> np.ndarray:
@@ -109,6 +206,11 @@ class FeatureView(GeometryPanel):
         self.plot.hideAxis("bottom")
         self.setAccessibleName("feature")
         self.R = np.eye(3)
+        self._job: PictureJob | None = None
+        self.features_mode = False
+        self._trail_cache: dict = {}
+        self._trail_attr = ""
+        self._user_rotated = False
         self._dynamic: list = []
         self._highlight_items: list = []
         self._static_readout: list = []
@@ -123,8 +225,11 @@ class FeatureView(GeometryPanel):
 
     # -- the panel contract ----------------------------------------------------------------------
     def set_problem(self, problem, solver_cls) -> None:
+        self._stop_job()
         self.problem, self.solver_cls, self.snapshot = problem, solver_cls, None
-        self.history, self.picture = [], None
+        self.history, self.picture, self.G, self.Yhat = [], None, None, None
+        self._trail_cache: dict = {}
+        self._user_rotated = False
         ok, why = self.supports(solver_cls)
         if not ok:
             self.show_message(why, "Feature space")
@@ -132,19 +237,100 @@ class FeatureView(GeometryPanel):
         if problem is None or problem.n == 0:
             self.show_message(NOTHING_YET, "Feature space")
             return
+        self.features_mode = solver_cls.representation == "features"
+        self.classes = np.asarray(problem.points.classes)
+        if problem.n > SYNC_MAX_N:
+            # O(n³) work (or the margin QP) never runs on the UI thread: the picture comes from a job
+            self._start_job(PictureJob(problem, self.features_mode))
+            self.show_message(f"Computing the feature-space picture of {problem.n} points…", "Feature space")
+            return
         try:
-            self.features_mode = solver_cls.representation == "features"
-            self.G = self._gram(problem)
-            self.picture = feature_picture(self.G, witness=self._witness(problem))
-            if self.picture.embedding.dim == 3:
-                mn = self.picture.min_point if self.picture.min_norm.separable else None
-                self.R = initial_rotation(self.picture.embedding.coords, mn)
+            G, Yhat = signed_unit_gram(problem, self.features_mode)
+            self._install(G, Yhat, feature_picture(G, min_norm=False))
         except PercvizError as err:
-            self.picture = None
             self.show_message(str(err), "Feature space")
             return
-        self.classes = np.asarray(problem.points.classes)
+        mnp = cached_witness(problem, G) if not self.features_mode else min_norm_point(G)
+        if mnp is not None:
+            self._install_min_norm(mnp)
+        else:
+            self._start_job(PictureJob(problem, self.features_mode, G))
         self.redraw()
+
+    def set_reference(self, rho) -> None:
+        """ρ_K has been computed (the session's signal): take the hull's least-norm point from the memo at once."""
+        if rho is None or self.picture is None or self.picture.min_norm is not None or self.features_mode:
+            return
+        mnp = cached_witness(self.problem, self.G)
+        if mnp is not None:
+            self._stop_job()
+            self._install_min_norm(mnp)
+            self.redraw()
+
+    @property
+    def computing(self) -> bool:
+        """A background job is still working on the current picture."""
+        return self._job is not None
+
+    def wait_ready(self, timeout_ms: int = 30000) -> bool:
+        """Process events until the current picture is complete (tests, screenshots); False on time-out."""
+        clock = QElapsedTimer()
+        clock.start()
+        while self._job is not None and clock.elapsed() < timeout_ms:
+            self._job.wait(10)
+            QCoreApplication.processEvents()
+        return self._job is None
+
+    def shutdown(self, wait_ms: int = 2000) -> bool:
+        """Cancel the background job and wait for its thread (True when no thread of this panel runs)."""
+        job = self._job
+        self._stop_job()
+        return job is None or job.wait(wait_ms)
+
+    def closeEvent(self, event) -> None:
+        self.shutdown()
+        super().closeEvent(event)
+
+    # -- the background job ---------------------------------------------------------------------------
+    def _start_job(self, job: PictureJob) -> None:
+        self._job = job
+        job.result.connect(self._on_job_result, Qt.QueuedConnection)
+        job.start(QThread.LowPriority)
+
+    def _stop_job(self) -> None:
+        job, self._job = self._job, None
+        if job is not None:
+            job.cancel()
+
+    def _on_job_result(self, message) -> None:
+        job, kind, payload = message
+        if job is not self._job:
+            return  # superseded by a newer problem
+        if kind == "picture":
+            self._install(*payload)
+            self.redraw()
+        elif kind == "min_norm":
+            self._job = None
+            if self.picture is not None:
+                self._install_min_norm(payload)
+                self.redraw()
+        else:
+            self._job = None
+            self.picture = None
+            self.show_message(str(payload), "Feature space")
+
+    def _install(self, G, Yhat, picture) -> None:
+        self.G, self.Yhat, self.picture = G, Yhat, picture
+        n = len(G)
+        self._fit_rows = np.arange(n) if n <= FIT_MAX else np.linspace(0, n - 1, FIT_MAX).astype(int)
+        self._trail_cache = {}
+        if picture.embedding.dim == 3:
+            self.R = initial_rotation(picture.embedding.coords, None)
+
+    def _install_min_norm(self, mnp: MinNormPoint) -> None:
+        self.picture = self.picture.with_min_norm(mnp)
+        if self.picture.embedding.dim == 3 and not self._user_rotated:
+            self.R = initial_rotation(self.picture.embedding.coords, self.picture.min_point if mnp.separable else None)
 
     def set_history(self, snapshots) -> None:
         super().set_history(snapshots)
@@ -159,30 +345,10 @@ class FeatureView(GeometryPanel):
     def rotate(self, d_horizontal: float, d_vertical: float) -> None:
         """Turn the 3-D picture about the screen's vertical and horizontal axes (degrees)."""
         self.R = _axis_rotation(0, d_vertical) @ _axis_rotation(1, d_horizontal) @ self.R
+        self._user_rotated = True
         self.redraw(keep_range=True)
 
     # -- data ----------------------------------------------------------------------------------------
-    def _gram(self, problem) -> np.ndarray:
-        """G of the paper for kernel algorithms; for φ-map procedures the same built from y_i φ(x_i)/‖φ(x_i)‖."""
-        if not self.features_mode:
-            return np.asarray(problem.G, dtype=float)
-        Y = np.asarray(problem.Y, dtype=float)
-        norms = np.linalg.norm(Y, axis=1)
-        if np.any(norms <= 1e-12):
-            i = int(np.flatnonzero(norms <= 1e-12)[0])
-            raise PercvizError(f"Point {i} has φ(x) = 0, so y φ(x)/‖φ(x)‖ does not exist; move or delete it.")
-        self.Yhat = Y / norms[:, None]
-        return self.Yhat @ self.Yhat.T
-
-    def _witness(self, problem) -> MinNormPoint | None:
-        """The hull's least-norm point from the core's ρ_K (memoized on the problem) for kernel algorithms."""
-        if self.features_mode:
-            return None  # the φ-map's Gram matrix has rank ≤ d̂: Wolfe's algorithm is instant there
-        m = optimal_margin(problem)
-        p = np.asarray(m.p, dtype=float)
-        norm = float(np.sqrt(max(p @ self.G @ p, 0.0)))
-        return MinNormPoint(p, norm, bool(m.separable))
-
     def _screen(self, P) -> np.ndarray:
         """Embedded coordinates → (screen x, screen y, depth)."""
         P = np.atleast_2d(np.asarray(P, dtype=float))
@@ -205,14 +371,15 @@ class FeatureView(GeometryPanel):
         decision = getattr(snapshot, "decision", None)
         if decision is None or getattr(decision, "n_outputs", 1) != 1:
             return None, ""
+        rows = self._fit_rows  # a fixed subsample for large n: 3 unknowns, the decision costs O(n) per row
         try:
-            f = np.asarray(decision(self.problem.X), dtype=float) - float(getattr(decision, "bias", 0.0) or 0.0)
+            f = np.asarray(decision(self.problem.X[rows]), dtype=float) - float(getattr(decision, "bias", 0.0) or 0.0)
         except Exception:  # a decision function this picture cannot read: draw no arrow
             return None, ""
-        scores = self.problem.y * f / np.sqrt(self.problem.self_kernel)
+        scores = self.problem.y[rows] * f / np.sqrt(self.problem.self_kernel[rows])
         if not np.all(np.isfinite(scores)) or not np.any(scores):
             return None, ""
-        d = np.linalg.lstsq(emb.coords, scores, rcond=None)[0]
+        d = np.linalg.lstsq(emb.coords[rows], scores, rcond=None)[0]
         name = "α" if getattr(snapshot, "alpha", None) is not None else "f"
         return (d if np.linalg.norm(d) > 1e-12 else None), f"{name}({snapshot.iteration})"
 
@@ -227,6 +394,7 @@ class FeatureView(GeometryPanel):
         self._draw_static()
         if rng is not None:
             self.plot.setRange(xRange=rng[0], yRange=rng[1], padding=0)
+        self._make_dynamic_items()
         self._draw_dynamic()
         self._draw_highlight()
 
@@ -244,27 +412,25 @@ class FeatureView(GeometryPanel):
         if hull.dim == 3:
             view = self.R[2] if self.is_3d else np.array([0, 0, 1.0])
             centre = emb.coords.mean(axis=0)
-            facing = {}
-            polys: dict[bool, list] = {True: [], False: []}
-            for f, tri in enumerate(hull.faces):
-                P = emb.coords[tri]
-                nrm = np.cross(P[1] - P[0], P[2] - P[0])
-                if nrm @ (P.mean(axis=0) - centre) < 0:
-                    nrm = -nrm
-                facing[f] = float(nrm @ view) > 0
-                polys[facing[f]].append(S[tri, :2])
-            self.plot.addItem(filled_paths_item(polys[False], color(hull_col, 30), z=-30))
-            self.plot.addItem(filled_paths_item(polys[True], color(hull_col, 45), z=-29))
-            edge_faces: dict[tuple[int, int], list[int]] = {}
-            for f, tri in enumerate(hull.faces):
+            T = np.array(hull.faces, dtype=int).reshape(-1, 3)
+            P = emb.coords[T]  # faces × 3 vertices × 3
+            nrm = np.cross(P[:, 1] - P[:, 0], P[:, 2] - P[:, 0])
+            nrm *= np.where(np.einsum("ij,ij->i", nrm, P.mean(axis=1) - centre) < 0, -1.0, 1.0)[:, None]
+            facing = nrm @ view > 0
+            self.plot.addItem(filled_paths_item(S[T[~facing]][:, :, :2], color(hull_col, 30), z=-30))
+            self.plot.addItem(filled_paths_item(S[T[facing]][:, :, :2], color(hull_col, 45), z=-29))
+            # an edge is in front when one of its faces is
+            front_vertices: dict[tuple[int, int], bool] = {}
+            for tri, f in zip(T, facing):
                 for a, b in ((tri[0], tri[1]), (tri[1], tri[2]), (tri[0], tri[2])):
-                    edge_faces.setdefault((min(a, b), max(a, b)), []).append(f)
-            front, back = [], []
-            for a, b in hull.edges:
-                seg = S[[a, b], :2]
-                (front if any(facing[f] for f in edge_faces.get((a, b), [])) else back).append(seg)
-            self.plot.addItem(path_item(back, cosmetic_pen(hull_col, t.thin_line_width, 200, Qt.DashLine), z=-20))
-            self.plot.addItem(path_item(front, cosmetic_pen(hull_col, 0.75 * t.line_width, 220), z=-19))
+                    key = (min(a, b), max(a, b))
+                    front_vertices[key] = front_vertices.get(key, False) or bool(f)
+            E = np.array(hull.edges, dtype=int).reshape(-1, 2)
+            in_front = np.array([front_vertices.get((int(a), int(b)), False) for a, b in E], dtype=bool)
+            self.plot.addItem(segments_item(S[E[~in_front]][:, :, :2],
+                                            cosmetic_pen(hull_col, t.thin_line_width, 200, Qt.DashLine), z=-20))
+            self.plot.addItem(segments_item(S[E[in_front]][:, :, :2], cosmetic_pen(hull_col, 0.75 * t.line_width, 220),
+                                            z=-19))
         elif hull.dim == 2:
             poly = S[hull.faces[0], :2]
             self.plot.addItem(polygon_item(poly, color(hull_col, 45), cosmetic_pen(hull_col, t.line_width), z=-25))
@@ -274,7 +440,9 @@ class FeatureView(GeometryPanel):
         # the origin and the hull's point nearest to it
         mnp = pic.min_norm
         star_col = "#1e7b34" if not t.dark else "#7be495"
-        if mnp.separable:
+        if mnp is None:
+            self._static_readout = [("ρ_K: the hull's point nearest the origin is being computed…", star_col)]
+        elif mnp.separable:
             m = self._screen(pic.min_point)[0]
             self.plot.addItem(path_item([np.array([[0, 0], m[:2]])], cosmetic_pen(star_col, t.line_width, 255, Qt.DashLine),
                                         z=5))
@@ -310,7 +478,7 @@ class FeatureView(GeometryPanel):
         parts = [
             "Points on the unit sphere, grey: their convex hull.",
             "★ its point nearest the origin (norm ρ_K)."
-            if pic.min_norm.separable
+            if pic.min_norm is None or pic.min_norm.separable
             else "The origin lies in the hull, so no separator exists (Gordan's theorem, §5).",
         ]
         if not self.features_mode:
@@ -320,86 +488,121 @@ class FeatureView(GeometryPanel):
             parts.append("Drag to rotate.")
         self.caption.setText(" ".join(parts))
 
-    def _add(self, item):
-        self.plot.addItem(item)
-        self._dynamic.append(item)
-        return item
+    def _make_dynamic_items(self) -> None:
+        """The items the snapshots move: made once per redraw, then only fed new data."""
+        t = self.theme
+        col = "#6a3d9a" if not t.dark else "#c9a7ff"
+        dir_col = "#b35806" if not t.dark else "#fdb863"
+        self._trail = pg.PlotCurveItem(pen=pg.mkPen(col, width=t.thin_line_width))
+        self._p_ray = pg.PlotCurveItem(pen=cosmetic_pen(col, t.thin_line_width, 200, Qt.DotLine))
+        self._p_mark = pg.ScatterPlotItem(symbol="d", size=1.5 * t.marker_size, brush=col,
+                                          pen=pg.mkPen(t.background, width=1.5))
+        self._p_label = pg.TextItem("", color=col, anchor=(-0.15, 1.0), fill=color(t.background, 200))
+        self._dir_line = pg.PlotCurveItem(pen=cosmetic_pen(dir_col, 1.3 * t.line_width))
+        self._dir_arrow = pg.ArrowItem(angle=0, headLen=1.6 * t.marker_size, tipAngle=35, pen=pg.mkPen(dir_col),
+                                       brush=color(dir_col))
+        self._dir_label = pg.TextItem("", color=dir_col, anchor=(0.5, 1.1), fill=color(t.background, 200))
+        self._plane_line = pg.PlotCurveItem(pen=cosmetic_pen(dir_col, t.thin_line_width, 220, Qt.DashLine))
+        self._plane_disk = polygon_item(np.zeros((3, 2)), color(dir_col, 14),
+                                        cosmetic_pen(dir_col, t.thin_line_width, 110, Qt.DotLine))
+        for lab in (self._p_label, self._dir_label):
+            lab.setFont(t.font(t.font_pt, bold=True))
+        zs = ((self._trail, 5), (self._p_ray, 6), (self._p_mark, 60), (self._p_label, 61), (self._dir_line, 8),
+              (self._dir_arrow, 9), (self._dir_label, 61), (self._plane_line, 7), (self._plane_disk, -35))
+        for item, z in zs:
+            item.setZValue(z)
+            item.hide()
+            self.plot.addItem(item)
+        self._dynamic_items = [item for item, _ in zs]
+        self._dir_col = dir_col
+
+    def _trail_points(self, attr: str, upto: int) -> np.ndarray:
+        """Embedded Σ w_i y_i φ̃(x_i) of every kept snapshot's p (or α) up to iteration `upto`; cached per iteration."""
+        emb = self.picture.embedding
+        cache = self._trail_cache
+        new = [(s_.iteration, getattr(s_, attr)) for s_ in self.history
+               if s_.iteration not in cache and getattr(s_, attr, None) is not None and len(getattr(s_, attr)) == len(self.G)]
+        if new:
+            pts = emb.combine(np.array([w for _, w in new]))
+            cache.update({it: q for (it, _), q in zip(new, pts)})
+        its = sorted(it for it in cache if it <= upto)
+        if len(its) > MAX_TRAIL:
+            its = its[:: len(its) // MAX_TRAIL + 1] + [its[-1]]
+        return np.array([cache[it] for it in its]).reshape(len(its), -1)
 
     def _draw_dynamic(self) -> None:
-        for item in self._dynamic:
-            self.plot.removeItem(item)
-        self._dynamic = []
         snap = self.snapshot
-        if self.picture is None:
+        if self.picture is None or not hasattr(self, "_dynamic_items"):
             return
         if snap is None:
+            for item in self._dynamic_items:
+                item.hide()
+            self._dynamic = []
             self.set_readout(self._static_readout)
             return
         t = self.theme
         emb = self.picture.embedding
         readout = list(self._static_readout)
         col = "#6a3d9a" if not t.dark else "#c9a7ff"
-        dir_col = "#b35806" if not t.dark else "#fdb863"
+        dir_col = self._dir_col
+        shown: list = []
         p, pname = getattr(snap, "p", None), "p"
         alpha = getattr(snap, "alpha", None)
         if p is None and alpha is not None and len(alpha) == len(self.G) and _in_simplex(alpha):
             p, pname = alpha, "α"  # NKP: α_k itself lies in the simplex, so Σ α_i y_i φ̃(x_i) is a hull point
         if p is not None and len(p) == len(self.G) and not self.features_mode:
             attr = "p" if pname == "p" else "alpha"
-            trail = [getattr(s, attr) for s in self.history
-                     if getattr(s, attr, None) is not None and s.iteration <= snap.iteration]
-            if len(trail) > MAX_TRAIL:
-                trail = trail[:: len(trail) // MAX_TRAIL + 1] + [trail[-1]]
+            if self._trail_attr != attr:
+                self._trail_cache, self._trail_attr = {}, attr
+            trail = self._trail_points(attr, snap.iteration)
             if len(trail) > 1:
-                T = self._screen(emb.combine(np.array(trail)))
-                self._add(pg.PlotDataItem(T[:, 0], T[:, 1], pen=pg.mkPen(col, width=t.thin_line_width)))
+                T = self._screen(trail)
+                self._trail.setData(T[:, 0], T[:, 1])
+                shown.append(self._trail)
+            p = np.asarray(p, dtype=float)
             q = self._screen(emb.combine(p))[0]
-            pg_norm = float(np.sqrt(max(np.asarray(p) @ self.G @ np.asarray(p), 0.0)))
-            self._add(path_item([np.array([[0, 0], q[:2]])], cosmetic_pen(col, t.thin_line_width, 200, Qt.DotLine), z=6))
-            self._add(pg.ScatterPlotItem([q[0]], [q[1]], symbol="d", size=1.5 * t.marker_size, brush=col,
-                                         pen=pg.mkPen(t.background, width=1.5))).setZValue(60)
+            pg_norm = float(np.sqrt(max(p @ (self.G @ p), 0.0)))
+            self._p_ray.setData([0.0, q[0]], [0.0, q[1]])
+            self._p_mark.setData([q[0]], [q[1]])
+            self._p_label.setText(f"{pname}({snap.iteration})")
+            self._p_label.setPos(float(q[0]), float(q[1]))
+            shown += [self._p_ray, self._p_mark, self._p_label]
             readout.append((f"◆ ‖{pname}({snap.iteration})‖_G = {pg_norm:.4g}", col))
-            lab = pg.TextItem(f"{pname}({snap.iteration})", color=col, anchor=(-0.15, 1.0),
-                              fill=color(t.background, 200))
-            lab.setFont(t.font(t.font_pt, bold=True))
-            lab.setPos(float(q[0]), float(q[1]))
-            lab.setZValue(61)
-            self._add(lab)
         d, name = self._direction(snap)
         if d is not None:
             u = d / np.linalg.norm(d)
             tip = self._screen(1.25 * u)[0]
-            self._add(path_item([np.array([[0, 0], tip[:2]])], cosmetic_pen(dir_col, 1.3 * t.line_width), z=8))
+            self._dir_line.setData([0.0, tip[0]], [0.0, tip[1]])
+            shown.append(self._dir_line)
             if np.linalg.norm(tip[:2]) > 1e-9:
-                arrow = pg.ArrowItem(angle=arrow_angle(tip[:2]), headLen=1.6 * t.marker_size, tipAngle=35,
-                                     pen=pg.mkPen(dir_col), brush=color(dir_col))
-                arrow.setPos(float(tip[0]), float(tip[1]))
-                arrow.setZValue(9)
-                self._add(arrow)
+                self._dir_arrow.setStyle(angle=arrow_angle(tip[:2]))
+                self._dir_arrow.setPos(float(tip[0]), float(tip[1]))
+                shown.append(self._dir_arrow)
             if not getattr(getattr(snap, "decision", None), "bias", 0.0):  # with a bias b the plane misses 0
-                self._add(self._hyperplane(u, dir_col))
-            lab = pg.TextItem(name, color=dir_col, anchor=(0.5, 1.1), fill=color(t.background, 200))
+                shown += self._hyperplane(u)
             margin = f", normalized margin {self._margin_of(d):.4g}" if emb.exact else ""
             readout.append((f"→ {name} direction{margin}", dir_col))
-            lab.setFont(t.font(t.font_pt, bold=True))
-            lab.setPos(float(tip[0]), float(tip[1]))
-            lab.setZValue(61)
-            self._add(lab)
+            self._dir_label.setText(name)
+            self._dir_label.setPos(float(tip[0]), float(tip[1]))
+            shown.append(self._dir_label)
+        for item in self._dynamic_items:
+            item.setVisible(any(item is s_ for s_ in shown))
+        self._dynamic = shown
         self.set_readout(readout)
 
     def _margin_of(self, d: np.ndarray) -> float:
         """min_i z_i·d/‖d‖ in the embedding: the normalized margin (exact when the embedding is)."""
         return float(np.min(self.picture.embedding.coords @ d) / np.linalg.norm(d))
 
-    def _hyperplane(self, u: np.ndarray, col: str):
+    def _hyperplane(self, u: np.ndarray) -> list:
         """The plane (3-D: a disk) or line (2-D) through 0 orthogonal to u, where the sign of the score flips."""
-        t = self.theme
         if len(u) == 2 or not self.is_3d:
-            v = np.array([-u[1], u[0]]) if len(u) == 2 else None
-            if v is None:
-                return path_item([], cosmetic_pen(col, 1))
-            seg = np.array([-1.3 * v, 1.3 * v])
-            return path_item([self._screen(seg)[:, :2]], cosmetic_pen(col, t.thin_line_width, 220, Qt.DashLine), z=7)
+            if len(u) != 2:
+                return []
+            v = np.array([-u[1], u[0]])
+            seg = self._screen(np.array([-1.3 * v, 1.3 * v]))
+            self._plane_line.setData(seg[:, 0], seg[:, 1])
+            return [self._plane_line]
         # an orthonormal pair spanning u⊥
         a = np.eye(3)[int(np.argmin(np.abs(u)))]
         e1 = a - (a @ u) * u
@@ -408,7 +611,8 @@ class FeatureView(GeometryPanel):
         th = np.linspace(0, 2 * np.pi, 121)
         disk = 1.15 * (np.cos(th)[:, None] * e1 + np.sin(th)[:, None] * e2)
         D = self._screen(disk)[:, :2]
-        return polygon_item(D, color(col, 14), cosmetic_pen(col, t.thin_line_width, 110, Qt.DotLine), z=-35)
+        self._plane_disk.setPolygon(QPolygonF([QPointF(float(x), float(y)) for x, y in D]))
+        return [self._plane_disk]
 
     # hover and highlight -----------------------------------------------------------------------------
     def _hover_index(self, point, pixel):
