@@ -14,6 +14,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QThread, Qt, Signal
 from PySide6.QtGui import QPolygonF
+from PySide6.QtWidgets import QGraphicsItem
 
 from percviz.app.geometry_panel import (
     HOVER_PX,
@@ -31,15 +32,16 @@ from percviz.app.worker import error_text
 from percviz.core import gram as core_gram
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import Cancelled, MinNormPoint, feature_picture, min_norm_point
+from percviz.core.grid import one_blas_thread
 
 #: Points are labelled by index when there are at most this many.
 MAX_LABELS = 30
 MAX_TRAIL = 3000
 #: Up to this many points the embedding and hull are computed at once on the UI thread (an eigh of a
-#: 300×300 matrix takes a few ms); beyond, on the panel's background thread.
-SYNC_MAX_N = 300
+#: 200×200 matrix takes a few ms); beyond, on the panel's background thread.
+SYNC_MAX_N = 200
 #: The current direction is fitted on at most this many points (the decision function costs O(n) each).
-FIT_MAX = 300
+FIT_MAX = 96
 #: Picture jobs still running; one superseded or outliving its panel stays referenced here until it ends.
 _JOBS: set = set()
 
@@ -109,6 +111,11 @@ class PictureJob(QThread):
             self.result.emit((self, kind, payload))
 
     def run(self) -> None:
+        # one BLAS thread: a threaded BLAS spinning on two busy cores made a 300×300 eigh take seconds
+        with one_blas_thread():
+            self._stages()
+
+    def _stages(self) -> None:
         try:
             G = self.G
             if G is None:
@@ -245,12 +252,13 @@ class FeatureView(GeometryPanel):
             self.show_message(f"Computing the feature-space picture of {problem.n} points…", "Feature space")
             return
         try:
-            G, Yhat = signed_unit_gram(problem, self.features_mode)
-            self._install(G, Yhat, feature_picture(G, min_norm=False))
+            with one_blas_thread():
+                G, Yhat = signed_unit_gram(problem, self.features_mode)
+                self._install(G, Yhat, feature_picture(G, min_norm=False))
+                mnp = cached_witness(problem, G) if not self.features_mode else min_norm_point(G)
         except PercvizError as err:
             self.show_message(str(err), "Feature space")
             return
-        mnp = cached_witness(problem, G) if not self.features_mode else min_norm_point(G)
         if mnp is not None:
             self._install_min_norm(mnp)
         else:
@@ -392,6 +400,10 @@ class FeatureView(GeometryPanel):
         self.plot.clear()
         self._dynamic, self._highlight_items = [], []
         self._draw_static()
+        # the static layer (hull, points, circle) is painted once into a pixmap per zoom, not every frame
+        for item in self.plot.getViewBox().addedItems:
+            if not isinstance(item, pg.TextItem):
+                item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
         if rng is not None:
             self.plot.setRange(xRange=rng[0], yRange=rng[1], padding=0)
         self._make_dynamic_items()
@@ -528,7 +540,7 @@ class FeatureView(GeometryPanel):
         its = sorted(it for it in cache if it <= upto)
         if len(its) > MAX_TRAIL:
             its = its[:: len(its) // MAX_TRAIL + 1] + [its[-1]]
-        return np.array([cache[it] for it in its]).reshape(len(its), -1)
+        return np.array([cache[it] for it in its]).reshape(len(its), emb.dim)
 
     def _draw_dynamic(self) -> None:
         snap = self.snapshot
@@ -561,7 +573,7 @@ class FeatureView(GeometryPanel):
                 shown.append(self._trail)
             p = np.asarray(p, dtype=float)
             q = self._screen(emb.combine(p))[0]
-            pg_norm = float(np.sqrt(max(p @ (self.G @ p), 0.0)))
+            pg_norm = self._g_norm(p, snap if pname == "p" else None)
             self._p_ray.setData([0.0, q[0]], [0.0, q[1]])
             self._p_mark.setData([q[0]], [q[1]])
             self._p_label.setText(f"{pname}({snap.iteration})")
@@ -589,6 +601,17 @@ class FeatureView(GeometryPanel):
             item.setVisible(any(item is s_ for s_ in shown))
         self._dynamic = shown
         self.set_readout(readout)
+
+    def _g_norm(self, p: np.ndarray, snap=None) -> float:
+        """‖p‖_G: the solver's own figure when it reports one, else √(pᵀGp) over p's support."""
+        reported = getattr(snap, "metrics", {}).get("p_g_norm") if snap is not None else None
+        if reported is not None and np.isfinite(reported):
+            return float(reported)
+        nz = np.flatnonzero(p)
+        if 2 * len(nz) < len(p):
+            q = p[nz]
+            return float(np.sqrt(max(q @ self.G[np.ix_(nz, nz)] @ q, 0.0)))
+        return float(np.sqrt(max(p @ (self.G @ p), 0.0)))
 
     def _margin_of(self, d: np.ndarray) -> float:
         """min_i z_i·d/‖d‖ in the embedding: the normalized margin (exact when the embedding is)."""
