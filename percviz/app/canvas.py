@@ -12,7 +12,11 @@ the closest point(s) touch a margin line (nothing is drawn until every point is 
 - kernel expansions: the paper's normalized margin f(x)/(‖f‖_K √K(x, x)) at ±min_i of its value
   y_i f(x_i)/(‖f‖_K √K(x_i, x_i)) = (Gα)_i/‖α‖_G, the "margin" the curves show; ‖f‖_K cancels, so the
   curves drawn are the level sets of f/√K(x, x) (of f itself for RBF and Laplacian);
-- other explicit feature maps: f = ±min_i y_i f(x_i).
+- other explicit feature maps: f = ±min_i y_i f(x_i);
+- a solver class with `margin_level` (the SVM: 1) fixes the levels at f = ±margin_level, drawn even when
+  points are inside the band; for such solvers each point with slack ξ_i = max(0, 1 − y_i f(x_i)) > 0 is
+  marked: a segment to its margin line along the normal (affine f; length ξ_i/‖w‖) and its ξ_i written
+  next to it (up to MAX_SLACK_LABELS points).
 For RBF-like kernels f → 0 far from every point, so the band |f| < δ also reaches out there and the
 margin curves can enclose the data from outside: that is the level set, drawn as it is.
 
@@ -52,6 +56,8 @@ PICK_PIXELS = 14
 IMAGE_PAD = 0.15
 #: Halo sizes are rounded to this many steps (a handful of distinct symbols to render).
 HALO_STEPS = 8
+#: At most this many slack values ξ_i are written on the canvas (the largest ones).
+MAX_SLACK_LABELS = 30
 
 
 def _bold_symbols() -> dict[str, QPainterPath]:
@@ -190,13 +196,18 @@ class CanvasView(QWidget):
         self.colorbar.setImageItem(self.image, insert_in=item)
 
         self.margin_curve = pg.PlotCurveItem(connect="finite", antialias=True)
+        # a wider band of the background colour under the dashed margins: visible over any colour map
+        self.margin_under = pg.PlotCurveItem(connect="finite", antialias=True)
+        self.margin_curve.sigPlotChanged.connect(self._copy_margins)
         self.boundary_curve = pg.PlotCurveItem(connect="finite", antialias=True)
+        self.slack_curve = pg.PlotCurveItem(connect="pairs", antialias=True)
+        self.slack_labels: list[pg.TextItem] = []
         # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
         self.halo_items = [_PassiveScatter(pxMode=True) for _ in range(7)]
         self.points_item = _PassiveScatter(pxMode=True)
         self.trigger_ring = _PassiveScatter(pxMode=True)
         self.hover_ring = _PassiveScatter(pxMode=True)
-        for z, it in enumerate((self.margin_curve, self.boundary_curve, *self.halo_items)):
+        for z, it in enumerate((self.margin_under, self.margin_curve, self.boundary_curve, self.slack_curve, *self.halo_items)):
             it.setZValue(z)
             self.plot.addItem(it)
         for z, it in enumerate((self.points_item, self.trigger_ring, self.hover_ring)):
@@ -255,8 +266,9 @@ class CanvasView(QWidget):
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
         self.message.setVisible(not ok)
-        for it in (self.margin_curve, self.boundary_curve):
+        for it in (self.margin_curve, self.margin_under, self.boundary_curve):
             it.setData([], [])
+        self._set_slacks(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
         self._clear_halos()
         self._halo_key = None
         self.trigger_ring.setData([])
@@ -306,9 +318,15 @@ class CanvasView(QWidget):
         fm = QFontMetrics(font)
         self.colorbar.axis.setWidth(fm.horizontalAdvance("−0.000") + 1.2 * fm.height() + 8)
         self.boundary_curve.setPen(pg.mkPen(t.boundary, width=1.5 * t.line_width, cap=Qt.PenCapStyle.RoundCap))
-        self.margin_curve.setPen(
-            pg.mkPen(t.margin, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DashLine, cap=Qt.PenCapStyle.RoundCap)
-        )
+        width = max(1.5, 1.5 * t.thin_line_width)
+        self.margin_curve.setPen(pg.mkPen(t.margin, width=width, style=Qt.PenStyle.DashLine, cap=Qt.PenCapStyle.FlatCap))
+        under = QColor(t.background)
+        under.setAlpha(150)
+        self.margin_under.setPen(pg.mkPen(under, width=width + 2 * max(1.0, t.scale)))
+        self.slack_curve.setPen(pg.mkPen(t.foreground, width=t.thin_line_width, style=Qt.PenStyle.DotLine))
+        for label in self.slack_labels:
+            label.setColor(t.foreground)
+            label.setFont(t.font(0.85 * t.font_pt))
         self.overlay.setFont(t.font(t.font_pt * 1.15, bold=True))
         self.overlay.setBrush(QColor(t.foreground))
         box = QColor(t.background)
@@ -472,6 +490,7 @@ class CanvasView(QWidget):
         else:
             self._set_lines(self.boundary_curve, [contour_lines(F, 0.0, xs, ys)])
         delta, field = self._margin(d, fx, y, F, grid)
+        self._draw_slacks(d, ab, fx, y)
         if delta is None:
             self.margin_curve.setData([], [])
         elif ab is not None:
@@ -483,6 +502,9 @@ class CanvasView(QWidget):
         """(δ, field): margin lines are {field = ±δ}; δ None when some training point is not strictly on its side."""
         if y is None or len(fx) == 0:
             return None, None
+        level = self._margin_level()
+        if level is not None:
+            return level, F
         field = F
         g = fx
         if isinstance(d, KernelExpansion) and d.affine() is None and not getattr(d.kernel, "unit_diagonal", False):
@@ -491,6 +513,63 @@ class CanvasView(QWidget):
             field = F / self.evaluator.kernel_diag(d.kernel, grid)
         delta = float(np.min(y * g))
         return (delta, field) if delta > 0 and np.isfinite(delta) else (None, None)
+
+    def _copy_margins(self, curve) -> None:
+        x, y = curve.getData()
+        self.margin_under.setData([] if x is None else x, [] if y is None else y, connect="finite")
+
+    def _margin_level(self) -> float | None:
+        """The solver's fixed margin level (SVM: f = ±1), or None when margins follow the closest point."""
+        level = getattr(self.solver_cls, "margin_level", None)
+        return float(level) if isinstance(level, (int, float)) and level > 0 else None
+
+    def _draw_slacks(self, d, ab, fx, y) -> None:
+        """Slacks ξ_i = max(0, level − y_i f(x_i)) of a fixed-level (SVM) run: segments (affine f) and values."""
+        level = self._margin_level()
+        if level is None or y is None or len(fx) != len(y) or self._animating and len(fx) > 300:
+            self._set_slacks(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
+            return
+        X, _ = self._training_points()
+        xi = np.maximum(0.0, level - y * fx)
+        idx = np.flatnonzero(xi > 1e-6 * level)
+        starts = X[idx]
+        if ab is not None and (ab[0] or ab[1]):
+            w = np.array(ab[:2], dtype=float)
+            # x + t·w moves f by t‖w‖²: t = y_i ξ_i/‖w‖² reaches y f = level
+            ends = starts + (y[idx] * xi[idx] / float(w @ w))[:, None] * w
+        else:
+            ends = starts
+        self._set_slacks(starts, ends, xi[idx])
+
+    def _set_slacks(self, starts: np.ndarray, ends: np.ndarray, values: np.ndarray) -> None:
+        if len(starts) and np.any(starts != ends):
+            P = np.empty((2 * len(starts), 2))
+            P[0::2], P[1::2] = starts, ends
+            self.slack_curve.setData(P[:, 0], P[:, 1], connect="pairs")
+        else:
+            self.slack_curve.setData([], [])
+        order = np.argsort(-values)[:MAX_SLACK_LABELS]
+        t = self.theme
+        while len(self.slack_labels) < len(order):
+            label = pg.TextItem(color=t.foreground, anchor=(-0.15, 1.0))
+            label.setFont(t.font(0.85 * t.font_pt))
+            label.setZValue(19)
+            self.plot.addItem(label, ignoreBounds=True)
+            self.slack_labels.append(label)
+        for j, label in enumerate(self.slack_labels):
+            if j < len(order):
+                i = order[j]
+                label.setText(f"ξ={values[i]:.2g}")
+                label.setPos(float(starts[i, 0]), float(starts[i, 1]))
+                label.show()
+            else:
+                label.hide()
+
+    def slack_data(self) -> tuple[np.ndarray, list[str]]:
+        """The slack segments drawn ((2m, 2): start, end, ...) and the ξ labels shown (for tests and tools)."""
+        x, y = self.slack_curve.getData()
+        segs = np.zeros((0, 2)) if x is None else np.column_stack([x, y])
+        return segs, [label.textItem.toPlainText() for label in self.slack_labels if label.isVisible()]
 
     def _draw_regions(self, F: np.ndarray, rect: QRectF, xs, ys) -> None:
         """Multi-class: argmax regions in light class colours, darker where the winner is clear; boundaries."""

@@ -7,8 +7,16 @@ and counts (training errors, mistakes, support vectors).
 The theoretical bound is drawn dashed next to what it bounds (the mistakes when the solver counts
 them, else the norms). ρ_K, given once per scene by `set_reference`, is a dotted reference line in
 the margin plot (the margin can approach it) and in the norm plot when ‖p‖_G is shown (‖p_k‖_G ≥ ρ_K).
-Values are kept in growing numpy buffers and pushed to pyqtgraph at most at the display rate;
+Values are kept in growing numpy buffers and pushed to pyqtgraph when the session delivers a frame (it paces
+them to the display rate); no grid lines (they were most of a repaint's cost);
 while the history is scrubbed, a vertical line marks the iteration shown.
+
+Drawing cost: the axis ranges are set here, not by pyqtgraph's auto-range, and change in steps (the
+iteration axis grows to the next "nice" number, the y range only when the data leaves it or fills
+less than half of it), so most frames repaint cached axes and grids and only the curves change.
+A pan or zoom by hand stops the following until the next run.
+Legend: one line above the plots (wrapping at any width and scale) names every curve in its colour,
+group by group; colours are unique across the plots.
 """
 
 from __future__ import annotations
@@ -18,8 +26,8 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtWidgets import QCheckBox, QGraphicsItem, QHBoxLayout, QLabel, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
 from percviz.core.solvers.base import METRICS
@@ -29,8 +37,34 @@ COUNT_KEYS = ("train_errors", "mistakes", "support_vectors", "outer")
 SIGNED_KEYS = ("margin", "loss", "objective")
 #: Groups in display order: (id, title).
 GROUPS = (("norms", "Norms, criteria"), ("margins", "Margin"), ("counts", "Counts"))
-#: Minimum milliseconds between two pushes of the buffers to the plots.
-FLUSH_MS = 33
+#: Legend labels shorter than METRICS' where those are long.
+SHORT_LABELS = {"bound": "bound", "margin": "margin", "train_errors": "errors", "support_vectors": "support vectors"}
+#: The y range is re-fitted when the data fill less than this fraction of it.
+MIN_FILL = 0.45
+
+
+def nice_ceil(v: float) -> float:
+    """The smallest of 1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8 × 10^k that is ≥ v (v > 0)."""
+    if not v > 0:
+        return 1.0
+    e = math.floor(math.log10(v))
+    for m in (1, 1.2, 1.5, 2, 2.5, 3, 4, 5, 6, 8, 10):
+        if m * 10.0**e >= v * (1 - 1e-12):
+            return m * 10.0**e
+    return 10.0 ** (e + 1)
+
+
+def fit_range(current, lo: float, hi: float, log: bool) -> tuple[float, float]:
+    """A y range containing [lo, hi]: `current` when it still fits well, else [lo, hi] with some room."""
+    if current is not None:
+        a, b = current
+        if a <= lo and hi <= b and (hi - lo) >= MIN_FILL * (b - a):
+            return current
+    span = hi - lo
+    if span <= 0:
+        pad = 0.5 if log else max(0.1 * abs(hi), 0.5)
+        return lo - pad, hi + pad
+    return lo - 0.08 * span, hi + 0.08 * span
 
 
 def group_of(key: str, keys) -> str:
@@ -89,21 +123,32 @@ class CurvesView(QWidget):
         self.buffers = _Buffers(())
         self.plots: dict[str, pg.PlotItem] = {}
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self.colors: dict[str, str] = {}
         self.log_boxes: dict[str, QCheckBox] = {}
         self.cursors: dict[str, pg.InfiniteLine] = {}
         self.references: dict[str, pg.InfiniteLine] = {}
+        self.following: dict[str, bool] = {}
+        self._y_ranges: dict[str, tuple[float, float]] = {}
+        self._x_max: float | None = None
+        self._pushed = -1  # buffer length last given to the curves (-1: push again)
         self._dirty = False
         self._log_choice: dict[str, bool] = {}
-        self._timer = QTimer(self)
-        self._timer.setSingleShot(True)
-        self._timer.setInterval(FLUSH_MS)
-        self._timer.timeout.connect(self.flush)
 
         self.toolbar = QHBoxLayout()
         self.toolbar.setContentsMargins(4, 2, 4, 0)
         self.title = QLabel("Convergence")
-        self.toolbar.addWidget(self.title)
-        self.toolbar.addStretch(1)
+        self.title.setToolTip("Metrics of the run against the iteration k")
+        self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.toolbar.addWidget(self.title, 1)
+        self.box_row = QHBoxLayout()
+        self.box_row.setSpacing(12)
+        self.toolbar.addLayout(self.box_row)
+        self.legend = QLabel()
+        self.legend.setObjectName("curves_legend")
+        self.legend.setTextFormat(Qt.TextFormat.RichText)
+        self.legend.setWordWrap(True)
+        self.legend.setContentsMargins(4, 0, 4, 0)
+        self.legend.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
         self.message = QLabel("Run an algorithm to see its convergence curves.")
         self.message.setAlignment(Qt.AlignmentFlag.AlignCenter)
         self.message.setWordWrap(True)
@@ -112,6 +157,7 @@ class CurvesView(QWidget):
         lay.setContentsMargins(0, 0, 0, 0)
         lay.setSpacing(0)
         lay.addLayout(self.toolbar)
+        lay.addWidget(self.legend)
         lay.addWidget(self.message)
         lay.addWidget(self.layout_widget, 1)
         self.layout_widget.hide()
@@ -134,6 +180,7 @@ class CurvesView(QWidget):
             self._build_plots(keys)
         self.buffers = _Buffers(keys)
         self.shown_iteration = None
+        self._follow_again()
         ok, why = self.supports(solver_cls)
         if problem is None or not keys or not ok:
             self.message.setText(why or "Run an algorithm to see its convergence curves.")
@@ -161,6 +208,7 @@ class CurvesView(QWidget):
         last = self.buffers.last_iteration
         if snapshots[-1].iteration < last:  # a new run began without set_problem: start over
             self.buffers = _Buffers(self.buffers.keys)
+            self._follow_again()
             last = -1
         start = len(snapshots)
         while start > 0 and snapshots[start - 1].iteration > last:
@@ -173,6 +221,9 @@ class CurvesView(QWidget):
         """ρ_K of the scene (None or NaN: not known)."""
         self.rho = None if rho is None or not math.isfinite(rho) else float(rho)
         self._update_references()
+        self._y_ranges.clear()
+        self._dirty = True
+        self.flush()
 
     def highlight_point(self, index) -> None:  # curves have no points
         pass
@@ -181,6 +232,8 @@ class CurvesView(QWidget):
         self.theme = theme
         self.layout_widget.setBackground(theme.background)
         self.title.setFont(theme.font(theme.font_pt, bold=True))
+        self.title.setText("Convergence" if theme.presentation else "Convergence  (x axis: iteration k)")
+        self.legend.setFont(theme.font(theme.font_pt * (0.8 if theme.presentation else 1.0)))
         self.message.setFont(theme.font())
         self._build_plots(self.buffers.keys)
         self._dirty = True
@@ -195,11 +248,17 @@ class CurvesView(QWidget):
         t = self.theme
         self.layout_widget.clear()
         for box in self.log_boxes.values():
-            self.toolbar.removeWidget(box)
+            self.box_row.removeWidget(box)
+            box.hide()  # hidden at once: deleteLater leaves it painted until the next event-loop turn
             box.deleteLater()
         self.plots, self.curves, self.log_boxes, self.cursors, self.references = {}, {}, {}, {}, {}
         self._keys = tuple(keys)
+        self._y_ranges, self._x_max, self._pushed = {}, None, -1
         groups = {g: [k for k in keys if group_of(k, keys) == g] for g, _ in GROUPS}
+        palette = self._palette()
+        solid = [k for k in keys if k != "bound"]
+        self.colors = {k: palette[i % len(palette)] for i, k in enumerate(solid)}
+        self.colors["bound"] = t.margin
         font = t.font()
         label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
         first = None
@@ -208,30 +267,31 @@ class CurvesView(QWidget):
             if not members:
                 continue
             p = pg.PlotItem(axisItems={"left": _DecadeAxis("left")})
-            _shrinkable(p.titleLabel)
-            p.showGrid(x=True, y=True, alpha=0.25)
+            p.showGrid(x=False, y=False)
             p.setMenuEnabled(False)
             p.hideButtons()
+            p.vb.disableAutoRange()
+            p.vb.sigRangeChangedManually.connect(lambda *_, g=g: self.following.__setitem__(g, False))
             for name in ("left", "bottom"):
                 ax = p.getAxis(name)
                 ax.setPen(pg.mkPen(t.foreground, width=1))
                 ax.setTextPen(pg.mkPen(t.foreground))
                 ax.setTickFont(font)
-            p.setLabel("bottom", "iteration k", **label_style)
+                ax.label.setFont(font)
+                ax.enableAutoSIPrefix(False)
+            p.setLabel("left", title.split(",")[0].lower(), **label_style)  # the x axis is named in the title row
             if first is None:
                 first = p
             else:
                 p.setXLink(first)
-            palette = self._palette()
-            for i, k in enumerate(members):
-                info = METRICS[k]
+            for k in members:
                 dashed = k == "bound"
                 pen = pg.mkPen(
-                    palette[i % len(palette)] if not dashed else t.margin,
-                    width=t.line_width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine,
+                    self.colors[k], width=t.line_width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
                 )
-                c = p.plot([], [], pen=pen, name=info.label, connect="finite")
+                c = p.plot([], [], pen=pen, connect="finite")
                 c.setDownsampling(auto=True, method="peak")
+                c.opts["autoDownsampleFactor"] = 1.0  # min and max per pixel column (pyqtgraph's 5 draws 10)
                 c.setClipToView(True)
                 self.curves[k] = c
             cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(t.highlight, width=t.thin_line_width))
@@ -243,18 +303,20 @@ class CurvesView(QWidget):
                 ref_pen = pg.mkPen(t.foreground, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DotLine)
                 ref = pg.InfiniteLine(angle=0, movable=False, pen=ref_pen)
                 ref.hide()
-                p.addItem(ref)
+                p.addItem(ref, ignoreBounds=True)
                 self.references[g] = ref
             box = QCheckBox(f"log {title.split(',')[0].lower()}")
+            box.setFont(font)
             box.setAccessibleName(f"log scale {g}")
             box.setToolTip(f"Logarithmic y axis for the plot '{title}'")
             default = g == "norms" and any(METRICS[k].log_default for k in members if k != "bound")
             box.setChecked(self._log_choice.get(g, default))  # a choice made by hand survives rebuilds
             box.toggled.connect(lambda on, g=g: self._set_log(g, on))
-            self.toolbar.addWidget(box)
+            self.box_row.addWidget(box, 0, Qt.AlignmentFlag.AlignTop)
             self.log_boxes[g] = box
             self.plots[g] = p
             p.setLogMode(y=box.isChecked())
+            p.vb.disableAutoRange()  # setLogMode turns pyqtgraph's auto-range back on
         self._wide = None
         self._arrange()
         self._update_references()
@@ -279,9 +341,18 @@ class CurvesView(QWidget):
     def _set_log(self, group: str, on: bool) -> None:
         self._log_choice[group] = on
         self.plots[group].setLogMode(y=on)
+        self.plots[group].vb.disableAutoRange()
+        self._y_ranges.pop(group, None)
+        self.following[group] = True
+        self._pushed = -1
         self._update_references()
         self._dirty = True
         self.flush()
+
+    def _follow_again(self) -> None:
+        """Axis ranges follow the data again (after a pan or zoom by hand)."""
+        self.following = {g: True for g in self.plots}
+        self._y_ranges, self._x_max, self._pushed = {}, None, -1
 
     def _update_references(self) -> None:
         for g, ref in self.references.items():
@@ -291,48 +362,57 @@ class CurvesView(QWidget):
                 continue
             ref.setValue(math.log10(rho) if self.log_boxes[g].isChecked() else rho)
             ref.show()
-        self._update_titles()
+        self._update_legend()
 
-    def _update_titles(self) -> None:
-        """Each plot's title names its curves in their colours (a legend that never hides the data)."""
-        t = self.theme
+    def _update_legend(self) -> None:
+        """One wrapping line naming every curve in its colour (dashed: the bound; dotted: ρ_K), plot by plot."""
         keys = self._keys
-        for g, p in self.plots.items():
-            parts = [f"<b>{dict(GROUPS)[g]}</b>"]
-            for k, c in self.curves.items():
+        groups = []
+        rho_named = False
+        for g, title in GROUPS:
+            if g not in self.plots:
+                continue
+            entries = []
+            for k in self.curves:
                 if group_of(k, keys) != g:
                     continue
-                col = c.opts["pen"].color().name()
                 mark = "┅" if k == "bound" else "━"
-                label = "bound" if k == "bound" else METRICS[k].label
-                parts.append(f"<span style='color:{col}'>{mark}&nbsp;{html.escape(label).replace(' ', '&nbsp;')}</span>")
+                label = SHORT_LABELS.get(k, METRICS[k].label)
+                entries.append(f"<span style='color:{self.colors[k]}'>{mark}&nbsp;{_nb(label)}</span>")
             ref = self.references.get(g)
             if ref is not None and ref.isVisible() and self.rho is not None:
-                parts.append(f"┈&nbsp;ρ_K&nbsp;=&nbsp;{self.rho:.3g}")
-            p.setTitle("&nbsp;&nbsp; ".join(parts), color=t.foreground, size=f"{t.font_pt:.0f}pt", justify="left")
-
+                entries.append(_nb("┈ ρ_K" if rho_named else f"┈ ρ_K = {self.rho:.3g}"))
+                rho_named = True
+            groups.append(f"<b>{_nb(title.split(',')[0])}:</b>&nbsp;" + "&nbsp;&nbsp; ".join(entries))
+        self.legend.setText("&nbsp;&nbsp;&nbsp;&nbsp; ".join(groups))
+        self.legend.setToolTip("<br>".join(f"<b>{html.escape(METRICS[k].label)}</b>: {html.escape(METRICS[k].help)}"
+                                           for k in self.curves))
 
     # -- pushing data ---------------------------------------------------------------------------------
     def _schedule(self) -> None:
+        """Flush now: inside the caller's frame (paced by the session), while the solver thread is held off
+        the GIL; a repaint left to a later timer would compete with the solver for the GIL."""
         self._dirty = True
-        if not self._timer.isActive():
-            self._timer.start()
+        self.flush()
 
     def flush(self) -> None:
-        """Push the buffers to the plots now."""
+        """Push the buffers to the plots now (only what changed) and update the axis ranges."""
         if not self._dirty:
             return
         self._dirty = False
         b = self.buffers
         keys = b.keys
-        for k, c in self.curves.items():
-            if k not in keys:
-                c.setData([], [])
-                continue
-            x, y = b.series(k)
-            if self.log_boxes[group_of(k, keys)].isChecked():
-                y = np.where(y > 0, y, np.nan)
-            c.setData(x, y, connect="finite")
+        if b.n != self._pushed:
+            self._pushed = b.n
+            for k, c in self.curves.items():
+                if k not in keys:
+                    c.setData([], [])
+                    continue
+                x, y = b.series(k)
+                if self.log_boxes[group_of(k, keys)].isChecked():
+                    y = np.where(y > 0, y, np.nan)
+                c.setData(x, y, connect="finite", skipFiniteCheck=bool(np.isfinite(y).all()))
+            self._update_ranges()
         last = b.last_iteration
         scrubbing = self.shown_iteration is not None and 0 <= self.shown_iteration < last
         for cur in self.cursors.values():
@@ -340,9 +420,53 @@ class CurvesView(QWidget):
             if scrubbing:
                 cur.setValue(self.shown_iteration)
 
+    def _update_ranges(self) -> None:
+        """Axis ranges in steps: most frames leave them (and the cached axes and grids) as they are."""
+        b = self.buffers
+        if not self.plots:
+            return
+        x_max = nice_ceil(max(b.last_iteration, 1))
+        for g, p in self.plots.items():
+            if not self.following.get(g, True):
+                continue
+            if x_max != self._x_max:
+                p.vb.setXRange(0, x_max, padding=0.02)  # room for the labels of the first and last ticks
+            span = self._y_span(g)
+            if span is None:
+                continue
+            rng = fit_range(self._y_ranges.get(g), *span, self.log_boxes[g].isChecked())
+            if rng != self._y_ranges.get(g):
+                self._y_ranges[g] = rng
+                p.vb.setYRange(*rng, padding=0.02)
+        self._x_max = x_max
+
+    def _y_span(self, g: str):
+        """(lo, hi) of the group's finite values (log10 on a log axis) and its reference line; None if empty."""
+        log = self.log_boxes[g].isChecked()
+        lo, hi = math.inf, -math.inf
+        for k in self.curves:
+            if group_of(k, self._keys) != g or k not in self.buffers.keys:
+                continue
+            y = self.buffers.series(k)[1]
+            if log:
+                y = y[y > 0]
+                y = np.log10(y) if len(y) else y
+            y = y[np.isfinite(y)]
+            if len(y):
+                lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+        ref = self.references.get(g)
+        if ref is not None and ref.isVisible() and lo <= hi:
+            lo, hi = min(lo, ref.value()), max(hi, ref.value())
+        return (lo, hi) if lo <= hi else None
+
     def series(self, key: str):
         """(iterations, values) recorded for a metric (for tests and export)."""
         return self.buffers.series(key)
+
+
+def _nb(text: str) -> str:
+    """HTML-escaped text whose spaces never break a line (the legend wraps between entries only)."""
+    return html.escape(text).replace(" ", "&nbsp;")
 
 
 class _DecadeAxis(pg.AxisItem):
@@ -359,18 +483,3 @@ class _DecadeAxis(pg.AxisItem):
             if minVal <= d + math.log10(m) <= maxVal
         ]
         return [(None, values)]
-
-
-def _shrinkable(label) -> None:
-    """Let a plot be narrower than its title (the title is clipped; the plots stay in view)."""
-    original = label.updateMin
-
-    def update_min():
-        original()
-        label.setMinimumWidth(0)
-        for hint in (Qt.SizeHint.MinimumSize, Qt.SizeHint.PreferredSize):
-            label._sizeHint[hint] = (0, label._sizeHint[hint][1])
-        label.updateGeometry()
-
-    label.updateMin = update_min
-    label.setFlag(QGraphicsItem.GraphicsItemFlag.ItemClipsChildrenToShape, True)

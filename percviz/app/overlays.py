@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 
-from PySide6.QtCore import QEvent, QObject, QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QLabel, QWidget
 
@@ -59,13 +59,17 @@ class _Follow(QObject):
 class RunOverlay(QLabel):
     """The algorithm, iteration and current margin in large type over the top-left corner of the plot.
 
-    `anchor()` (optional) returns the top-left point of the plot area in the parent's coordinates.
+    `anchor()` (optional) returns the plot area in the parent's coordinates; `crowding(rect)` (optional) the
+    number of data points under a rectangle of the parent: the caption then takes the corner of the plot
+    covering the fewest points (top left on ties), so it never hides the data it describes.
     """
 
     MARGIN = 8
 
-    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None):
+    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None, crowding=None):
         super().__init__(parent)
+        self._crowding = crowding
+        self.corner = "top-left"
         self.setObjectName("run_overlay")
         self.setAttribute(Qt.WA_TransparentForMouseEvents)
         self.setTextFormat(Qt.RichText)
@@ -152,7 +156,23 @@ class RunOverlay(QLabel):
     def place(self) -> None:
         self.adjustSize()
         area = self._area()
-        self.move(area.x() + self.MARGIN, area.y() + self.MARGIN)
+        m, w, h = self.MARGIN, self.width(), self.height()
+        corners = {
+            "top-left": (area.left() + m, area.top() + m),
+            "top-right": (area.right() - m - w, area.top() + m),
+            "bottom-left": (area.left() + m, area.bottom() - m - h),
+            "bottom-right": (area.right() - m - w, area.bottom() - m - h),
+        }
+        if self._crowding is not None and area.width() > w + 2 * m and area.height() > h + 2 * m:
+            try:
+                counts = {c: self._crowding(QRect(x, y, w, h)) for c, (x, y) in corners.items()}
+            except (RuntimeError, AttributeError):  # the plot is being destroyed
+                counts = {}
+            if counts and counts.get(self.corner, 0) > min(counts.values()):
+                self.corner = min(corners, key=lambda c: counts[c])  # dict order: top left wins ties
+        else:
+            self.corner = "top-left"
+        self.move(*corners[self.corner])
         self.raise_()
 
 
@@ -261,7 +281,33 @@ def attach_run_overlay(canvas: QWidget, theme: Theme | None = None) -> RunOverla
         def anchor():
             return plot.mapFromScene(viewbox.sceneBoundingRect()).boundingRect()
 
-        overlay = RunOverlay(plot, theme, anchor)
+        def crowding(rect: QRect) -> int:
+            """Points of the scene drawn inside rect (widget pixels), markers' radius included."""
+            scene = getattr(canvas, "scene_model", None)
+            if scene is None or scene.n == 0:
+                return 0
+            o = plot.mapFromScene(viewbox.mapViewToScene(QPointF(0.0, 0.0)))
+            e = plot.mapFromScene(viewbox.mapViewToScene(QPointF(1.0, 1.0)))
+            X = scene.points.X
+            px = o.x() + (e.x() - o.x()) * X[:, 0]
+            py = o.y() + (e.y() - o.y()) * X[:, 1]
+            r = 0.7 * getattr(getattr(canvas, "theme", None), "marker_size", 10.0)
+            inside = (px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r) & (py < rect.bottom() + r)
+            return int(inside.sum())
+
+        overlay = RunOverlay(plot, theme, anchor, crowding)
         viewbox.sigResized.connect(overlay.refresh)
+        viewbox.sigRangeChanged.connect(lambda *_: overlay.place())
+        scene = getattr(canvas, "scene_model", None)
+        if scene is not None:
+
+            def on_points(_kind) -> None:
+                try:
+                    if overlay.isVisible():
+                        overlay.place()
+                except RuntimeError:  # the overlay's widget is gone (window closed)
+                    scene.points_changed.disconnect(on_points)
+
+            scene.points_changed.connect(on_points)
         return overlay
     return RunOverlay(canvas, theme)

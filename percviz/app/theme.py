@@ -117,8 +117,15 @@ class Theme:
         f.setBold(bold)
         return f
 
+    @property
+    def disabled_text(self) -> str:
+        """Text colour of disabled widgets: 45 % of the way from the panel colour to the foreground."""
+        fg, bg = qcolor(self.foreground), qcolor(self.panel)
+        mix = [round(0.45 * a + 0.55 * b) for a, b in zip(fg.getRgb()[:3], bg.getRgb()[:3])]
+        return "#{:02x}{:02x}{:02x}".format(*mix)
+
     def palette(self):
-        """A QPalette for the window and its widgets."""
+        """A QPalette for the window and its widgets; disabled widgets get greyed text (all groups otherwise)."""
         from PySide6.QtGui import QPalette
 
         p = QPalette()
@@ -137,7 +144,11 @@ class Theme:
             (QPalette.Highlight, qcolor(self.highlight)),
             (QPalette.HighlightedText, qcolor("#000000")),
         ):
-            p.setColor(role, col)
+            p.setColor(role, col)  # sets every colour group, the disabled one included
+        grey = qcolor(self.disabled_text)
+        for role in (QPalette.WindowText, QPalette.Text, QPalette.ButtonText, QPalette.HighlightedText):
+            p.setColor(QPalette.Disabled, role, grey)
+        p.setColor(QPalette.Disabled, QPalette.Highlight, qcolor(self.grid))
         return p
 
 
