@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QRectF, Qt
+from PySide6.QtWidgets import QGraphicsItem
 
 from percviz.app.geometry_panel import (
     HOVER_PX,
@@ -73,6 +74,7 @@ class WeightView(GeometryPanel):
         self._weights: dict[int, np.ndarray] = {}
         self._static_radius = 0.0
         self._line_labels: list = []
+        self._fixed_labels: list = []
         self._static_readout: list = []
         self._hover_label: tuple | None = None
         self.plot.getViewBox().sigRangeChanged.connect(self._place_labels)
@@ -188,12 +190,16 @@ class WeightView(GeometryPanel):
             return
         self.show_plot()
         self.plot.clear()
-        self._dynamic, self._highlight_items, self._line_labels = [], [], []
+        self._dynamic, self._highlight_items, self._line_labels, self._fixed_labels = [], [], [], []
         self._static_readout = []
         if self.mode == "1d":
             self._draw_static_1d()
         else:
             self._draw_static_2d()
+        # the static layer is painted once into a pixmap per zoom, not at every snapshot
+        for item in self.plot.getViewBox().addedItems:
+            if not isinstance(item, pg.TextItem):
+                item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
         self._make_dynamic_items()
         self._draw_dynamic()
         self._draw_highlight()
@@ -219,11 +225,20 @@ class WeightView(GeometryPanel):
             item.setAnchor((0.0 if pos[0] < 0.5 * (x0 + x1) else 1.0, item.anchor.y()))
             item.show()
         # no label over another: the earlier ones (the cone's walls first) win; the hover label always shows
-        taken: list = []
+        vb = self.plot.getViewBox()
+
+        def box(item) -> QRectF:
+            # the label's box in scene pixels, from its anchor (its own transform may not be updated yet)
+            br = item.textItem.boundingRect()
+            at = vb.mapViewToScene(item.pos())
+            return QRectF(at.x() - item.anchor.x() * br.width(), at.y() - item.anchor.y() * br.height(),
+                          br.width(), br.height())
+
+        taken = [box(item) for item in getattr(self, "_fixed_labels", [])]
         for item, *_ in labels:
             if not item.isVisible():
                 continue
-            rect = item.sceneBoundingRect()
+            rect = box(item)
             if item is not (self._hover_label or (None,))[0] and any(rect.intersects(r) for r in taken):
                 item.hide()
             else:
@@ -285,7 +300,7 @@ class WeightView(GeometryPanel):
                 pg.ScatterPlotItem([s[0]], [s[1]], symbol="star", size=2.0 * t.marker_size, brush=color(edge),
                                    pen=pg.mkPen(t.background, width=1))
             )
-            self.text_item("a*", s, (-0.25, 1.0), 0.95, edge)
+            self._fixed_labels.append(self.text_item("a*", s, (-0.25, 1.0), 0.95, edge))
             self._static_readout = [(f"★ a* = ({s[0]:.4g}, {s[1]:.4g}), the shortest a with a·yᵢ ≥ {self.margin_b:g}",
                                      edge)]
         unit = "b" if first == "b0" else "a"
@@ -322,7 +337,10 @@ class WeightView(GeometryPanel):
         self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="+", size=10, brush=t.grid, pen=pg.mkPen(t.grid)))
         if len(pic.polygon) >= 3:
             # on top of the constraint lines: a thin cone must not vanish under its own walls
-            self.plot.addItem(polygon_item(pic.polygon, color(fill, 120), cosmetic_pen(edge, t.line_width), z=-2))
+            # a halo in the background colour first, so the cone's outline reads over a bundle of lines
+            self.plot.addItem(polygon_item(pic.polygon, color(fill, 0), cosmetic_pen(t.background, 3.2 * t.line_width,
+                                                                                     200), z=-3))
+            self.plot.addItem(polygon_item(pic.polygon, color(fill, 150), cosmetic_pen(edge, 1.5 * t.line_width), z=-2))
         n = len(pic.normals)
         segs, ok = line_segments(pic.normals, pic.offsets, pic.box)
         ok &= pic.has_line
@@ -340,14 +358,15 @@ class WeightView(GeometryPanel):
         far = self._far_lines(pic) & ~strong
         for cls in np.unique(self.classes):
             mine = ok & (self.classes == cls)
-            for sel, width, alpha, z in ((mine & strong, t.line_width, 230, -5),
-                                         (mine & ~strong & ~far, max(1.0, 0.45 * t.line_width), 110, -8),
-                                         (mine & far, max(1.0, 0.35 * t.line_width), 45, -9)):
+            for sel, width, alpha, z in ((mine & strong, t.line_width, 230 if n <= FADE_ABOVE else 170, -5),
+                                         (mine & ~strong & ~far, max(1.0, 0.45 * t.line_width), 80, -8),
+                                         (mine & far, max(1.0, 0.35 * t.line_width), 35, -9)):
                 if sel.any():
                     pen = cosmetic_pen(t.class_color(int(cls)), width, alpha)
                     self.plot.addItem(segments_item(segs[sel], pen, z=z))
-        for i in self._label_choice(pic, vok, walls):
-            frac = 0.93 if i % 2 else 0.07
+        fracs = (0.07, 0.93) if n <= MAX_LABELS else (0.07, 0.93, 0.22, 0.78, 0.36, 0.64)  # spread when many
+        for k, i in enumerate(self._label_choice(pic, vok, walls)):
+            frac = fracs[i % 2] if n <= MAX_LABELS else fracs[k % len(fracs)]
             seg = self._visible[i]
             item = self.text_item(str(i), seg[0] + frac * (seg[1] - seg[0]), (0.5, 0.5), 0.9,
                                   self._class_color(i), fill=True)
@@ -358,7 +377,7 @@ class WeightView(GeometryPanel):
                 pg.ScatterPlotItem([bp[0]], [bp[1]], symbol="star", size=2.0 * t.marker_size, brush=color(edge),
                                    pen=pg.mkPen(t.background, width=1))
             )
-            self.text_item("a*", bp, (-0.25, 1.0), 0.95, edge)
+            self._fixed_labels.append(self.text_item("a*", bp, (-0.25, 1.0), 0.95, edge))
             self._static_readout = [(f"★ a* max-margin direction: margin {pic.best_margin:.4g}", edge)]
         if pic.empty:
             self.set_title("Weight space: the cone is empty — no linear separator")
@@ -497,6 +516,9 @@ class WeightView(GeometryPanel):
         return f"a({self.snapshot.iteration})"
 
     def _set_label(self, text: str, pos, anchor) -> list:
+        (x0, x1), _ = self.plot.getViewBox().viewRange()
+        if anchor == (-0.15, 0.5) and pos[0] > 0.5 * (x0 + x1):
+            anchor = (1.15, 0.5)  # text towards the middle of the view, never cut at its right edge
         self._iter_label.setText(text)
         self._iter_label.setAnchor(anchor)
         self._iter_label.setPos(float(pos[0]), float(pos[1]))

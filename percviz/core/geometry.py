@@ -311,10 +311,11 @@ def cone_picture(Y, min_radius: float = 1.0) -> ConePicture:
 
 
 def _view_box(normals, offsets, has_line, cone, min_radius) -> np.ndarray:
-    """A square around a bounded cone (2.4× its extent), else around c reaching every line's nearest point."""
+    """A square around a bounded cone (1.5× its extent: the cone is what matters), else around c reaching
+    every line's nearest point."""
     if cone is not None and len(cone):
         lo, hi = cone.min(axis=0), cone.max(axis=0)
-        centre, half = (lo + hi) / 2, max(1.2 * float(np.max(hi - lo)), 0.05)
+        centre, half = (lo + hi) / 2, max(0.75 * float(np.max(hi - lo)), 0.05)
         return np.array([centre[0] - half, centre[0] + half, centre[1] - half, centre[1] + half])
     r = float(min_radius)
     for n, h, ok in zip(normals, offsets, has_line):
