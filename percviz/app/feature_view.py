@@ -431,14 +431,13 @@ class FeatureView(GeometryPanel):
             facing = nrm @ view > 0
             self.plot.addItem(filled_paths_item(S[T[~facing]][:, :, :2], color(hull_col, 30), z=-30))
             self.plot.addItem(filled_paths_item(S[T[facing]][:, :, :2], color(hull_col, 45), z=-29))
-            # an edge is in front when one of its faces is
-            front_vertices: dict[tuple[int, int], bool] = {}
-            for tri, f in zip(T, facing):
-                for a, b in ((tri[0], tri[1]), (tri[1], tri[2]), (tri[0], tri[2])):
-                    key = (min(a, b), max(a, b))
-                    front_vertices[key] = front_vertices.get(key, False) or bool(f)
-            E = np.array(hull.edges, dtype=int).reshape(-1, 2)
-            in_front = np.array([front_vertices.get((int(a), int(b)), False) for a, b in E], dtype=bool)
+            # an edge is in front when one of its faces is (edges keyed a·n + b, a < b)
+            n_pts = len(S)
+            F = np.concatenate([T[:, [0, 1]], T[:, [1, 2]], T[:, [0, 2]]])
+            F.sort(axis=1)
+            front_keys = np.unique((F[:, 0] * n_pts + F[:, 1])[np.tile(facing, 3)])
+            E = np.sort(np.array(hull.edges, dtype=int).reshape(-1, 2), axis=1)
+            in_front = np.isin(E[:, 0] * n_pts + E[:, 1], front_keys)
             self.plot.addItem(segments_item(S[E[~in_front]][:, :, :2],
                                             cosmetic_pen(hull_col, t.thin_line_width, 200, Qt.DashLine), z=-20))
             self.plot.addItem(segments_item(S[E[in_front]][:, :, :2], cosmetic_pen(hull_col, 0.75 * t.line_width, 220),
@@ -473,10 +472,13 @@ class FeatureView(GeometryPanel):
         self.text_item("0", (0, 0), (1.4, 1.2), 0.9, t.foreground)
         # the points, drawn last so they sit on top; nearer points over farther ones
         order = np.argsort(S[:, 2])  # one item, drawn back to front
-        cols = [color(t.class_color(int(self.classes[k]))) for k in order]
+        # one shared brush and pen per class: the scatter renders each distinct style once, not per point
+        styles = {int(c): (t.class_symbol(int(c)), pg.mkBrush(color(t.class_color(int(c)))),
+                           pg.mkPen(color(t.class_color(int(c))), width=2.5)) for c in np.unique(self.classes)}
+        cls = [styles[int(c)] for c in self.classes[order]]
         self.plot.addItem(pg.ScatterPlotItem(
-            S[order, 0], S[order, 1], symbol=[t.class_symbol(int(self.classes[k])) for k in order],
-            size=t.marker_size, brush=cols, pen=[pg.mkPen(c, width=2.5) for c in cols],
+            S[order, 0], S[order, 1], symbol=[c[0] for c in cls], size=t.marker_size,
+            brush=[c[1] for c in cls], pen=[c[2] for c in cls],
         ))
         if len(S) <= MAX_LABELS:
             for i, s in enumerate(S):

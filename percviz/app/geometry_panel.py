@@ -71,14 +71,23 @@ def segments_item(segments, pen: QPen, z: float = 0.0) -> pg.PlotCurveItem:
 
 def filled_paths_item(polygons, fill: QColor, z: float = 0.0) -> QGraphicsPathItem:
     """Many filled polygons as one item; overlaps are filled once (their union), so alpha does not stack."""
-    path = QPainterPath()
+    arr = np.asarray(polygons, dtype=float) if len(polygons) else np.zeros((0, 3, 2))
+    if arr.ndim == 3 and arr.shape[1] >= 3:
+        # equal-sized polygons (hull triangles): one array-built path, each polygon a closed subpath
+        m, k, _ = arr.shape
+        closed = np.concatenate([arr, arr[:, :1]], axis=1).reshape(-1, 2)
+        connect = np.ones((m, k + 1), dtype=bool)
+        connect[:, -1] = False
+        path = pg.arrayToQPath(closed[:, 0], closed[:, 1], connect=connect.ravel()) if m else QPainterPath()
+    else:
+        path = QPainterPath()
+        for poly in polygons:
+            poly = np.asarray(poly, dtype=float)
+            if len(poly) < 3:
+                continue
+            path.addPolygon(QPolygonF([QPointF(float(x), float(y)) for x, y in poly]))
+            path.closeSubpath()
     path.setFillRule(Qt.WindingFill)
-    for poly in polygons:
-        poly = np.asarray(poly, dtype=float)
-        if len(poly) < 3:
-            continue
-        path.addPolygon(QPolygonF([QPointF(float(x), float(y)) for x, y in poly]))
-        path.closeSubpath()
     item = QGraphicsPathItem(path)
     item.setBrush(QBrush(fill))
     item.setPen(QPen(Qt.NoPen))

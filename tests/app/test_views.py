@@ -40,6 +40,8 @@ def _run(problem, name, steps=40):
 def _show(view, problem, name, steps=40):
     cls = get_solver(name)
     view.set_problem(problem, cls)
+    if hasattr(view, "wait_ready"):
+        assert view.wait_ready(30000)
     hist = _run(problem, name, steps)
     view.set_history(hist)
     view.set_snapshot(hist[-1])
@@ -238,3 +240,137 @@ def test_nkp_alpha_is_drawn_as_a_hull_point_with_its_g_norm(qtbot):
     a = hist[-1].alpha
     k = hist[-1].iteration
     assert f"‖α({k})‖_G = {np.sqrt(a @ prob.G @ a):.4g}" in v.readout.text(), v.readout.text()
+
+
+# --- large scenes: nothing heavy on the UI thread -----------------------------------------------------------
+def _big(n, seed=3):
+    """n points split by the line x1 + 0.5 x2 = 0.1 with a gap (separable)."""
+    r = np.random.default_rng(seed)
+    X = r.uniform(-1, 1, (3 * n, 2))
+    s = X[:, 0] + 0.5 * X[:, 1] - 0.1
+    X = X[np.abs(s) > 0.05][:n]
+    return PointSet(X, np.where(X[:, 0] + 0.5 * X[:, 1] > 0.1, 0, 1))
+
+
+def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
+    import time
+
+    from percviz.app import feature_view as fv
+    from percviz.core.gram import optimal_margin
+
+    real = fv.compute_witness
+
+    def slow_witness(problem, G, features_mode):  # the margin QP of a hard scene takes seconds
+        time.sleep(0.4)
+        return real(problem, G, features_mode)
+
+    monkeypatch.setattr(fv, "compute_witness", slow_witness)
+    pts = _big(1600)
+    prob = Problem(pts, kernel="affine")
+    v = _view(qtbot, FeatureView, pts)
+    ticks = []
+    timer = __import__("PySide6.QtCore", fromlist=["QTimer"]).QTimer()
+    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.start(10)
+    t0 = time.perf_counter()
+    v.set_problem(prob, get_solver("snkp"))
+    assert time.perf_counter() - t0 < 0.25  # no eigendecomposition, hull or QP here
+    assert v.showing_message and "Computing the feature-space picture of 1600 points" in v.message.text()
+    early = SimpleNamespace(iteration=3, p=np.full(1600, 1 / 1600), alpha=None, decision=None)
+    v.set_snapshot(early)  # arrives before the picture: kept, drawn when it is ready
+    assert v.wait_ready(30000)
+    timer.stop()
+    gaps = np.diff([t0] + ticks)
+    assert len(ticks) >= 20 and gaps.max() < 0.3, f"UI thread blocked {gaps.max():.3f} s"
+    assert not v.showing_message and v.picture.embedding.exact  # rank 3 found by the randomized solver
+    assert v.picture.min_norm.norm == pytest.approx(optimal_margin(prob).rho, abs=1e-6)
+    assert "‖p(3)‖_G" in v.readout.text()
+    G = prob.G
+    C = v.picture.embedding.coords
+    idx = np.arange(0, 1600, 97)
+    np.testing.assert_allclose(C[idx] @ C[idx].T, G[np.ix_(idx, idx)], atol=1e-8)
+
+
+def test_closing_the_feature_view_mid_computation_leaves_no_thread(qtbot, monkeypatch):
+    import time
+
+    from percviz.app import feature_view as fv
+
+    monkeypatch.setattr(fv, "compute_witness", lambda *a: time.sleep(0.5) or None)
+    pts = _big(400)
+    v = _view(qtbot, FeatureView, pts)
+    v.set_problem(Problem(pts, kernel="rbf:gamma=2"), get_solver("snkp"))
+    assert v.computing
+    job = v._job
+    assert job.isRunning()
+    v.close()
+    assert not job.isRunning() and not v.computing
+    QApplication.processEvents()
+    assert v.showing_message  # the cancelled job drew nothing
+
+
+def test_a_newer_problem_supersedes_a_running_job(qtbot):
+    big, small = _big(700), xor()
+    v = _view(qtbot, FeatureView, big)
+    v.set_problem(Problem(big, kernel="affine"), get_solver("snkpvn"))
+    assert v.computing
+    v.set_problem(Problem(small), get_solver("snkpvn"))
+    assert v.wait_ready(30000)
+    for _ in range(5):
+        QApplication.processEvents()
+    assert len(v.G) == 4 and v.picture.min_norm is not None and not v.picture.min_norm.separable
+    from percviz.app.feature_view import _JOBS
+
+    for job in list(_JOBS):
+        job.wait(30000)
+
+
+def test_weight_view_draws_thousands_of_constraints_as_few_items(qtbot):
+    import time
+
+    pts = _big(2000)
+    prob = Problem(pts)
+    v = _view(qtbot, WeightView, pts)
+    t0 = time.perf_counter()
+    v.set_problem(prob, get_solver("perceptron"))
+    QApplication.processEvents()
+    setup = time.perf_counter() - t0
+    assert setup < 1.5, setup  # measured ~70 ms; 38 s before the lines became one item
+    items = v.plot.getViewBox().addedItems
+    curves = [it for it in items if type(it).__name__ == "PlotCurveItem" and it.isVisible()]
+    assert len(curves) <= 2 * 3 + 1  # two classes × (walls, near, far) + the ring path at most
+    labels = [it for it in items if type(it).__name__ == "TextItem" and it in [lab for lab, *_ in v._line_labels]]
+    assert 0 < len(labels) <= 30
+    hist = _run(prob, "perceptron", steps=20)
+    costs = []
+    for s in hist:
+        t0 = time.perf_counter()
+        v.set_snapshot(s)
+        costs.append(time.perf_counter() - t0)
+    assert np.median(costs) < 0.05, costs
+
+
+def test_hover_picks_the_nearest_constraint_line_among_many(qtbot):
+    from percviz.core.geometry import line_segment
+
+    pts = _big(120, seed=5)
+    v = _view(qtbot, WeightView, pts)
+    v.set_problem(Problem(pts), get_solver("perceptron"))
+    pic = v.cone2
+    (x0, x1), (y0, y1) = v.plot.getViewBox().viewRange()
+    box = (x0, x1, y0, y1)
+    norms = np.linalg.norm(pic.normals, axis=1)
+    best = None
+    for i in range(len(pic.normals)):  # a point on some line, as far as possible from every other line
+        seg = line_segment(pic.normals[i], pic.offsets[i], box)
+        if seg is None:
+            continue
+        for f in np.linspace(0.1, 0.9, 9):
+            q = seg[0] + f * (seg[1] - seg[0])
+            others = [abs(pic.normals[j] @ q + pic.offsets[j]) / norms[j] for j in range(len(norms)) if j != i]
+            if best is None or min(others) > best[0]:
+                best = (min(others), i, q)
+    _, i, q = best
+    with qtbot.waitSignal(v.pointHovered, timeout=2000) as sig:
+        _move_mouse(v, *q)
+    assert sig.args == [i] and v.highlighted == i

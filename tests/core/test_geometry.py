@@ -243,3 +243,53 @@ def test_hull_handles_degenerate_point_sets():
     assert square.dim == 2 and sorted(square.vertices.tolist()) == [0, 1, 2, 3] and len(square.edges) == 4
     cube = convex_hull(np.array([[i, j, k] for i in (0, 1) for j in (0, 1) for k in (0, 1)], dtype=float))
     assert cube.dim == 3 and len(cube.vertices) == 8 and len(cube.edges) == 12  # no face diagonals
+
+
+# --- the vectorized pieces the panels use for thousands of points ------------------------------------------
+def test_line_segments_match_the_one_line_clipper():
+    from percviz.core.geometry import line_segment, line_segments
+
+    r = np.random.default_rng(4)
+    N = r.normal(size=(300, 2))
+    N[:5] = [[0, 1], [1, 0], [0, 0], [0, 2], [3, 0]]  # axis-parallel lines and a degenerate one
+    h = r.normal(scale=2, size=300)
+    box = (-1.5, 2.0, -1.0, 1.0)
+    segs, ok = line_segments(N, h, box)
+    for i in range(300):
+        one = line_segment(N[i], h[i], box)
+        assert ok[i] == (one is not None), i
+        if one is not None:
+            np.testing.assert_allclose(segs[i], one, atol=1e-12)
+
+
+def test_region_with_many_half_planes_equals_clipping_one_by_one():
+    from percviz.core.geometry import box_polygon, clip_halfplane, polygon_area, region
+
+    r = np.random.default_rng(6)
+    ang = r.uniform(0, 2 * np.pi, 2000)
+    N = -np.column_stack([np.cos(ang), np.sin(ang)])  # n·p + h ≥ 0 with h = r_i: a polygon around 0
+    h = r.uniform(0.5, 3.0, 2000)
+    box = box_polygon(-5, 5, -5, 5)
+    fast = region(N, h, box)
+    slow = box.copy()
+    for n_, h_ in zip(N, h):
+        slow = clip_halfplane(slow, n_, h_)
+    assert polygon_area(fast) == pytest.approx(polygon_area(slow), rel=1e-12)
+    assert np.all(fast @ N.T + h >= -1e-9)
+
+
+def test_randomized_eigenpairs_agree_with_eigh_and_keep_exactness():
+    from percviz.core.geometry import embed_gram, top_eigenpairs
+
+    pts = _scene(n=400)
+    G = Problem(pts, kernel="rbf:gamma=1").G
+    w, V = np.linalg.eigh(G)
+    wr, Vr = top_eigenpairs(G, 3)
+    np.testing.assert_allclose(wr[:3], w[::-1][:3], rtol=1e-6)
+    assert abs(abs(Vr[:, 0] @ V[:, -1]) - 1) < 1e-6
+    Ga = Problem(pts, kernel="affine").G  # rank 3: the randomized embedding is exact too
+    emb = embed_gram(Ga, partial=True)
+    assert emb.exact and not emb.estimated
+    np.testing.assert_allclose(emb.coords @ emb.coords.T, Ga, atol=1e-9)
+    approx = embed_gram(G, partial=True)
+    assert approx.estimated and "randomized estimate" in approx.title()
