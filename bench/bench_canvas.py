@@ -10,6 +10,11 @@ For n = 100, 500, 2000 support points it reports, as medians over frames:
                and, second number, every α_i changes (smoothed perceptron-like);
   paused       a full canvas frame at full resolution (200×200) for a new snapshot.
 Target (issue 3): ≤ 30 ms per animated frame at n = 500.
+
+  ui frame     canvas + curves as the main window lays them out (944×556 and 944×199), n = 2000 points, the
+               Perceptron's real snapshots (every 20th update shown, like a coalesced fast run): set_history,
+               set_snapshot and the event-loop turn that redraws and paints both; median and worst over 150
+               frames. This is the UI thread's share of bench_app's stall, without the solver thread.
 """
 
 from __future__ import annotations
@@ -98,8 +103,56 @@ def bench(n: int, app) -> dict:
     return out
 
 
+def ui_frame(app, n: int = 2000, frames: int = 150, every: int = 20) -> dict:
+    """Median and worst ms of one UI frame of canvas + curves fed with a running Perceptron's snapshots:
+    wall clock, and the UI thread's CPU time (what a loaded machine does not inflate)."""
+    from percviz.app.curves import CurvesView
+    from percviz.core.solvers import get_solver, load_all
+
+    load_all()
+    rng = np.random.default_rng(1)
+    pts = PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n))
+    scene = SceneModel(pts)
+    prob = Problem(pts)
+    cls = get_solver("perceptron")
+    canvas, curves = CanvasView(scene), CurvesView(scene)
+    canvas.resize(944, 556)
+    curves.resize(944, 199)
+    for v in (canvas, curves):
+        v.set_problem(prob, cls)
+        v.show()
+    app.processEvents()
+    history, ts, cpu = [], [], []
+    gen = cls(prob).snapshots()
+    for k, snap in enumerate(gen):
+        history.append(snap)
+        if k % every:
+            continue
+        t, c = time.perf_counter(), time.thread_time()
+        curves.set_history(history)
+        canvas.set_snapshot(snap)
+        curves.set_snapshot(snap)
+        app.processEvents()
+        ts.append(time.perf_counter() - t)
+        cpu.append(time.thread_time() - c)
+        if len(ts) >= frames:
+            break
+    gen.close()
+    for v in (canvas, curves):
+        v.close()
+        v.deleteLater()
+    canvas._refine.stop()
+    app.processEvents()
+    ms = lambda v, f: 1e3 * float(f(v[5:]))  # noqa: E731 (the first frames lay the plots out)
+    return {"wall": (ms(ts, np.median), ms(ts, np.max)), "cpu": (ms(cpu, np.median), ms(cpu, np.max))}
+
+
 def main() -> None:
     app = QApplication.instance() or QApplication([])
+    r = ui_frame(app)
+    print("UI frame, canvas + curves, n = 2000, Perceptron: "
+          f"wall median {r['wall'][0]:.1f} ms (worst {r['wall'][1]:.1f}), "
+          f"UI-thread CPU median {r['cpu'][0]:.1f} ms (worst {r['cpu'][1]:.1f})")
     rows = {n: bench(n, app) for n in (100, 500, 2000)}
     cols = list(next(iter(rows.values())))
     print("canvas redraw, 200×200 view, RBF γ = 0.5: median (best) ms")

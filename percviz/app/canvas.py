@@ -39,6 +39,7 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from percviz.app.curves import nice_ceil
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import KernelExpansion, ZeroDecision
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
@@ -56,8 +57,10 @@ PICK_PIXELS = 14
 IMAGE_PAD = 0.15
 #: Halo sizes are rounded to this many steps (a handful of distinct symbols to render).
 HALO_STEPS = 8
+#: Above this many halos they grow half as much with the weight.
+DENSE_HALOS = 300
 #: At most this many slack values ξ_i are written on the canvas (the largest ones).
-MAX_SLACK_LABELS = 30
+MAX_SLACK_LABELS = 10
 
 
 def _bold_symbols() -> dict[str, QPainterPath]:
@@ -80,6 +83,16 @@ def _blended_colormap(t) -> pg.ColorMap:
     a = t.map_alpha / 255.0
     cols = [np.array(QColor(c).getRgb()[:3], dtype=float) * a + bg * (1 - a) for c in t.diverging]
     return pg.ColorMap(np.linspace(0.0, 1.0, len(cols)), [tuple(int(round(v)) for v in c) for c in cols])
+
+
+def stepped_level(current: float | None, largest: float) -> float:
+    """The colour map's range ±L: a "nice" number ≥ the largest |f(x_i)|, kept while it stays within a factor 2.
+
+    A colour scale that does not change every frame is easier to read while animating, and the colour bar
+    (its gradient and axis) is then not redrawn each frame."""
+    if current is not None and 0.5 * current <= largest <= current:
+        return current
+    return nice_ceil(largest)
 
 
 def _superscript(k: int) -> str:
@@ -159,6 +172,7 @@ class CanvasView(QWidget):
         self._image_mode = ""  # "map" (diverging colour map) or "regions" (multi-class RGBA)
         self._draw_failed = False
         self._halo_key: tuple | None = None
+        self._map_level: float | None = None
         self._redraw_pending = False
         self._symbols = _bold_symbols()
         self.last_redraw_ms = 0.0
@@ -263,6 +277,7 @@ class CanvasView(QWidget):
         self.problem, self.solver_cls = problem, solver_cls
         self.snapshot = None
         self._drawn_key = None
+        self._map_level = None
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
         self.message.setVisible(not ok)
@@ -323,10 +338,11 @@ class CanvasView(QWidget):
         under = QColor(t.background)
         under.setAlpha(150)
         self.margin_under.setPen(pg.mkPen(under, width=width + 2 * max(1.0, t.scale)))
-        self.slack_curve.setPen(pg.mkPen(t.foreground, width=t.thin_line_width, style=Qt.PenStyle.DotLine))
+        self.slack_curve.setPen(pg.mkPen(t.foreground, width=max(1.0, 0.75 * t.line_width)))
         for label in self.slack_labels:
             label.setColor(t.foreground)
             label.setFont(t.font(0.85 * t.font_pt))
+            label.fill = pg.mkBrush(self._label_fill(t))
         self.overlay.setFont(t.font(t.font_pt * 1.15, bold=True))
         self.overlay.setBrush(QColor(t.foreground))
         box = QColor(t.background)
@@ -465,6 +481,7 @@ class CanvasView(QWidget):
         if not (np.isfinite(L) and L > 0):
             L = float(np.nanmax(np.abs(F))) if F.size else 1.0
             L = L if np.isfinite(L) and L > 0 else 1.0
+        L = self._map_level = stepped_level(self._map_level, L)
         # very small or large values: show f·10^-e on the colour bar, and say so in its label
         e = int(np.floor(np.log10(L)))
         e = e if abs(e) >= 3 else 0
@@ -551,7 +568,7 @@ class CanvasView(QWidget):
         order = np.argsort(-values)[:MAX_SLACK_LABELS]
         t = self.theme
         while len(self.slack_labels) < len(order):
-            label = pg.TextItem(color=t.foreground, anchor=(-0.15, 1.0))
+            label = pg.TextItem(color=t.foreground, anchor=(-0.15, 1.0), fill=self._label_fill(t))
             label.setFont(t.font(0.85 * t.font_pt))
             label.setZValue(19)
             self.plot.addItem(label, ignoreBounds=True)
@@ -564,6 +581,12 @@ class CanvasView(QWidget):
                 label.show()
             else:
                 label.hide()
+
+    @staticmethod
+    def _label_fill(t) -> QColor:
+        c = QColor(t.background)
+        c.setAlpha(190)
+        return c
 
     def slack_data(self) -> tuple[np.ndarray, list[str]]:
         """The slack segments drawn ((2m, 2): start, end, ...) and the ξ labels shown (for tests and tools)."""
@@ -643,7 +666,9 @@ class CanvasView(QWidget):
         t = self.theme
         X = self.scene_model.points.X
         classes = self.scene_model.points.classes
-        sizes = t.marker_size * (1.3 + 2.4 * rel)
+        # dense scenes get smaller halos: they overlap anyway, and large translucent discs cost most of a repaint
+        grow = 2.4 if len(keep) <= DENSE_HALOS else 1.2
+        sizes = t.marker_size * (1.3 + grow * rel)
         st = self._styles
         if certificate:
             self.halo_items[6].setData(pos=X[keep], size=sizes, symbol="o", brush=st["cert_brush"], pen=st["cert_pen"])

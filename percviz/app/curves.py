@@ -258,7 +258,10 @@ class CurvesView(QWidget):
         palette = self._palette()
         solid = [k for k in keys if k != "bound"]
         self.colors = {k: palette[i % len(palette)] for i, k in enumerate(solid)}
-        self.colors["bound"] = t.margin
+        # a colour used twice is told apart by its line style (and its legend mark)
+        self._styles = {k: Qt.PenStyle.SolidLine if i < len(palette) else Qt.PenStyle.DashDotLine
+                        for i, k in enumerate(solid)}
+        self.colors["bound"], self._styles["bound"] = t.margin, Qt.PenStyle.DashLine
         font = t.font()
         label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
         first = None
@@ -285,10 +288,7 @@ class CurvesView(QWidget):
             else:
                 p.setXLink(first)
             for k in members:
-                dashed = k == "bound"
-                pen = pg.mkPen(
-                    self.colors[k], width=t.line_width, style=Qt.PenStyle.DashLine if dashed else Qt.PenStyle.SolidLine
-                )
+                pen = pg.mkPen(self.colors[k], width=t.line_width, style=self._styles[k])
                 c = p.plot([], [], pen=pen, connect="finite")
                 c.setDownsampling(auto=True, method="peak")
                 c.opts["autoDownsampleFactor"] = 1.0  # min and max per pixel column (pyqtgraph's 5 draws 10)
@@ -376,7 +376,7 @@ class CurvesView(QWidget):
             for k in self.curves:
                 if group_of(k, keys) != g:
                     continue
-                mark = "┅" if k == "bound" else "━"
+                mark = _MARKS[self._styles[k]]
                 label = SHORT_LABELS.get(k, METRICS[k].label)
                 entries.append(f"<span style='color:{self.colors[k]}'>{mark}&nbsp;{_nb(label)}</span>")
             ref = self.references.get(g)
@@ -462,6 +462,9 @@ class CurvesView(QWidget):
     def series(self, key: str):
         """(iterations, values) recorded for a metric (for tests and export)."""
         return self.buffers.series(key)
+
+
+_MARKS = {Qt.PenStyle.SolidLine: "━", Qt.PenStyle.DashLine: "┅", Qt.PenStyle.DashDotLine: "-·-"}
 
 
 def _nb(text: str) -> str:

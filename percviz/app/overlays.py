@@ -137,8 +137,8 @@ class RunOverlay(QLabel):
             lines.append(f"<span style='font-size:{small}'>{html.escape(algo)}</span>")
         if iteration:
             lines.append(html.escape(iteration))
-        if details:
-            lines.append(f"<span style='font-size:{small}'>{html.escape(details)}</span>")
+        for part in details.split("  ·  ") if details else ():  # one per line: a narrow caption fits a corner
+            lines.append(f"<span style='font-size:{small}'>{html.escape(part)}</span>")
         self.setText("<br>".join(lines))
         self.setVisible(self._enabled and bool(lines))
         self.place()
