@@ -534,8 +534,9 @@ class FeatureView(GeometryPanel):
         """Embedded Σ w_i y_i φ̃(x_i) of every kept snapshot's p (or α) up to iteration `upto`; cached per iteration."""
         emb = self.picture.embedding
         cache = self._trail_cache
-        new = [(s_.iteration, getattr(s_, attr)) for s_ in self.history
-               if s_.iteration not in cache and getattr(s_, attr, None) is not None and len(getattr(s_, attr)) == len(self.G)]
+        n = len(self.G)
+        new = [(s_.iteration, w) for s_ in self.history
+               if s_.iteration not in cache and (w := getattr(s_, attr, None)) is not None and len(w) == n]
         if new:
             pts = emb.combine(np.array([w for _, w in new]))
             cache.update({it: q for (it, _), q in zip(new, pts)})

@@ -10,7 +10,6 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
-from PySide6.QtWidgets import QGraphicsItem
 
 from percviz.app.geometry_panel import (
     HOVER_PX,
@@ -196,10 +195,8 @@ class WeightView(GeometryPanel):
             self._draw_static_1d()
         else:
             self._draw_static_2d()
-        # the static layer is painted once into a pixmap per zoom, not at every snapshot
-        for item in self.plot.getViewBox().addedItems:
-            if not isinstance(item, pg.TextItem):
-                item.setCacheMode(QGraphicsItem.DeviceCoordinateCache)
+        # (no pixmap cache for the static layer here: its lines reach far beyond the view, and caching
+        # them measured slower than painting them)
         self._make_dynamic_items()
         self._draw_dynamic()
         self._draw_highlight()
