@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QPointF, Qt, Signal
+from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -145,6 +145,9 @@ class GeometryPanel(QWidget):
         lay.addWidget(self.caption)
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self.setMinimumSize(260, 220)
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.timeout.connect(self._fit_texts)
         self._style_widgets()
 
     # -- the panel contract ----------------------------------------------------------------------
@@ -191,12 +194,18 @@ class GeometryPanel(QWidget):
         self.message.hide()
         self.plot.show()
         self.caption.show()
+        self._fit_timer.start(0)
 
     def set_readout(self, parts) -> None:
         """Show (text, colour) pairs on one wrapped line above the plot."""
         html = " &nbsp;·&nbsp; ".join(f"<span style='color:{c}'><b>{txt}</b></span>" for txt, c in parts if txt)
+        if html == self.readout.text():
+            return
+        lines = self.readout.heightForWidth(max(self.width() - 12, 50))
         self.readout.setText(html)
         self.readout.setVisible(bool(html) and not self.showing_message)
+        if self.readout.heightForWidth(max(self.width() - 12, 50)) != lines:
+            self._fit_timer.start(0)
 
     @property
     def showing_message(self) -> bool:
@@ -205,6 +214,45 @@ class GeometryPanel(QWidget):
     def set_title(self, html: str) -> None:
         self.title.setText(f"<b>{html}</b>" if html else "")
         self.title.setVisible(bool(html))
+        self._fit_timer.start(0)
+
+    #: The texts around the plot may take at most this share of the panel's height.
+    TEXT_SHARE = 0.38
+
+    def _fit_texts(self) -> None:
+        """Keep the plot the largest part of the panel: in a narrow dock or at presentation scale the caption
+        moves into the plot's tooltip, then the title and readout shrink."""
+        if self.showing_message:
+            return
+        t = self.theme
+        w, budget = max(self.width() - 12, 50), self.TEXT_SHARE * self.height()
+        self.title.setFont(t.font(t.title_pt))
+        self.title.setVisible(bool(self.title.text()))
+        self.readout.setFont(t.font(1.05 * t.font_pt))
+
+        def used(with_caption: bool) -> int:
+            labels = [lab for lab in (self.title, self.readout) if not lab.isHidden() and lab.text()]
+            if with_caption and self.caption.text():
+                labels.append(self.caption)
+            return sum(lab.heightForWidth(w) for lab in labels)
+
+        fits = used(True) <= budget
+        self.caption.setVisible(fits)
+        self.plot.setToolTip("" if fits else self.caption.text())
+        if used(False) > budget:
+            self.title.setFont(t.font(t.font_pt))
+        if used(False) > budget:
+            self.readout.setFont(t.font(0.85 * t.font_pt))
+        # last resort (a projector's font in a narrow dock): the title goes to the tooltip too; the dock's
+        # own title bar still names the panel
+        squeezed = used(False) > budget and bool(self.title.text())
+        self.title.setVisible(bool(self.title.text()) and not squeezed)
+        if squeezed:
+            self.plot.setToolTip(self.title.text() + ("<br>" + self.caption.text() if not fits else ""))
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_timer.start(0)
 
     def text_item(self, html: str, pos, anchor=(0.5, 0.5), size: float = 1.0, color_: str | None = None,
                   fill: bool = False):
@@ -242,6 +290,7 @@ class GeometryPanel(QWidget):
             ax.setTextPen(pg.mkPen(t.foreground))
             ax.setTickFont(t.font(0.9 * t.font_pt))
             ax.label.setFont(t.font(t.font_pt))
+        self._fit_timer.start(0)
 
     def _on_mouse_moved(self, pos) -> None:
         if self.showing_message or self.problem is None:

@@ -232,14 +232,19 @@ class WeightView(GeometryPanel):
                           br.width(), br.height())
 
         taken = [box(item) for item in getattr(self, "_fixed_labels", [])]
+        # a narrow plot or a projector's big font has room for fewer labels: about one per 45 px of width
+        room = max(4, int(vb.sceneBoundingRect().width() / (45.0 * self.theme.scale)))
+        hover = (self._hover_label or (None,))[0]
+        shown = 0
         for item, *_ in labels:
             if not item.isVisible():
                 continue
             rect = box(item)
-            if item is not (self._hover_label or (None,))[0] and any(rect.intersects(r) for r in taken):
+            if item is not hover and (shown >= room or any(rect.intersects(r) for r in taken)):
                 item.hide()
             else:
                 taken.append(rect)
+                shown += item is not hover
 
     def _class_color(self, i: int) -> str:
         return self.theme.class_color(int(self.classes[i]))

@@ -374,3 +374,19 @@ def test_hover_picks_the_nearest_constraint_line_among_many(qtbot):
     with qtbot.waitSignal(v.pointHovered, timeout=2000) as sig:
         _move_mouse(v, *q)
     assert sig.args == [i] and v.highlighted == i
+
+
+def test_presentation_scale_in_a_narrow_dock_keeps_the_plot_large(qtbot):
+    pts = xor()
+    for cls, alg in ((WeightView, "perceptron"), (FeatureView, "snkpvn")):
+        v = _view(qtbot, cls, pts, size=(260, 740))
+        v.apply_theme(theme_for("light", 2))
+        _show(v, Problem(pts), alg, steps=9)
+        for _ in range(3):
+            QApplication.processEvents()
+        assert v.plot.height() >= 0.55 * v.height(), (cls.__name__, v.plot.height(), v.height())
+        assert v.caption.isHidden() and v.caption.text() in v.plot.toolTip()  # not lost: on hover
+        v.resize(900, 800)
+        for _ in range(3):
+            QApplication.processEvents()
+        assert not v.caption.isHidden() and not v.title.isHidden()
