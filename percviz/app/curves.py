@@ -426,11 +426,12 @@ class CurvesView(QWidget):
         if not self.plots:
             return
         x_max = nice_ceil(max(b.last_iteration, 1))
+        first = next(iter(self.plots.values()))  # the others are linked to its x axis
+        if x_max != self._x_max and all(self.following.get(g, True) for g in self.plots):
+            first.vb.setXRange(0, x_max, padding=0.02)  # room for the labels of the first and last ticks
         for g, p in self.plots.items():
             if not self.following.get(g, True):
                 continue
-            if x_max != self._x_max:
-                p.vb.setXRange(0, x_max, padding=0.02)  # room for the labels of the first and last ticks
             span = self._y_span(g)
             if span is None:
                 continue

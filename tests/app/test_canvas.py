@@ -8,13 +8,16 @@ from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from percviz.app.canvas import CanvasView
+from percviz.app.canvas import MAX_SLACK_LABELS, CanvasView, stepped_level
 from percviz.core.data import PointSet
 from percviz.core.decision import FeatureLinear
 from percviz.core.features import parse_features
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
+from percviz.core.solvers import get_solver, load_all
 from percviz.core.solvers.base import Snapshot, Status
+
+load_all()
 
 POINTS = PointSet(np.array([[-1.0, 1.0], [1.5, 1.0], [-1.0, -1.5], [1.0, -1.0]]), np.array([0, 0, 1, 1]))
 
@@ -143,9 +146,9 @@ def test_linear_decision_draws_exact_boundary_and_margin_lines(canvas):
     # the trigger ring sits on point 2
     tx, ty = canvas.trigger_ring.getData()
     assert np.allclose([tx[0], ty[0]], X[2])
-    # the colour map is symmetric and clipped at the largest |f(x_i)|
+    # the colour map is symmetric, clipped at the "nice" number just above the largest |f(x_i)| = 1.75
     lo, hi = canvas.image.getLevels()
-    assert np.isclose(-lo, hi) and np.isclose(hi, np.abs(f).max())
+    assert np.isclose(-lo, hi) and np.abs(f).max() == 1.75 and hi == 2.0
 
 
 def test_kernel_boundary_follows_the_zero_level(canvas):
@@ -272,3 +275,103 @@ def test_every_registered_algorithm_draws(canvas):
             assert x is not None and np.isfinite(x).sum() >= 2, name
             drawn += 1
     assert drawn >= 8
+
+
+def test_colour_scale_moves_in_nice_steps():
+    assert stepped_level(None, 1.75) == 2.0 and stepped_level(None, 0.031) == pytest.approx(0.04)
+    assert stepped_level(2.0, 1.1) == 2.0  # within a factor 2 below: unchanged (no colour bar redraw)
+    assert stepped_level(2.0, 0.9) == 1.0 and stepped_level(2.0, 2.1) == 2.5
+
+
+def _svm_run(kernel="affine"):
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal((0, 1), 0.9, (12, 2)), rng.normal((1.2, -0.3), 0.9, (12, 2))])
+    pts = PointSet(X, np.repeat([0, 1], 12))
+    prob = Problem(pts, kernel=kernel)
+    cls = get_solver("svm")
+    snap = list(cls(prob, margin="soft", C=1.0).snapshots())[-1]
+    return pts, prob, cls, snap
+
+
+def test_soft_margin_svm_draws_margins_at_plus_minus_one_and_every_slack(qtbot):
+    pts, prob, cls, snap = _svm_run()
+    view = CanvasView(SceneModel(pts))
+    qtbot.addWidget(view)
+    view.resize(640, 520)
+    view.set_problem(prob, cls)
+    view.set_snapshot(snap)
+    view.redraw_now()
+    w1, w2, b = snap.decision.affine()
+    w = np.array([w1, w2])
+    M = np.column_stack(view.margin_curve.getData())
+    M = M[np.isfinite(M).all(axis=1)]
+    np.testing.assert_allclose(np.unique(np.round(M @ w + b, 7)), [-1.0, 1.0], atol=1e-6)
+    # slacks ξ_i = max(0, 1 − y_i f(x_i)): one segment per point inside the band, ending on its margin line
+    f = prob.X @ w + b
+    xi = np.maximum(0.0, 1.0 - prob.y * f)
+    inside = np.flatnonzero(xi > 1e-6)
+    assert 0 < len(inside) < len(xi)
+    assert xi.sum() == pytest.approx(snap.metrics["slack_sum"], rel=1e-6)
+    segs, labels = view.slack_data()
+    starts, ends = segs[0::2], segs[1::2]
+    assert len(starts) == len(inside)
+    np.testing.assert_allclose(np.sort(starts, axis=0), np.sort(prob.X[inside], axis=0))
+    which = [int(np.argmin(np.hypot(*(prob.X - s).T))) for s in starts]
+    np.testing.assert_allclose(prob.y[which] * (ends @ w + b), 1.0, atol=1e-9)  # on y f = 1
+    np.testing.assert_allclose(np.hypot(*(ends - starts).T), xi[which] / np.linalg.norm(w), rtol=1e-9)
+    # the largest slacks are written next to their points
+    assert labels[0] == f"ξ={xi.max():.2g}" and len(labels) == min(len(inside), MAX_SLACK_LABELS)
+
+
+def test_kernel_svm_margins_are_the_plus_minus_one_levels(qtbot):
+    pts, prob, cls, snap = _svm_run("rbf:gamma=0.5")
+    view = CanvasView(SceneModel(pts))
+    qtbot.addWidget(view)
+    view.resize(640, 520)
+    view.viewbox.setRange(xRange=(-3, 4), yRange=(-3, 4), padding=0)
+    view.set_problem(prob, cls)
+    view.set_snapshot(snap)
+    view.redraw_now()
+    M = np.column_stack(view.margin_curve.getData())
+    M = M[np.isfinite(M).all(axis=1)]
+    assert len(M) > 20
+    np.testing.assert_allclose(np.abs(snap.decision(M)), 1.0, atol=0.05)  # grid contours of f = ±1
+
+
+def test_disabled_widgets_are_greyed_by_the_theme_palette():
+    from PySide6.QtGui import QColor, QPalette
+
+    from percviz.app.theme import THEMES, theme_for
+
+    for name in THEMES:
+        t = theme_for(name)
+        pal = t.palette()
+        for role in (QPalette.ButtonText, QPalette.WindowText, QPalette.Text):
+            on, off = pal.color(QPalette.Active, role), pal.color(QPalette.Disabled, role)
+            assert on == QColor(t.foreground) and off == QColor(t.disabled_text)
+            bg = QColor(t.panel)
+            # strictly between the panel colour and the text colour in lightness
+            assert min(bg.lightness(), on.lightness()) < off.lightness() < max(bg.lightness(), on.lightness())
+
+
+def test_run_caption_takes_the_corner_with_fewest_points(qtbot):
+    from percviz.app.overlays import attach_run_overlay
+
+    X = np.array([[-2.6 + 0.1 * i, 2.6 - 0.1 * j] for i in range(4) for j in range(4)] + [[2.5, -2.5]])
+    scene = SceneModel(PointSet(X, np.r_[np.zeros(16, int), 1]))
+    view = CanvasView(scene)
+    qtbot.addWidget(view)
+    view.resize(640, 520)
+    view.show()
+    qtbot.waitExposed(view)
+    view.viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+    caption = attach_run_overlay(view)
+    caption.set_solver(get_solver("perceptron"))
+    caption.show_snapshot(_snapshot(FeatureLinear(parse_features("linear"), np.array([0.0, 1.0, 1.0]))))
+    QApplication.processEvents()
+    assert caption.isVisible() and caption.corner == "top-right"
+    area = caption._area()
+    assert caption.geometry().right() <= area.right() and caption.geometry().top() >= area.top()
+    scene.add_point(2.5, 2.5, 0)  # a point moves in under it: the caption moves to a free corner
+    scene.add_point(2.3, 2.5, 0)
+    assert caption.corner == "bottom-left"

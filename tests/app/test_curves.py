@@ -1,12 +1,17 @@
 """The curves panel: the right metrics in the right plots, appends, scrubbing cursor, ρ_K, log toggles."""
 
+import html
+
 import numpy as np
 import pytest
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QApplication
 
-from percviz.app.curves import CurvesView, group_of
+from percviz.app.curves import SHORT_LABELS, CurvesView, fit_range, group_of, nice_ceil
 from percviz.core import datasets
 from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver, load_all
+from percviz.core.solvers.base import METRICS
 
 load_all()
 
@@ -108,3 +113,80 @@ def test_new_problem_resets_and_unsupported_solvers_say_why(curves, run):
     assert not ok and "Silent" in why
     curves.set_problem(prob, Silent)
     assert curves.message.isVisible() and not curves.layout_widget.isVisible()
+
+
+def test_nice_ceil_and_fit_range():
+    assert [nice_ceil(v) for v in (1, 5, 7, 13, 1001, 0.031)] == [1, 5, 8, 15, 1200, pytest.approx(0.04)]
+    assert fit_range((0.0, 10.0), 1.0, 9.0, False) == (0.0, 10.0)  # still fits and fills it: unchanged
+    lo, hi = fit_range((0.0, 10.0), 1.0, 12.0, False)  # data left the range: refit with room
+    assert lo < 1.0 and hi > 12.0 and hi - lo < 1.2 * 11.0
+    assert fit_range((0.0, 10.0), 4.0, 5.0, False) != (0.0, 10.0)  # data fill too little of it
+
+
+class _Fake:
+    display_name = "Fake"
+    metric_keys = ("alpha_g_norm", "margin", "train_errors")
+
+
+def _snap(k):
+    from percviz.core.decision import ZeroDecision
+    from percviz.core.solvers.base import Snapshot, Status
+
+    return Snapshot(k, Status.RUNNING, ZeroDecision(), {"alpha_g_norm": 1.0 + k, "margin": -1.0 / (1 + k),
+                                                          "train_errors": max(0, 40 - k)})
+
+
+def test_axis_ranges_follow_the_run_in_few_steps(curves, run):
+    prob, _, _ = run
+    curves.set_problem(prob, _Fake)
+    x_changes, y_changes = [], {g: [] for g in curves.plots}
+    curves.plots["norms"].vb.sigXRangeChanged.connect(lambda *_: x_changes.append(1))
+    for g, p in curves.plots.items():
+        p.vb.sigYRangeChanged.connect(lambda *_, g=g: y_changes[g].append(1))
+    for k in range(400):
+        curves.set_snapshot(_snap(k))
+    # a range change per frame would be 400 each (and a repaint of every axis each frame)
+    assert len(x_changes) <= 25 and all(len(v) <= 25 for v in y_changes.values())
+    (x0, x1), (y0, y1) = curves.plots["counts"].vb.viewRange()
+    assert x0 <= 0 and 399 <= x1 <= 1.05 * nice_ceil(399)
+    assert y0 <= 0 and 40 <= y1 <= 40 * 1.3
+    (_, _), (y0, y1) = curves.plots["norms"].vb.viewRange()  # log axis: log10 of 1 .. 400
+    assert y0 <= 0 <= np.log10(400) <= y1
+    # a pan by hand stops the following until the next run
+    curves.plots["counts"].vb.translateBy(x=-50)
+    curves.plots["counts"].vb.sigRangeChangedManually.emit([True, True])
+    curves.set_snapshot(_snap(2000))
+    assert curves.plots["counts"].vb.viewRange()[0][1] < 2000
+    curves.set_problem(prob, _Fake)
+    curves.set_snapshot(_snap(0))
+    curves.set_snapshot(_snap(2000))
+    assert curves.plots["counts"].vb.viewRange()[0][1] >= 2000
+
+
+def test_legend_names_every_curve_distinctly_at_desk_and_presentation_sizes(qtbot):
+    from percviz.app.theme import theme_for
+    from percviz.core.solvers import get_solver
+
+    view = CurvesView(None)
+    qtbot.addWidget(view)
+    view.resize(944, 200)  # the curves panel of the main window at 1280×800
+    view.show()
+    qtbot.waitExposed(view)
+    for name in ("isnkpvn", "svm", "snkp"):
+        cls = get_solver(name)
+        view.set_problem(Problem(datasets.separable(), kernel="affine"), cls)
+        view.set_reference(0.05)
+        for theme in (theme_for("light"), theme_for("colorblind", 2.0)):
+            view.apply_theme(theme)
+            QApplication.processEvents()
+            text = view.legend.text()
+            for k in cls.metric_keys:  # every curve is in the legend, in its colour
+                label = SHORT_LABELS.get(k, METRICS[k].label)
+                assert html.escape(label).replace(" ", "&nbsp;") in text and view.colors[k] in text
+            looks = {(view.colors[k], view._styles[k]) for k in view.curves}
+            assert len(looks) == len(view.curves)  # no two curves look alike
+            # the legend wraps inside the panel and never makes it wider than the window gives
+            assert view.legend.width() <= view.width() and view.minimumSizeHint().width() <= view.width()
+            assert view.legend.heightForWidth(view.legend.width()) <= 3 * QFontMetrics(view.legend.font()).height() + 8
+            for box in view.log_boxes.values():  # the log toggles do not overlap the legend or each other
+                assert box.isVisible() and not box.geometry().intersects(view.legend.geometry())
