@@ -218,6 +218,8 @@ class FeatureView(GeometryPanel):
         self._trail_cache: dict = {}
         self._trail_attr = ""
         self._user_rotated = False
+        self._point_labels: list = []
+        self.plot.getViewBox().sigResized.connect(self._fit_point_labels)
         self._dynamic: list = []
         self._highlight_items: list = []
         self._static_readout: list = []
@@ -249,7 +251,16 @@ class FeatureView(GeometryPanel):
         if problem.n > SYNC_MAX_N:
             # O(n³) work (or the margin QP) never runs on the UI thread: the picture comes from a job
             self._start_job(PictureJob(problem, self.features_mode))
-            self.show_message(f"Computing the feature-space picture of {problem.n} points…", "Feature space")
+            text = f"Computing the feature-space picture of {problem.n} points…"
+            if self.showing_message or not hasattr(self, "_dynamic_items"):
+                self.show_message(text, "Feature space")
+            else:  # while a point is dragged: the last picture stays, faded, until the new one is ready
+                for item in self._dynamic_items + self._highlight_items:
+                    item.hide()
+                self._points_screen = None
+                self.plot.getViewBox().setOpacity(0.35)
+                self.set_title(text)
+                self.set_readout([])
             return
         try:
             with one_blas_thread():
@@ -395,6 +406,7 @@ class FeatureView(GeometryPanel):
     def redraw(self, keep_range: bool = False) -> None:
         if self.picture is None:
             return
+        self.plot.getViewBox().setOpacity(1.0)
         self.show_plot()
         rng = self.plot.getViewBox().viewRange() if keep_range else None
         self.plot.clear()
@@ -480,10 +492,19 @@ class FeatureView(GeometryPanel):
             S[order, 0], S[order, 1], symbol=[c[0] for c in cls], size=t.marker_size,
             brush=[c[1] for c in cls], pen=[c[2] for c in cls],
         ))
+        self._point_labels = []
         if len(S) <= MAX_LABELS:
             for i, s in enumerate(S):
-                self.text_item(str(i), s[:2], (-0.3, 0.9), 0.8, t.class_color(int(self.classes[i])))
+                self._point_labels.append(
+                    self.text_item(str(i), s[:2], (-0.3, 0.9), 0.8, t.class_color(int(self.classes[i]))))
+        self._fit_point_labels()
         self._set_texts()
+
+    def _fit_point_labels(self, *_args) -> None:
+        """Point numbers only where the plot has room for them (not in a narrow dock at a projector's scale)."""
+        room = self.plot.getViewBox().width() >= 230 * self.theme.scale
+        for item in getattr(self, "_point_labels", []):
+            item.setVisible(room)
 
     def _set_texts(self) -> None:
         pic = self.picture

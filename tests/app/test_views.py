@@ -390,3 +390,18 @@ def test_presentation_scale_in_a_narrow_dock_keeps_the_plot_large(qtbot):
         for _ in range(3):
             QApplication.processEvents()
         assert not v.caption.isHidden() and not v.title.isHidden()
+
+
+def test_a_moved_point_keeps_the_last_big_picture_faded_until_the_new_one_is_ready(qtbot):
+    pts = _big(300)
+    v = _view(qtbot, FeatureView, pts)
+    v.set_problem(Problem(pts, kernel="affine"), get_solver("snkp"))
+    assert v.wait_ready(30000) and not v.showing_message
+    X = pts.X.copy()
+    X[0] += 0.01
+    moved = PointSet(X, pts.classes)
+    v.set_problem(Problem(moved, kernel="affine"), get_solver("snkp"))
+    assert not v.showing_message and "Computing the feature-space picture of 300 points" in v.title.text()
+    assert v.plot.getViewBox().opacity() < 1 and v._hover_index(np.zeros(2), 1.0) is None
+    assert v.wait_ready(30000)
+    assert v.plot.getViewBox().opacity() == 1 and v.picture is not None and "Feature space of" in v.title.text()
