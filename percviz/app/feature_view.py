@@ -8,6 +8,7 @@ dimensions are drawn by an orthographic projection the mouse can rotate (no Open
 
 from __future__ import annotations
 
+import atexit
 import threading
 
 import numpy as np
@@ -44,6 +45,16 @@ SYNC_MAX_N = 200
 FIT_MAX = 96
 #: Picture jobs still running; one superseded or outliving its panel stays referenced here until it ends.
 _JOBS: set = set()
+
+
+def _wait_for_jobs(timeout_ms: int = 60000) -> None:
+    """At exit: let jobs still inside a long computation end, so no running QThread is destroyed."""
+    for job in list(_JOBS):
+        job.cancel()
+        job.wait(timeout_ms)
+
+
+atexit.register(_wait_for_jobs)
 
 
 def signed_unit_gram(problem, features_mode: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -220,6 +231,9 @@ class FeatureView(GeometryPanel):
         self._user_rotated = False
         self._point_labels: list = []
         self.plot.getViewBox().sigResized.connect(self._fit_point_labels)
+        app = QCoreApplication.instance()
+        if app is not None:
+            app.aboutToQuit.connect(self.shutdown)
         self._dynamic: list = []
         self._highlight_items: list = []
         self._static_readout: list = []
