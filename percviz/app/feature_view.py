@@ -80,9 +80,10 @@ def cached_witness(problem, G) -> MinNormPoint | None:
 
     Reads the memo without its lock (a dict look-up): the lock is held for the whole of a computation.
     """
+    memo = getattr(core_gram, "_CACHE", None)
     try:
-        margin = core_gram._CACHE.get(problem, {}).get("rho_K")
-    except TypeError:  # a problem that cannot be weakly referenced
+        margin = memo.get(problem, {}).get("rho_K") if memo is not None else None
+    except (TypeError, AttributeError):  # a problem that cannot be weakly referenced, or another memo layout
         return None
     return None if margin is None else _as_min_norm(margin, G)
 
