@@ -57,8 +57,8 @@ PICK_PIXELS = 14
 IMAGE_PAD = 0.15
 #: Halo sizes are rounded to this many steps (a handful of distinct symbols to render).
 HALO_STEPS = 8
-#: Above this many halos they grow half as much with the weight.
-DENSE_HALOS = 300
+#: Above FEW_HALOS halos they grow less with the weight, and less again above DENSE_HALOS (they would hide the points).
+FEW_HALOS, DENSE_HALOS = 24, 300
 #: At most this many slack values ξ_i are written on the canvas (the largest ones).
 MAX_SLACK_LABELS = 10
 
@@ -366,7 +366,7 @@ class CanvasView(QWidget):
         w = max(1.0, t.scale)
         hl = QColor(t.highlight)
         return {
-            "halo_brushes": [pg.mkBrush(*rgba(t.class_color(k), 60)) for k in range(6)],
+            "halo_brushes": [pg.mkBrush(*rgba(t.class_color(k), 48)) for k in range(6)],
             "halo_pens": [pg.mkPen(*rgba(t.class_color(k), 170), width=w) for k in range(6)],
             "cert_brush": pg.mkBrush(hl.red(), hl.green(), hl.blue(), 90),
             "cert_pen": pg.mkPen(hl, width=w),
@@ -667,7 +667,7 @@ class CanvasView(QWidget):
         X = self.scene_model.points.X
         classes = self.scene_model.points.classes
         # dense scenes get smaller halos: they overlap anyway, and large translucent discs cost most of a repaint
-        grow = 2.4 if len(keep) <= DENSE_HALOS else 1.2
+        grow = 1.8 if len(keep) <= FEW_HALOS else 1.1 if len(keep) <= DENSE_HALOS else 0.7
         sizes = t.marker_size * (1.3 + grow * rel)
         st = self._styles
         if certificate:

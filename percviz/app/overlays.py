@@ -129,6 +129,8 @@ class RunOverlay(QLabel):
         algo, iteration, details = run_caption(self._snapshot, self._solver_cls)
         small = f"{0.65 * self.point_size:.1f}pt"
         room = self._area().width() - 2 * self.MARGIN - self.contentsMargins().left() - self.contentsMargins().right()
+        # no wider than the iteration line or 40 % of the plot: a narrow caption leaves a corner free for the data
+        room = min(room, max(0.4 * room, QFontMetrics(self.font()).horizontalAdvance(iteration or "iteration 0000")))
         if algo and room > 40:  # a long algorithm name is shortened rather than cut off by the plot's edge
             metrics = QFontMetrics(self.theme.font(0.65 * self.point_size, bold=True))
             algo = metrics.elidedText(algo, Qt.ElideRight, int(room))
