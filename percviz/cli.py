@@ -254,16 +254,17 @@ def solve(preset) -> dict[str, Any]:
     history: dict[str, list] = {"iteration": []}
     for k in keys:
         history[k] = []
-    snap = None
-    for snap in solver.snapshots():
-        history["iteration"].append(snap.iteration)
-        for k in snap.metrics:
+
+    def record(iteration: int, metrics: dict) -> None:
+        history["iteration"].append(iteration)
+        for k in metrics:
             if k not in history:  # a metric the solver did not declare up front: back-fill with nulls
                 history[k] = [None] * (len(history["iteration"]) - 1)
         for k in history:
             if k != "iteration":
-                history[k].append(snap.metrics.get(k))
-    assert snap is not None
+                history[k].append(metrics.get(k))
+
+    snap = solver.run_recording(record)  # snapshots only at the ends: long runs stay fast
     rep = solver.representation
     return {
         "algorithm": solver.name,

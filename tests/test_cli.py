@@ -301,3 +301,18 @@ def test_loading_a_scene_round_trips_through_the_cli(capsys, tmp_path):
     p = load_preset(Path(cli.__file__).parent / "presets" / "notes-ring-quadratic.json")
     res = solve_json(capsys, save_preset(p, tmp_path / "ring.json"))
     assert (res["features"], res["iterations"], res["status"]) == ("quadratic", 12, "separator")  # the notes
+
+
+@pytest.mark.parametrize("algorithm", ["fixed-increment", "snkp", "isnkpvn", "ho-kashyap"])
+def test_history_without_snapshots_equals_the_snapshot_history(algorithm):
+    """`solve` steps without building a snapshot per update (run_recording); its history is the snapshots'."""
+    pts = D.overlapping_gaussians(seed=3) if algorithm != "snkp" else PointSet(
+        [[0, 0], [1, 0.2], [3, 3], [4, 3.5], [0.5, 1]], [0, 0, 1, 1, 0])
+    preset = Preset(points=pts, algorithm=algorithm, max_iter=300)
+    res = cli.solve(preset)
+    snaps = list(preset.make_solver().snapshots())
+    assert res["history"]["iteration"] == [s.iteration for s in snaps]
+    for k, values in res["history"].items():
+        if k != "iteration":
+            assert values == [s.metrics.get(k) for s in snaps], k
+    assert res["status"] == snaps[-1].status.value

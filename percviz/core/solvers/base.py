@@ -5,7 +5,7 @@ from __future__ import annotations
 import enum
 import types
 from dataclasses import dataclass
-from typing import Any, ClassVar, Iterator, Mapping
+from typing import Any, Callable, ClassVar, Iterator, Mapping
 
 import numpy as np
 
@@ -215,6 +215,25 @@ class Solver:
             self._last = self._snapshot(triggers)
         assert self._last is not None
         return self._last
+
+    def run_recording(self, record: Callable[[int, dict[str, float]], None]) -> Snapshot:
+        """Run to the end like run(), building only the first and last snapshots; record(iteration, metrics)
+        is called for the start and after every update (the metrics only: no decision function is kept)."""
+        snap = self.start()
+        record(snap.iteration, dict(snap.metrics))
+        while not self.status.done:
+            triggers = self._one_update()
+            if self.status.done:
+                self._last = self._snapshot(triggers)
+                record(self._last.iteration, dict(self._last.metrics))
+            else:
+                record(self.iteration, {k: float(v) for k, v in self._metrics().items() if v is not None})
+        assert self._last is not None
+        return self._last
+
+    def _metrics(self) -> Mapping[str, Any]:
+        """The metrics of the current state (default: those of _state(); override where that is cheaper)."""
+        return self._state()["metrics"]
 
     @property
     def done(self) -> bool:
