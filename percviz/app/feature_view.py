@@ -635,6 +635,7 @@ class FeatureView(GeometryPanel):
             readout.append((f"→ {name} direction{margin}", dir_col))
             self._dir_label.setText(name)
             self._dir_label.setPos(float(tip[0]), float(tip[1]))
+            self._dir_label.setAnchor((0.0 if tip[0] < -0.3 else 1.0 if tip[0] > 0.3 else 0.5, 1.1))  # inward
             shown.append(self._dir_label)
         for item in self._dynamic_items:
             item.setVisible(any(item is s_ for s_ in shown))

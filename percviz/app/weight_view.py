@@ -383,8 +383,10 @@ class WeightView(GeometryPanel):
             self._static_readout = [(f"★ a* max-margin direction: margin {pic.best_margin:.4g}", edge)]
         if pic.empty:
             self.set_title("Weight space: the cone is empty — no linear separator")
-            self.text_item("the cone is empty — no linear separator", ((xmin + xmax) / 2, ymin + 0.04 * (ymax - ymin)),
-                           (0.5, 1), 1.2, t.foreground, fill=True)
+            # at the top: far-side iterates are marked along the edges, and the bottom holds their label
+            self._fixed_labels.append(self.text_item("the cone is empty — no linear separator",
+                                                     ((xmin + xmax) / 2, ymax - 0.1 * (ymax - ymin)), (0.5, 0), 1.2,
+                                                     t.foreground, fill=True))
             cap = (
                 "Every direction violates some constraint: 0 lies in the hull of the yᵢ (Gordan). "
                 "Lines: the planes a·yᵢ = 0 seen from the origin."
