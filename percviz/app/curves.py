@@ -39,6 +39,8 @@ SIGNED_KEYS = ("margin", "loss", "objective")
 GROUPS = (("norms", "Norms, criteria"), ("margins", "Margin"), ("counts", "Counts"))
 #: Legend labels shorter than METRICS' where those are long.
 SHORT_LABELS = {"bound": "bound", "margin": "margin", "train_errors": "errors", "support_vectors": "support vectors"}
+#: A bound more than this many times above the curves it bounds is left out of a linear plot's range.
+OFF_SCALE = 20.0
 #: The y range is re-fitted when the data fill less than this fraction of it.
 MIN_FILL = 0.45
 
@@ -129,6 +131,7 @@ class CurvesView(QWidget):
         self.references: dict[str, pg.InfiniteLine] = {}
         self.following: dict[str, bool] = {}
         self._y_ranges: dict[str, tuple[float, float]] = {}
+        self.off_scale: dict[str, float | None] = {}  # group → the bound's lowest value when left above the plot
         self._x_max: float | None = None
         self._pushed = -1  # buffer length last given to the curves (-1: push again)
         self._dirty = False
@@ -253,7 +256,7 @@ class CurvesView(QWidget):
             box.deleteLater()
         self.plots, self.curves, self.log_boxes, self.cursors, self.references = {}, {}, {}, {}, {}
         self._keys = tuple(keys)
-        self._y_ranges, self._x_max, self._pushed = {}, None, -1
+        self._y_ranges, self._x_max, self._pushed, self.off_scale = {}, None, -1, {}
         groups = {g: [k for k in keys if group_of(k, keys) == g] for g, _ in GROUPS}
         palette = self._palette()
         solid = [k for k in keys if k != "bound"]
@@ -378,6 +381,8 @@ class CurvesView(QWidget):
                     continue
                 mark = _MARKS[self._styles[k]]
                 label = SHORT_LABELS.get(k, METRICS[k].label)
+                if k == "bound" and self.off_scale.get(g) is not None:
+                    label += " (far above the plot)"
                 entries.append(f"<span style='color:{self.colors[k]}'>{mark}&nbsp;{_nb(label)}</span>")
             ref = self.references.get(g)
             if ref is not None and ref.isVisible() and self.rho is not None:
@@ -442,9 +447,12 @@ class CurvesView(QWidget):
         self._x_max = x_max
 
     def _y_span(self, g: str):
-        """(lo, hi) of the group's finite values (log10 on a log axis) and its reference line; None if empty."""
+        """(lo, hi) of the group's finite values (log10 on a log axis) and its reference line; None if empty.
+
+        On a linear axis a bound far above the curves it bounds (OFF_SCALE times their largest value) is
+        left out of the range, so they stay readable; the legend says so (the log toggle shows it)."""
         log = self.log_boxes[g].isChecked()
-        lo, hi = math.inf, -math.inf
+        spans = {}
         for k in self.curves:
             if group_of(k, self._keys) != g or k not in self.buffers.keys:
                 continue
@@ -454,11 +462,24 @@ class CurvesView(QWidget):
                 y = np.log10(y) if len(y) else y
             y = y[np.isfinite(y)]
             if len(y):
-                lo, hi = min(lo, float(y.min())), max(hi, float(y.max()))
+                spans[k] = (float(y.min()), float(y.max()))
+        off = None
+        rest = [v for k, v in spans.items() if k != "bound"]
+        if not log and "bound" in spans and rest:
+            top = max(max(abs(a), abs(b)) for a, b in rest)
+            if spans["bound"][0] > OFF_SCALE * max(top, 1.0):
+                off = spans.pop("bound")[0]
+        changed = (off is None) != (self.off_scale.get(g) is None)
+        self.off_scale[g] = off
+        if changed:
+            self._update_legend()
+        if not spans:
+            return None
+        lo, hi = min(a for a, _ in spans.values()), max(b for _, b in spans.values())
         ref = self.references.get(g)
-        if ref is not None and ref.isVisible() and lo <= hi:
+        if ref is not None and ref.isVisible():
             lo, hi = min(lo, ref.value()), max(hi, ref.value())
-        return (lo, hi) if lo <= hi else None
+        return lo, hi
 
     def series(self, key: str):
         """(iterations, values) recorded for a metric (for tests and export)."""

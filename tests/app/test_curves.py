@@ -190,3 +190,24 @@ def test_legend_names_every_curve_distinctly_at_desk_and_presentation_sizes(qtbo
             assert view.legend.heightForWidth(view.legend.width()) <= 3 * QFontMetrics(view.legend.font()).height() + 8
             for box in view.log_boxes.values():  # the log toggles do not overlap the legend or each other
                 assert box.isVisible() and not box.geometry().intersects(view.legend.geometry())
+
+
+def test_a_bound_far_above_the_counts_is_left_out_of_their_range(curves, run):
+    prob, _, _ = run
+    from percviz.core.decision import ZeroDecision
+    from percviz.core.solvers.base import Snapshot, Status
+
+    class Counting:
+        display_name = "Counting"
+        metric_keys = ("train_errors", "mistakes", "bound")
+
+    curves.set_problem(prob, Counting)
+    for k in range(30):
+        curves.set_snapshot(Snapshot(k, Status.RUNNING, ZeroDecision(), {"train_errors": 5 - k % 5, "mistakes": k,
+                                                                          "bound": 31000.0}))
+    (_, _), (y0, y1) = curves.plots["counts"].vb.viewRange()
+    assert y0 <= 0 and 29 <= y1 < 40  # the mistakes fill the plot; the bound (31000) is not squashing them
+    assert "far&nbsp;above&nbsp;the&nbsp;plot" in curves.legend.text()
+    curves.log_boxes["counts"].setChecked(True)  # on a log axis the bound is in range again
+    (_, _), (y0, y1) = curves.plots["counts"].vb.viewRange()
+    assert y1 >= np.log10(31000) and "far&nbsp;above" not in curves.legend.text()
