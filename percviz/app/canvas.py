@@ -820,6 +820,10 @@ class CanvasView(QWidget):
             w, certificate = self._weights(snap)
             if w is not None:
                 text += f", {'p' if certificate else 'α'} = {w[i]:.3g}"
+            level, (X, y) = self._margin_level(), self._training_points()
+            if level is not None and y is not None and i < len(y):
+                fx = float(np.ravel(self.evaluator.at_points(snap.decision, X[[i]]))[0])
+                text += f", slack ξ = {max(0.0, level - y[i] * fx):.3g}"
         return text
 
     def delete_hovered(self) -> bool:
