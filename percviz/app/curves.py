@@ -27,6 +27,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFontMetrics, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
@@ -139,7 +140,7 @@ class CurvesView(QWidget):
 
         self.toolbar = QHBoxLayout()
         self.toolbar.setContentsMargins(4, 2, 4, 0)
-        self.title = QLabel("Convergence")
+        self.title = _ElidedLabel("Convergence")
         self.title.setToolTip("Metrics of the run against the iteration k")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.toolbar.addWidget(self.title, 1)
@@ -484,6 +485,18 @@ class CurvesView(QWidget):
     def series(self, key: str):
         """(iterations, values) recorded for a metric (for tests and export)."""
         return self.buffers.series(key)
+
+
+class _ElidedLabel(QLabel):
+    """A one-line label that ends in "…" when it is given less room than its text needs."""
+
+    def paintEvent(self, event) -> None:
+        painter = QPainter(self)
+        painter.setFont(self.font())
+        painter.setPen(self.palette().color(self.foregroundRole()))
+        text = QFontMetrics(self.font()).elidedText(self.text(), Qt.TextElideMode.ElideRight, self.width())
+        painter.drawText(self.rect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+        painter.end()
 
 
 _MARKS = {Qt.PenStyle.SolidLine: "━", Qt.PenStyle.DashLine: "┅", Qt.PenStyle.DashDotLine: "-·-"}
