@@ -2,7 +2,7 @@
 
 The metrics a solver reports (`metric_keys`, labelled by `percviz.core.solvers.METRICS`) are grouped
 by scale: norms, criteria and other positive quantities that shrink or grow geometrically (log scale
-by default when one of them is declared log-scaled), margins, L(α) and objectives (signed, linear),
+by default when one of them is declared log-scaled) including objectives (SVM dual, LP), margins and L(α) (signed, linear),
 and counts (training errors, mistakes, support vectors).
 The theoretical bound is drawn dashed next to what it bounds (the mistakes when the solver counts
 them, else the norms). ρ_K, given once per scene by `set_reference`, is a dotted reference line in
@@ -35,7 +35,7 @@ from percviz.core.solvers.base import METRICS
 
 #: Metric keys plotted with the counts (integers), and with the margins (signed, linear).
 COUNT_KEYS = ("train_errors", "mistakes", "support_vectors", "outer")
-SIGNED_KEYS = ("margin", "loss", "objective")
+SIGNED_KEYS = ("margin", "loss")  # objectives (SVM dual, LP τ, J_p′) are ≥ 0: plotted with the criteria
 #: Groups in display order: (id, title).
 GROUPS = (("norms", "Norms, criteria"), ("margins", "Margin"), ("counts", "Counts"))
 #: Legend labels shorter than METRICS' where those are long.
