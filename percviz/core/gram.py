@@ -467,7 +467,7 @@ BOUND_MAX_N = 1500
 
 BOUND_PARAM = ParamSpec(
     "bound", bool, True,
-    help="Compute the optimal margin ρ_K once (an LP and a QP) to report the paper's bound; "
+    help="Compute the optimal margin ρ_K once (a cone program; an LP too when not separable) for the paper's bound; "
     f"skipped automatically above {BOUND_MAX_N} points unless the kernel is linear or affine.",
 )
 

@@ -158,6 +158,8 @@ class Solver:
                 raise DataError(f"{self.display_name} needs points: place some first.")
             return
         self.problem.points.require_two_classes(self.display_name)
+        if self.representation == "features":
+            _check_feature_scale(self.problem, self.display_name)
 
     def _reset(self) -> None:
         raise NotImplementedError
@@ -261,6 +263,24 @@ class Solver:
     def _snapshot(self, triggers) -> Snapshot:
         st = dict(self._state())
         return Snapshot(iteration=self.iteration, status=self.status, triggers=tuple(triggers), **st)
+
+
+#: Feature vectors beyond this size are refused: squares and sums of products of them would overflow.
+MAX_FEATURE_SIZE = 1e30
+
+
+def _check_feature_scale(problem: Problem, who: str) -> None:
+    """Raise DataError when some |φ(x_i)| component exceeds MAX_FEATURE_SIZE (e.g. degree 8 at x ~ 1e6)."""
+    from percviz.core.errors import DataError
+
+    Y = np.asarray(problem.Y)
+    big = float(np.abs(Y).max(initial=0.0))
+    if big > MAX_FEATURE_SIZE:
+        i = int(np.abs(Y).max(axis=1).argmax())
+        raise DataError(
+            f"{who}: the feature vector of point {i} reaches {big:.3g} with the {problem.features.spec} map, too "
+            "large for double precision (its squares overflow). Scale the points down or use a lower-degree map."
+        )
 
 
 #: The common iteration limit, validated like every other parameter.
