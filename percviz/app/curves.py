@@ -418,6 +418,7 @@ class CurvesView(QWidget):
                 if self.log_boxes[group_of(k, keys)].isChecked():
                     y = np.where(y > 0, y, np.nan)
                 c.setData(x, y, connect="finite", skipFiniteCheck=bool(np.isfinite(y).all()))
+            self._mark_single(b.n == 1)
             self._update_ranges()
         last = b.last_iteration
         scrubbing = self.shown_iteration is not None and 0 <= self.shown_iteration < last
@@ -425,6 +426,21 @@ class CurvesView(QWidget):
             cur.setVisible(scrubbing)
             if scrubbing:
                 cur.setValue(self.shown_iteration)
+
+    def _mark_single(self, single: bool) -> None:
+        """A lone value (iteration 0) has no line to draw: show it as a dot until a second one arrives."""
+        if single == getattr(self, "_single", False):
+            return
+        self._single = single
+        for c in self.curves.values():
+            if single:
+                colour = c.opts["pen"].color() if hasattr(c.opts["pen"], "color") else "w"
+                c.setSymbol("o")
+                c.setSymbolSize(7)
+                c.setSymbolPen(colour)
+                c.setSymbolBrush(colour)
+            else:
+                c.setSymbol(None)
 
     def _update_ranges(self) -> None:
         """Axis ranges in steps: most frames leave them (and the cached axes and grids) as they are."""

@@ -211,3 +211,19 @@ def test_a_bound_far_above_the_counts_is_left_out_of_their_range(curves, run):
     curves.log_boxes["counts"].setChecked(True)  # on a log axis the bound is in range again
     (_, _), (y0, y1) = curves.plots["counts"].vb.viewRange()
     assert y1 >= np.log10(31000) and "far&nbsp;above" not in curves.legend.text()
+
+
+def test_lone_iteration_zero_is_drawn_as_dots_then_lines(curves, run):
+    prob, cls, snaps = run
+    curves.set_problem(prob, cls)
+    curves.set_history(snaps[:1])
+    curves.flush()
+    assert all(c.opts["symbol"] == "o" for c in curves.curves.values())
+    curves.set_history(snaps[:3])
+    curves.flush()
+    assert all(c.opts["symbol"] is None for c in curves.curves.values())
+
+
+def test_objectives_share_the_criteria_plot_not_the_margin_plot():
+    keys = ("objective", "margin", "train_errors")
+    assert group_of("objective", keys) == "norms" and group_of("margin", keys) == "margins"
