@@ -272,3 +272,15 @@ def test_single_point_margin_is_one():
     """One normalized point: ρ_K = ‖φ̃(x)‖ = 1, with p = α = (1)."""
     m = gram.margin_of_gram(np.ones((1, 1)))
     assert m.separable and m.rho == pytest.approx(1.0) and m.exact and list(m.p) == [1.0]
+
+
+def test_working_set_cone_program_equals_the_full_one():
+    """Above WORKING_SET_MIN_ROWS rows the program grows a working set; its optimum is the full program's."""
+    pr = make_separable(300, 0.01, "rbf:gamma=8", seed=7)
+    B = gram.signed_factor(pr)
+    assert B.shape[0] >= gram.WORKING_SET_MIN_ROWS
+    w, t, p = gram._max_margin_socp(B)
+    w_full, t_full, _ = gram._socp_on(B, float(np.linalg.norm(B, axis=1).max()))
+    assert t == pytest.approx(t_full, rel=1e-8)
+    assert (B @ w).min() / np.linalg.norm(w) == pytest.approx(t, rel=1e-8)  # w is feasible for every row
+    assert p.min() >= 0 and p.sum() == pytest.approx(1) and np.linalg.norm(B.T @ p) == pytest.approx(t, rel=1e-6)
