@@ -347,6 +347,8 @@ def margin(preset) -> dict[str, Any]:
         "n": problem.n,
         "separable": bool(res.separable),
         "rho": float(res.rho),
+        "rho_interval": [float(v) for v in res.interval],  # certified: lo ≤ ρ_K ≤ hi
+        "exact": bool(res.exact),  # ρ_K known to 1e-6 relative
         "p": getattr(res, "p", None),
         "alpha": getattr(res, "alpha", None),
     }
@@ -360,7 +362,11 @@ def cmd_margin(argv: Sequence[str]) -> int:
         _print_json(result)
     else:
         verdict = "separable" if result["separable"] else "not separable"
-        print(f"{args.data}: {result['n']} points, kernel {result['kernel']}: {verdict}, ρ_K = {result['rho']:.6g}")
+        line = f"{args.data}: {result['n']} points, kernel {result['kernel']}: {verdict}, ρ_K = {result['rho']:.6g}"
+        if not result["exact"]:
+            lo, hi = result["rho_interval"]
+            line += f" (not resolved to 1e-6: {lo:.3g} ≤ ρ_K ≤ {hi:.3g})"
+        print(line)
     return EXIT_OK
 
 

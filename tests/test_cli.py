@@ -114,6 +114,19 @@ def test_margin_of_the_papers_example(capsys):
     # §2 of the paper: normalized, every + is (0.6, 0.8) and every − (0.8, 0.6): ρ = √0.02.
     assert res["separable"] is True and res["rho"] == pytest.approx(math.sqrt(0.02), rel=1e-6)
     assert res["kernel"] == "linear" and len(res["p"]) == res["n"]
+    assert res["exact"] is True and res["rho_interval"][0] == res["rho"] <= res["rho_interval"][1]
+
+
+def test_margin_reports_an_unresolved_interval(capsys, tmp_path):
+    """Random labels under RBF γ = 0.5, n = 200: ρ_K ≈ 1.62e-5, certified only to ~4e-4 (see test_gram)."""
+    rng = np.random.default_rng(0)
+    pts = PointSet.from_signed(rng.normal(0, 2, (200, 2)), rng.choice([-1, 1], 200))
+    path = write_csv(pts, tmp_path / "random.csv")
+    res = json.loads(run(capsys, "margin", path, "--kernel", "rbf:gamma=0.5", "--json")[1])
+    lo, hi = res["rho_interval"]
+    assert res["separable"] and res["exact"] is False and 0 < lo == res["rho"] < hi
+    code, out, _ = run(capsys, "margin", path, "--kernel", "rbf:gamma=0.5")
+    assert code == 0 and "not resolved to 1e-6" in out
 
 
 def test_margin_non_separable(capsys, tmp_path):
