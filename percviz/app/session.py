@@ -193,7 +193,7 @@ class RunSession(QObject):
             return None
         key = id(self.problem)
         if key not in self._rho:
-            if not wait:
+            if not wait or not self._rho_affordable(self.problem):
                 return None
             self._rho = {key: self._compute_rho(self.problem)}
         return self._rho[key]
@@ -201,6 +201,18 @@ class RunSession(QObject):
     @staticmethod
     def _wants_rho(solver_cls) -> bool:
         return solver_cls is not None and getattr(solver_cls, "representation", "") == "kernel"
+
+    @staticmethod
+    def _rho_affordable(problem: Problem) -> bool:
+        """ρ_K factors the n×n Gram matrix (O(n³)) unless the kernel is linear/affine: skipped above BOUND_MAX_N.
+
+        Same rule as the solvers' `bound` metric, so neither waits minutes for the other (gram's cache lock).
+        """
+        try:
+            from percviz.core.gram import BOUND_MAX_N
+        except ImportError:
+            BOUND_MAX_N = 1500
+        return problem.n <= BOUND_MAX_N or getattr(problem.kernel, "name", "") in ("linear", "affine")
 
     def _rho_job(self, problem: Problem):
         yield (id(problem), self._compute_rho(problem))
@@ -273,7 +285,7 @@ class RunSession(QObject):
         self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
-        if self._wants_rho(self.solver_cls):
+        if self._wants_rho(self.solver_cls) and self._rho_affordable(problem):
             self._aux.set_job(self._job, self._rho_job(problem), steps=1)
         if keep_playing:
             self.play()
@@ -411,8 +423,12 @@ class RunSession(QObject):
             time.sleep(0.002)
         return False
 
-    def shutdown(self) -> None:
-        """Stop the worker thread and wait for it (call before the window closes)."""
+    def shutdown(self, timeout_ms: int = 3000) -> None:
+        """Stop both worker threads (call before the window closes); never blocks the UI longer than timeout_ms.
+
+        A thread still inside a long computation (an LP for ρ_K, a QP solver's update) is left to finish on its
+        own: it emits nothing more and is never destroyed while running (see worker.SnapshotWorker.stop).
+        """
         if self._closed:
             return
         self._closed = True
@@ -421,8 +437,10 @@ class RunSession(QObject):
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
         self._aux.request_stop()  # both threads wind down at once
-        self._worker.stop()
-        self._aux.stop()
+        self._worker.request_stop()
+        end = time.monotonic() + timeout_ms / 1000
+        for worker in (self._worker, self._aux):
+            worker.stop(max(1, int(1000 * (end - time.monotonic()))))
 
     @property
     def worker(self) -> SnapshotWorker:

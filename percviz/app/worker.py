@@ -37,6 +37,20 @@ _YIELD_EVERY = 0.004
 MAX_HOLD = 0.25
 
 
+def _keep_alive(thread: QThread) -> None:
+    """An update still in flight (a long solver call) outlived stop(): never destroy that running QThread.
+
+    Destroying a running QThread aborts the process, also at interpreter exit when module globals are
+    cleared; so the wrapper gets one reference that is never released. The thread ends when its call
+    returns (it emits nothing more once stopped), or with the process.
+    """
+    import ctypes
+
+    if thread not in _ORPHANS:
+        _ORPHANS.append(thread)
+        ctypes.pythonapi.Py_IncRef(ctypes.py_object(thread))
+
+
 def live_threads() -> list[QThread]:
     """Worker threads that are still running."""
     return [t for t in list(_THREADS) if t.isRunning()]
@@ -174,15 +188,13 @@ class SnapshotWorker(QObject):
             self._job = None
             self._cond.notify_all()
 
-    def stop(self, timeout_ms: int = 30000) -> bool:
+    def stop(self, timeout_ms: int = 3000) -> bool:
         """Cancel any job and end the thread; waits for it (returns False if it did not end in time)."""
         self.request_stop()
         if self._thread.isRunning():
             self._thread.quit()
             if not self._thread.wait(timeout_ms):
-                # An update still in flight (a long solver call): keep the thread object alive rather
-                # than destroy a running QThread; it ends when that call returns.
-                _ORPHANS.append(self._thread)
+                _keep_alive(self._thread)
                 return False
         return True
 

@@ -314,3 +314,45 @@ def test_one_slow_frame_does_not_stall_the_animation(qtbot, session):
     qtbot.waitUntil(lambda: len(shown) >= 4, timeout=3000)
     session.pause()
     assert shown[3] - shown[0] < 1.6  # at least two frames a second after the slow one
+
+
+def test_closing_never_waits_for_a_long_margin_computation(qtbot, monkeypatch):
+    started = []
+
+    def slow_rho(problem):  # an LP on thousands of points: seconds, off the GIL
+        started.append(problem)
+        time.sleep(1.5)
+        return 0.25
+
+    monkeypatch.setattr(RunSession, "_compute_rho", staticmethod(slow_rho))
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal(1.5, 0.3, (20, 2)), rng.normal(-1.5, 0.3, (20, 2))])
+    scene = SceneModel(PointSet(X, np.repeat([0, 1], 20)), Settings(algorithm="nkp"))
+    s = RunSession(scene)
+    qtbot.waitUntil(lambda: bool(started), timeout=3000)
+    t0 = time.monotonic()
+    s.shutdown(timeout_ms=200)
+    assert time.monotonic() - t0 < 0.6  # the window closes at once
+    aux = s._aux.thread
+    assert aux.wait(5000) and not aux.isRunning()  # and the thread ends on its own, destroyed by nobody
+
+
+def test_a_restart_with_2000_points_and_an_rbf_kernel_stays_on_the_ui_budget(qtbot):
+    rng = np.random.default_rng(4)
+    X = rng.normal(0, 1, (2000, 2))
+    scene = SceneModel(PointSet(X, rng.integers(0, 2, 2000)), Settings(algorithm="nkp", kernel="rbf"))
+    s = RunSession(scene)
+    rhos = Recorder(s.rhoChanged)
+    try:
+        s.wait_idle(30)
+        costs = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            s.restart()
+            costs.append(time.perf_counter() - t0)
+        assert min(costs) < 0.05, costs  # no Gram factorization, no ρ_K on the UI thread
+        assert s.rho(wait=True) is None  # too costly above BOUND_MAX_N: no reference line rather than a frozen UI
+        assert all(r == (None,) for r in rhos.calls)
+        assert s.wait_idle(30) and s.current.iteration == 0
+    finally:
+        s.shutdown()
