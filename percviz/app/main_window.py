@@ -174,9 +174,10 @@ class MainWindow(QMainWindow):
 
         self.run_menu = bar.addMenu("&Run")
         s = self.session
-        self.step_action = self._action(self.run_menu, "&Step", s.step, "Space", "One update of the algorithm")
-        self.play_action = self._action(self.run_menu, "&Play / Pause", s.toggle_play, "P", "Animate at the chosen speed")
-        self.run_action = self._action(self.run_menu, "Run to &end", s.run_to_end, ["Ctrl+Return", "Ctrl+Enter"],
+        self.step_action = self._action(self.run_menu, "&Step", self._if_forms_valid(s.step), "Space", "One update of the algorithm")
+        self.play_action = self._action(self.run_menu, "&Play / Pause", self._if_forms_valid(s.toggle_play), "P",
+                                        "Animate at the chosen speed")
+        self.run_action = self._action(self.run_menu, "Run to &end", self._if_forms_valid(s.run_to_end), ["Ctrl+Return", "Ctrl+Enter"],
                                        "Run as fast as possible until the algorithm halts")
         self.reset_action = self._action(self.run_menu, "&Reset", s.reset, ["R", "Home"], "Back to iteration 0")
         self.run_menu.addSeparator()
@@ -207,6 +208,18 @@ class MainWindow(QMainWindow):
 
         self.help_menu = bar.addMenu("&Help")
         self._action(self.help_menu, "&About percviz", self._about)
+
+    def _if_forms_valid(self, start: Callable[[], None]) -> Callable[[], None]:
+        """A run key starts nothing while a parameter field shows an error (pausing always works)."""
+
+        def run() -> None:
+            valid = getattr(self.controls, "forms_valid", lambda: True)()
+            if not valid and self.session.state not in ("playing", "running"):
+                self.show_message("Fix the value marked in red in the side panel first.", 6000)
+                return
+            start()
+
+        return run
 
     def _build_status_bar(self) -> None:
         bar = self.statusBar()

@@ -184,25 +184,31 @@ def test_ui_keeps_serving_events_with_2000_points_running(qtbot):
     X = rng.normal(0, 1, (2000, 2))
     w.scene.set_points(PointSet(X, rng.integers(0, 2, 2000)))  # not separable: never halts
     w.session.wait_idle()
-    ticks = []
-    clock = QElapsedTimer()
-    clock.start()
-    timer = QTimer()
-    timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
-    timer.start()
+
+    def tick_gaps(seconds):
+        ticks = []
+        clock = QElapsedTimer()
+        clock.start()
+        timer = QTimer()
+        timer.setInterval(10)
+        timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
+        timer.start()
+        end = time.monotonic() + seconds
+        while time.monotonic() < end:
+            QApplication.processEvents()
+            time.sleep(0.001)
+        timer.stop()
+        return np.diff([0] + ticks)
+
+    idle = tick_gaps(0.5)  # the same loop with no run: what this machine's load allows
     w.session.run_to_end()
-    end = time.monotonic() + 2.0
-    while time.monotonic() < end:
-        QApplication.processEvents()
-        time.sleep(0.001)
-    timer.stop()
+    gaps = tick_gaps(2.0)
     assert w.session.state == RUNNING
     done = w.session.latest.iteration
     w.close()
-    gaps = np.diff([0] + ticks)
-    assert len(ticks) > 20
-    assert gaps.max() < 1000, gaps.max()
+    # the UI keeps at least a third of the tick rate it has when idle, and never stalls for a second
+    assert len(gaps) / 2.0 > len(idle) / 0.5 / 3, (len(gaps), len(idle))
+    assert gaps.max() < max(1000, 3 * idle.max()), gaps.max()
     assert done > 200  # the solver really ran meanwhile
     assert not live_threads()
 
@@ -317,6 +323,7 @@ def test_an_edit_shows_the_new_run_at_once(qtbot, window):
     t0 = time.perf_counter()
     window.scene.add_point(0.5, -0.5, 1)
     assert canvas.problem is s.problem and s.problem.n == window.scene.n  # synchronously
-    qtbot.waitUntil(lambda: canvas.snapshot is not None and canvas.snapshot is s.current, timeout=1000)
+    qtbot.waitUntil(lambda: canvas.snapshot is not None and canvas.snapshot is s.current, timeout=3000)
     assert canvas.snapshot.iteration == 0
-    assert time.perf_counter() - t0 < 0.5  # iteration 0 of the new run drawn within a few frames
+    # iteration 0 of the new run drawn within a few frames (0.1 s on an idle machine; CI runners are shared)
+    assert time.perf_counter() - t0 < 1.5
