@@ -4,8 +4,9 @@
   1. the max-margin cone program max t s.t. B w ≥ t·1, ‖w‖ ≤ 1 (Clarabel): a w with min_i b_i·w > 0 proves
      separability, and the program's multipliers are the witness p = argmin over the simplex of ‖p‖_G,
      polished on its active set; ρ_K = ‖p‖_G (Lemma 3 plus the minimax theorem) and the interval
-     [min_i b_i·w/‖w‖, ‖p‖_G] certifies it. Otherwise separability is decided by an LP (HiGHS):
-     max t s.t. B w ≥ t·1, −1 ≤ w ≤ 1 (t > 0 ⟺ some Gα > 0, Gordan);
+     [min_i b_i·w/‖w‖, ‖p‖_G] certifies it;
+  2. otherwise separability is decided by an LP (HiGHS): max t s.t. B w ≥ t·1, −1 ≤ w ≤ 1 (t > 0 ⟺ some
+     Gα > 0, Gordan), whose w certifies the lower end if the cone program's did not;
   3. when not separable, p is a Gordan witness (an LP vertex, made exact on its support) and
      ρ_K = −(radius of the largest G-ball inside the hull of the b_i) (Theorem "margininf"): 0 when an LP
      finds 0 on the hull's boundary, else read off the hull's facets (Qhull) when the rank of G is at most
@@ -201,8 +202,8 @@ def signed_factor(problem) -> np.ndarray:
     return _factor_from_gram(np.asarray(problem.G))
 
 
-def _separability_lp(B: np.ndarray) -> float:
-    """max t s.t. B w ≥ t·1, −1 ≤ w ≤ 1, t ≤ 1 (HiGHS); t > 0 iff the rows are strictly separable."""
+def _separability_lp(B: np.ndarray) -> tuple[float, np.ndarray]:
+    """max t s.t. B w ≥ t·1, −1 ≤ w ≤ 1, t ≤ 1 (HiGHS); (t, w). t > 0 iff the rows are strictly separable."""
     n, r = B.shape
     scale = float(np.abs(B).max())
     c = np.zeros(r + 1)
@@ -215,7 +216,7 @@ def _separability_lp(B: np.ndarray) -> float:
     )
     if res.status != 0:
         raise RuntimeError(f"the separability LP failed: {res.message}")
-    return float(-res.fun) * scale
+    return float(-res.fun) * scale, np.asarray(res.x[:r], dtype=float)
 
 
 #: Below this many rows the cone program is solved on all of them at once; above, on a growing working set.
@@ -407,12 +408,13 @@ def _margin_of_factor(B: np.ndarray) -> MarginResult:
     if n <= 1:  # one row b with ‖b‖ = 1 (or tiny): ρ = ‖b‖ = min_i b_i·(b/‖b‖)
         nb = float(np.linalg.norm(B[0]))
         return MarginResult(True, nb, np.ones(1), np.ones(1) / nb**2, (nb, nb), True, r, nb)
-    found = _separable_margin(B)
+    socp = _max_margin_socp(B)
+    found = _separable_margin(B, socp)
     if found is not None:
         return found
-    t = _separability_lp(B)
+    t, w_lp = _separability_lp(B)
     if t > 1e-9 * float(np.linalg.norm(B, axis=1).max()):  # the cone program missed it: the LP's box separator
-        found = _separable_margin(B, t)
+        found = _separable_margin(B, socp, w_lp, t)
         if found is not None:
             return found
     p = _gordan_witness(B)
@@ -424,20 +426,22 @@ def _margin_of_factor(B: np.ndarray) -> MarginResult:
     return MarginResult(False, rho, p, None, (rho, rho), True, r, min(t, 0.0))
 
 
-def _separable_margin(B: np.ndarray, t_lp: float | None = None) -> MarginResult | None:
-    """The separable case: None unless an explicit w proves min_i b_i·w > 0 (beyond rounding).
+def _separable_margin(B: np.ndarray, socp, w_lp: np.ndarray | None = None, t_lp: float | None = None):
+    """The separable case (a MarginResult), or None unless an explicit w proves min_i b_i·w > 0 beyond rounding.
 
-    rho is the certified lower end lo = min_i b_i·w/‖w‖ of the interval (never ≤ 0); the witness p gives the
-    upper end ‖Bᵀp‖. The tighter of the cone program's answer and its polish on the active set is kept.
+    socp is _max_margin_socp's (w, t, p) or None; w_lp the LP's separator when the cone program found none.
+    rho is the certified lower end lo = max over those w of min_i b_i·w/‖w‖ (never ≤ 0); the witness p gives
+    the upper end ‖Bᵀp‖. The tighter of the cone program's answer and its polish on the active set is kept.
     """
     n, r = B.shape
-    out = _max_margin_socp(B)
-    if out is None:
+    if socp is not None:
+        w, t, p = socp
+    elif w_lp is not None:
+        w, t, p = w_lp, float(t_lp), np.full(n, 1.0 / n)
+    else:
         return None
-    w, t, p = out
-    nw = float(np.linalg.norm(w))
     floor = 4.0 * r * EPS * float(np.linalg.norm(B, axis=1).max())  # rounding level of B w for unit w
-    lo_w = float((B @ w).min()) / nw if nw > 0 else -np.inf
+    lo_w = max(_w_margin(B, v) for v in (w, w_lp) if v is not None)
     if not lo_w > floor:
         return None
     lo, hi = _certify(B, p)
@@ -449,6 +453,12 @@ def _separable_margin(B: np.ndarray, t_lp: float | None = None) -> MarginResult 
     alpha = p / (hi * hi)
     exact = hi - lo <= 1e-6 * lo
     return MarginResult(True, lo, p, alpha, (lo, hi), exact, r, t if t_lp is None else t_lp)
+
+
+def _w_margin(B: np.ndarray, w: np.ndarray) -> float:
+    """min_i b_i·w/‖w‖ (−inf for w = 0): a certified lower bound on ρ."""
+    nw = float(np.linalg.norm(w))
+    return float((B @ w).min()) / nw if nw > 0 else -np.inf
 
 
 def margin_of_gram(M) -> MarginResult:

@@ -284,3 +284,13 @@ def test_working_set_cone_program_equals_the_full_one():
     assert t == pytest.approx(t_full, rel=1e-8)
     assert (B @ w).min() / np.linalg.norm(w) == pytest.approx(t, rel=1e-8)  # w is feasible for every row
     assert p.min() >= 0 and p.sum() == pytest.approx(1) and np.linalg.norm(B.T @ p) == pytest.approx(t, rel=1e-6)
+
+
+def test_lp_separator_certifies_when_the_cone_program_fails(monkeypatch):
+    """If Clarabel fails, the LP still decides, and its box separator w gives a certified, positive rho."""
+    pr = make_separable(30, 0.05, "affine", seed=30)
+    exact = gram.optimal_margin(pr)
+    monkeypatch.setattr(gram, "_max_margin_socp", lambda B: None)
+    m = gram.optimal_margin(Problem(pr.points, kernel="affine"))
+    assert m.separable and 0 < m.rho <= exact.rho * (1 + 1e-9) and m.lp_value > 0
+    assert m.interval[0] == m.rho <= exact.rho * (1 + 1e-12) and exact.rho <= m.interval[1] * (1 + 1e-12)
