@@ -231,7 +231,7 @@ def _max_margin_socp(B: np.ndarray) -> tuple[np.ndarray, float, np.ndarray] | No
     Many rows: solved on a working set of the rows nearest the boundary, adding the violated ones until w
     satisfies all (the subset's program is a relaxation, so its optimum is then the full one).
     """
-    n, r = B.shape
+    n = B.shape[0]
     scale = float(np.linalg.norm(B, axis=1).max())
     if n < WORKING_SET_MIN_ROWS:
         return _socp_on(B, scale)

@@ -280,7 +280,7 @@ def test_working_set_cone_program_equals_the_full_one():
     B = gram.signed_factor(pr)
     assert B.shape[0] >= gram.WORKING_SET_MIN_ROWS
     w, t, p = gram._max_margin_socp(B)
-    w_full, t_full, _ = gram._socp_on(B, float(np.linalg.norm(B, axis=1).max()))
+    _, t_full, _ = gram._socp_on(B, float(np.linalg.norm(B, axis=1).max()))
     assert t == pytest.approx(t_full, rel=1e-8)
     assert (B @ w).min() / np.linalg.norm(w) == pytest.approx(t, rel=1e-8)  # w is feasible for every row
     assert p.min() >= 0 and p.sum() == pytest.approx(1) and np.linalg.norm(B.T @ p) == pytest.approx(t, rel=1e-6)

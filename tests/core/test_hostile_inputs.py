@@ -89,7 +89,7 @@ def test_weight_vector_and_multiclass_solvers(case, features):
     if case == "coordinates-50" and features == "linear":
         pytest.skip("the overflow case is for the degree-8 map")
     problem = Problem(CASES[case], features=features)
-    for name, cls in SOLVERS.items():
+    for cls in SOLVERS.values():
         if cls.representation in ("features", "multiclass"):
             _run(cls, problem, **_values(cls, case))
 
