@@ -470,7 +470,7 @@ def margin_of_gram(M) -> MarginResult:
 
 
 _CACHE: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
-_LOCK = threading.Lock()
+_LOCK = threading.RLock()  # re-entrant: a cached computation may use another cached value
 
 
 def cached_on(problem, key: str, compute):
@@ -486,7 +486,12 @@ def optimal_margin(problem) -> MarginResult:
     """ρ_K of a Problem (normalized signed Gram matrix G, §3) with its witness; memoized on the problem."""
     if problem.n == 0:
         raise DataError("The margin needs points: place some + and − points first.")
-    return cached_on(problem, "rho_K", lambda: _checked_on_gram(_margin_of_factor(signed_factor(problem)), problem.G))
+    return cached_on(problem, "rho_K", lambda: _checked_on_gram(_margin_of_factor(cached_factor(problem)), problem.G))
+
+
+def cached_factor(problem) -> np.ndarray:
+    """signed_factor(problem), memoized on the problem (the bound metrics and ρ_K share it)."""
+    return cached_on(problem, "factor", lambda: signed_factor(problem))
 
 
 def _checked_on_gram(m: MarginResult, G) -> MarginResult:
@@ -508,11 +513,14 @@ problem_margin = optimal_margin
 #: The solver parameter that turns the ρ_K computation (for the `bound` metric) off, e.g. for huge n.
 #: Above this many points the `bound` metric is skipped for kernels other than linear/affine (eigh is O(n³)).
 BOUND_MAX_N = 1500
+#: … and when the rank of G exceeds this (the cone program costs ~n·r² per step: 17 s at n = r = 1000).
+BOUND_MAX_RANK = 600
 
 BOUND_PARAM = ParamSpec(
     "bound", bool, True,
     help="Compute the optimal margin ρ_K once (a cone program; an LP too when not separable) for the paper's bound; "
-    f"skipped automatically above {BOUND_MAX_N} points unless the kernel is linear or affine.",
+    f"skipped automatically above {BOUND_MAX_N} points or when G has rank above {BOUND_MAX_RANK}, unless the "
+    "kernel is linear or affine.",
 )
 
 
@@ -525,10 +533,16 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
     if not enabled:
         return None
     costly = on_gram and getattr(problem.kernel, "name", "") not in ("linear", "affine")
-    if costly and problem.n > BOUND_MAX_N:
+    if costly:
         with _LOCK:
-            if key not in _CACHE.get(problem, {}):
+            known = key in _CACHE.get(problem, {})
+        if not known and problem.n > BOUND_MAX_N:
+            return None
+        try:
+            if not known and cached_factor(problem).shape[1] > BOUND_MAX_RANK:
                 return None
+        except (np.linalg.LinAlgError, DataError):
+            pass  # let the computation below report it as before
     try:
         m = optimal_margin(problem) if compute is None else cached_on(problem, key, compute)
     except (RuntimeError, np.linalg.LinAlgError):

@@ -294,3 +294,16 @@ def test_lp_separator_certifies_when_the_cone_program_fails(monkeypatch):
     m = gram.optimal_margin(Problem(pr.points, kernel="affine"))
     assert m.separable and 0 < m.rho <= exact.rho * (1 + 1e-9) and m.lp_value > 0
     assert m.interval[0] == m.rho <= exact.rho * (1 + 1e-12) and exact.rho <= m.interval[1] * (1 + 1e-12)
+
+
+def test_bound_margin_is_skipped_when_the_rank_makes_it_costly():
+    """700 points under RBF γ = 1000: G ≈ I has full rank 700 > BOUND_MAX_RANK, so no ρ_K for the bound metric
+    (the cone program would take ~6 s); the same problem still gets ρ_K on request (optimal_margin)."""
+    rng = np.random.default_rng(1)
+    X = rng.uniform(-1, 1, size=(700, 2))
+    pr = Problem(PointSet.from_signed(X, np.where(X[:, 0] > 0, 1, -1)), kernel="rbf:gamma=1000")
+    assert gram.cached_factor(pr).shape[1] > gram.BOUND_MAX_RANK
+    assert gram.margin_if(pr, True) is None
+    small = random_labels(100)
+    assert gram.cached_factor(small) is gram.cached_factor(small)  # memoized, shared with ρ_K
+    assert gram.margin_if(small, True) is gram.optimal_margin(small)

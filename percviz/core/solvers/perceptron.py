@@ -196,7 +196,7 @@ class KernelPerceptron(Solver):
             sk = self._sk
             m = gram.margin_if(
                 self.problem, self.values["bound"], "rho_raw_kernel",
-                lambda: gram.margin_of_rows(gram.signed_factor(self.problem) * sk[:, None]),
+                lambda: gram.margin_of_rows(gram.cached_factor(self.problem) * sk[:, None]),
             )
             if m is not None and m.separable:
                 self._bound = float(self.problem.self_kernel.max()) / m.rho**2
