@@ -470,16 +470,29 @@ def margin_of_gram(M) -> MarginResult:
 
 
 _CACHE: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
-_LOCK = threading.RLock()  # re-entrant: a cached computation may use another cached value
+_LOCK = threading.Lock()  # guards the cache's dictionaries only, never held during a computation
+_KEY_LOCKS: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 
 
 def cached_on(problem, key: str, compute):
-    """compute() once per (problem instance, key); results live as long as the problem does."""
+    """compute() once per (problem instance, key); results live as long as the problem does.
+
+    Each (problem, key) has its own lock, so a long computation (ρ_K of a big set) blocks only the callers
+    that wait for that same value, not every other cached look-up.
+    """
     with _LOCK:
         slot = _CACHE.setdefault(problem, {})
-        if key not in slot:
-            slot[key] = compute()
-        return slot[key]
+        if key in slot:
+            return slot[key]
+        lock = _KEY_LOCKS.setdefault(problem, {}).setdefault(key, threading.RLock())
+    with lock:
+        with _LOCK:
+            if key in slot:
+                return slot[key]
+        value = compute()
+        with _LOCK:
+            slot[key] = value
+        return value
 
 
 def optimal_margin(problem) -> MarginResult:

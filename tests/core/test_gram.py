@@ -307,3 +307,24 @@ def test_bound_margin_is_skipped_when_the_rank_makes_it_costly():
     small = random_labels(100)
     assert gram.cached_factor(small) is gram.cached_factor(small)  # memoized, shared with ρ_K
     assert gram.margin_if(small, True) is gram.optimal_margin(small)
+
+
+def test_a_long_computation_does_not_block_other_cached_values():
+    """cached_on locks per (problem, key): another key is served while one is being computed."""
+    import threading
+
+    a, b = random_labels(10, seed=1), random_labels(10, seed=2)
+    started, release = threading.Event(), threading.Event()
+
+    def slow():
+        started.set()
+        release.wait(5)
+        return 1
+
+    th = threading.Thread(target=gram.cached_on, args=(a, "slow", slow))
+    th.start()
+    assert started.wait(5)
+    assert gram.cached_on(b, "fast", lambda: 2) == 2 and gram.cached_on(a, "other", lambda: 3) == 3
+    release.set()
+    th.join(5)
+    assert gram.cached_on(a, "slow", lambda: 99) == 1  # computed once
