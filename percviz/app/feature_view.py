@@ -76,15 +76,8 @@ def _as_min_norm(margin, G) -> MinNormPoint:
 
 
 def cached_witness(problem, G) -> MinNormPoint | None:
-    """The hull's least-norm point when the core has already memoized ρ_K on this problem; never computes it.
-
-    Reads the memo without its lock (a dict look-up): the lock is held for the whole of a computation.
-    """
-    memo = getattr(core_gram, "_CACHE", None)
-    try:
-        margin = memo.get(problem, {}).get("rho_K") if memo is not None else None
-    except (TypeError, AttributeError):  # a problem that cannot be weakly referenced, or another memo layout
-        return None
+    """The hull's least-norm point when the core has already memoized ρ_K on this problem; never computes it."""
+    margin = core_gram.peek(problem, "rho_K")
     return None if margin is None else _as_min_norm(margin, G)
 
 

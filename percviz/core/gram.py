@@ -495,6 +495,15 @@ def cached_on(problem, key: str, compute):
         return value
 
 
+def peek(problem, key: str = "rho_K"):
+    """The value cached_on(problem, key) holds, or None when it is not computed yet; never waits or computes."""
+    with _LOCK:
+        try:
+            return _CACHE.get(problem, {}).get(key)
+        except TypeError:  # an object that cannot be weakly referenced has nothing cached
+            return None
+
+
 def optimal_margin(problem) -> MarginResult:
     """ρ_K of a Problem (normalized signed Gram matrix G, §3) with its witness; memoized on the problem."""
     if problem.n == 0:

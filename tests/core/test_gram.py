@@ -328,3 +328,14 @@ def test_a_long_computation_does_not_block_other_cached_values():
     release.set()
     th.join(5)
     assert gram.cached_on(a, "slow", lambda: 99) == 1  # computed once
+
+
+def test_peek_returns_the_memo_without_computing():
+    from percviz.core import PointSet, Problem
+    from percviz.core import gram as core_gram
+
+    prob = Problem(PointSet.from_signed([[0.6, 0.8], [0.8, 0.6]], [1, -1]), "linear")
+    assert core_gram.peek(prob) is None  # nothing computed yet, and peeking computes nothing
+    assert core_gram.peek(prob) is None
+    m = core_gram.optimal_margin(prob)
+    assert core_gram.peek(prob) is m
