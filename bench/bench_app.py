@@ -6,6 +6,8 @@ Run: QT_QPA_PLATFORM=offscreen python bench/bench_app.py [--seconds S]
             it fires. Reported: the worst gap between two ticks and the 95th percentile (target: no stall
             over 50 ms), the frames delivered per second, and the solver's updates per second.
             Measured twice: with canvas + curves only, and with every dock the algorithm supports shown.
+  restart   n = 2000 points: time of one `session.restart()` on the UI thread (an edit's cost: new Problem,
+            solver, and every shown panel's set_problem), for a weight-space and two kernel algorithms.
   launch    a fresh interpreter: from process start to the window shown on the default scene (target < 2 s).
 Redraw times of the canvas alone are in bench/bench_canvas.py.
 """
@@ -75,6 +77,37 @@ def stall(n: int = 2000, seconds: float = 3.0, docks: bool = False) -> dict:
     }
 
 
+def restart_cost(n: int = 2000, algorithms=("perceptron", "kernel-perceptron", "nkp"), kernel: str = "rbf") -> dict:
+    """Median time (ms) of session.restart() on the UI thread with every supported dock shown."""
+    from PySide6.QtWidgets import QApplication
+
+    from percviz.app.main_window import MainWindow
+    from percviz.core.data import PointSet
+    from percviz.core.scene import SceneModel, Settings
+
+    app = QApplication.instance() or QApplication([])
+    rng = np.random.default_rng(2)
+    scene = SceneModel(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)),
+                       Settings(algorithm=algorithms[0], kernel=kernel))
+    w = MainWindow(scene, install_classroom=False)
+    w.show()
+    app.processEvents()
+    out = {}
+    for algo in algorithms:
+        scene.set_settings(algorithm=algo)
+        w.session.wait_idle(60)
+        costs = []
+        for _ in range(3):
+            t0 = time.perf_counter()
+            w.session.restart()
+            costs.append(1e3 * (time.perf_counter() - t0))
+            app.processEvents()
+            w.session.wait_idle(60)
+        out[algo] = float(np.median(costs))
+    w.close()
+    return out
+
+
 _LAUNCH = (
     "import time, sys; t0 = float(sys.argv[1]);"
     "from PySide6.QtWidgets import QApplication;"
@@ -105,6 +138,9 @@ def main() -> None:
         print(f"  {r['panels']:<28} worst gap {r['worst_gap_ms']:6.0f} ms   p95 {r['p95_gap_ms']:5.0f} ms   "
               f"{r['frames_per_s']:5.1f} frames/s   frame cost {r['frame_cost_ms']:5.1f} ms   "
               f"{r['updates_per_s']:8.0f} updates/s")
+    r = restart_cost(a.n)
+    print(f"Restart on the UI thread, n = {a.n}, RBF kernel, all docks: "
+          + ", ".join(f"{k} {v:.0f} ms" for k, v in r.items()))
     ts = launch_time()
     print(f"Launch to shown window (default scene, fresh interpreter): median {np.median(ts):.2f} s "
           f"(runs: {', '.join(f'{t:.2f}' for t in ts)}; target < 2 s)")

@@ -567,3 +567,8 @@ class MainWindow(QMainWindow):
         if not self._closed:
             self._closed = True
             self.session.shutdown()
+            for panel in self.panels.values():  # panels with their own threads (feature picture) stop them too
+                fn = getattr(panel, "shutdown", None)
+                if callable(fn):
+                    with suppress(Exception):
+                        fn()
