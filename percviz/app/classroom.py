@@ -292,12 +292,23 @@ class Classroom(QObject):
         if on != self.presenting:
             self.presenting = on
             self.apply()
+            self._fit_geometry_docks()
             self.window.show_message("Presentation mode: F5 to leave, F11 full screen." if on else "Desk mode.")
         action = self.actions.get("presentation")
         if action is not None and action.isChecked() != on:
             action.blockSignals(True)
             action.setChecked(on)
             action.blockSignals(False)
+
+    def _fit_geometry_docks(self) -> None:
+        """The weight/feature docks grow with the presentation scale (their labels and markers do)."""
+        from PySide6.QtCore import Qt
+
+        w = self.window
+        docks = [d for name, d in getattr(w, "docks", {}).items() if name in ("weight", "feature") and d.isVisible()]
+        if docks:
+            width = int(300 * (self.scale if self.presenting else 1.0))
+            w.resizeDocks(docks, [min(width, w.width() // 4)] * len(docks), Qt.Orientation.Horizontal)
 
     def set_full_screen(self, on: bool) -> None:
         w = self.window

@@ -105,6 +105,10 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
     rho = window.session.rho(wait=True)  # the ρ_K reference line must be in the picture
     if rho is not None:
         window._on_rho(rho)
+    for view in window.panels.values():  # a big scene's feature picture is computed in the background
+        ready = getattr(view, "wait_ready", None)
+        if callable(ready) and view.isVisible():
+            ready()
     for _ in range(3):  # let coalesced redraws and refinements run
         QCoreApplication.processEvents()
         time.sleep(0.02)

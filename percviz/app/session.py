@@ -233,6 +233,8 @@ class RunSession(QObject):
             result = optimal_margin(problem)
         except Exception:  # no reference line is better than a broken run
             return None
+        if not getattr(result, "resolved", True):
+            return None  # a margin too thin to resolve draws no (misleading) reference line
         value = getattr(result, "rho", result)
         try:
             return float(value)
