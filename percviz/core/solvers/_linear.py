@@ -8,7 +8,7 @@ import numpy as np
 
 from percviz.core.decision import FeatureLinear
 from percviz.core.params import ParamSpec
-from percviz.core.solvers.base import Solver
+from percviz.core.solvers.base import Solver, Status
 
 #: The views every weight-vector procedure supports (the weight view handles d̂ ≤ 3).
 WEIGHT_VIEWS = frozenset({"canvas", "curves", "weight", "feature"})
@@ -144,6 +144,15 @@ class CyclicScan:
             if self.max_passes and self.pass_no >= self.max_passes:
                 return "max_passes"
             self.pass_no, self.pos, self.corrected_this_pass = self.pass_no + 1, 0, False
+
+    def halt(self, Y: np.ndarray, a: np.ndarray) -> tuple[str | None, Status | None]:
+        """find(), then the run's status: (reason to stop or None, SEPARATOR/CONVERGED/MAX_ITER or None)."""
+        stop = self.find(Y, a)
+        if stop is None:
+            return None, None
+        if separates(Y, a):
+            return stop, Status.SEPARATOR
+        return stop, Status.MAX_ITER if stop == "max_passes" else Status.CONVERGED
 
     def corrected(self, i: int) -> None:
         """Record a correction of sample i; the scan continues after it."""

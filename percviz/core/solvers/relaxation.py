@@ -90,12 +90,8 @@ class Relaxation(Solver):
                 f"Relaxation diverged at correction {self.iteration}: η = {self.values['eta']:g} overshoots each "
                 "hyperplane too far. Choose 0 < η < 2, where convergence is proved."
             )
-        self._stop = self.scan.find(self._Y, self.a)
-        if self._stop is None:
-            return None
-        if L.separates(self._Y, self.a):
-            return Status.SEPARATOR
-        return Status.MAX_ITER if self._stop == "max_passes" else Status.CONVERGED
+        self._stop, status = self.scan.halt(self._Y, self.a)
+        return status
 
     @property
     def passes(self) -> int:

@@ -54,12 +54,8 @@ class _SingleSampleRule(Solver):
         return (i,)
 
     def _halt(self):
-        self._stop = self.scan.find(self._Y, self.a)
-        if self._stop is None:
-            return None
-        if L.separates(self._Y, self.a):
-            return Status.SEPARATOR
-        return Status.MAX_ITER if self._stop == "max_passes" else Status.CONVERGED
+        self._stop, status = self.scan.halt(self._Y, self.a)
+        return status
 
     def _shown(self) -> tuple[np.ndarray, str]:
         """The vector the snapshot shows: a(k), or an average of the path when asked for."""

@@ -7,7 +7,7 @@ import numpy as np
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers import _linear as L
-from percviz.core.solvers.base import Solver, Status, register
+from percviz.core.solvers.base import Solver, register
 
 #: a⁺ and a⁻ are rescaled together when they grow past this; sign((a⁺ − a⁻)·y) does not change.
 _RESCALE_AT = 1e100
@@ -62,12 +62,8 @@ class BalancedWinnow(Solver):
         return (i,)
 
     def _halt(self):
-        self._stop = self.scan.find(self._Y, self.a)
-        if self._stop is None:
-            return None
-        if L.separates(self._Y, self.a):
-            return Status.SEPARATOR
-        return Status.MAX_ITER if self._stop == "max_passes" else Status.CONVERGED
+        self._stop, status = self.scan.halt(self._Y, self.a)
+        return status
 
     @property
     def passes(self) -> int:
