@@ -19,7 +19,6 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from percviz.app.geometry_panel import (
     HOVER_PX,
-    NOTHING_YET,
     GeometryPanel,
     arrow_angle,
     color,
@@ -247,12 +246,7 @@ class FeatureView(GeometryPanel):
         self.history, self.picture, self.G, self.Yhat = [], None, None, None
         self._trail_cache: dict = {}
         self._user_rotated = False
-        ok, why = self.supports(solver_cls)
-        if not ok:
-            self.show_message(why, "Feature space")
-            return
-        if problem is None or problem.n == 0:
-            self.show_message(NOTHING_YET, "Feature space")
+        if self._refuses(problem, solver_cls, "Feature space"):
             return
         self.features_mode = solver_cls.representation == "features"
         self.classes = np.asarray(problem.points.classes)

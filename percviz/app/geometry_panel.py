@@ -180,6 +180,17 @@ class GeometryPanel(QWidget):
         """The point index under the mouse (data coordinates; pixel = data units per pixel)."""
         return None
 
+    def _refuses(self, problem, solver_cls, title: str) -> bool:
+        """Show why nothing is drawn (algorithm not supported, or no points yet) and return True; else False."""
+        ok, why = self.supports(solver_cls)
+        if not ok:
+            self.show_message(why, title)
+            return True
+        if problem is None or problem.n == 0:
+            self.show_message(NOTHING_YET, title)
+            return True
+        return False
+
     def show_message(self, text: str, title: str = "") -> None:
         """Replace the plot by a sentence (unsupported algorithm, no problem, bad data)."""
         self.plot.clear()

@@ -13,7 +13,6 @@ from PySide6.QtCore import QRectF, Qt
 
 from percviz.app.geometry_panel import (
     HOVER_PX,
-    NOTHING_YET,
     GeometryPanel,
     arrow_angle,
     color,
@@ -88,12 +87,7 @@ class WeightView(GeometryPanel):
         self.history = []
         self.mode = None
         self._static_radius = 0.0
-        ok, why = self.supports(solver_cls)
-        if not ok:
-            self.show_message(why, "Weight space")
-            return
-        if problem is None or problem.n == 0:
-            self.show_message(NOTHING_YET, "Weight space")
+        if self._refuses(problem, solver_cls, "Weight space"):
             return
         try:
             self._prepare(problem)

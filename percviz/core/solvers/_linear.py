@@ -163,3 +163,12 @@ class CyclicScan:
     def passes_used(self) -> int:
         """Passes as the notes count them: the pass in which the run stopped."""
         return self.pass_no
+
+
+class ScanPasses:
+    """Mixin for solvers driven by a CyclicScan in `self.scan`: the pass count as the notes give it."""
+
+    @property
+    def passes(self) -> int:
+        """Passes through the samples as the notes count them (the pass in which the run stopped)."""
+        return self.scan.passes_used

@@ -52,7 +52,7 @@ def _eta_warning(eta: float) -> str:
 
 
 @register
-class Relaxation(Solver):
+class Relaxation(L.ScanPasses, Solver):
     """DHS Algorithm 9: when a·y^k < b, a ← a + η (b − a·y^k)/‖y^k‖² y^k; separation checked at pass ends."""
 
     name = "relaxation"
@@ -92,11 +92,6 @@ class Relaxation(Solver):
             )
         self._stop, status = self.scan.halt(self._Y, self.a)
         return status
-
-    @property
-    def passes(self) -> int:
-        """Passes through the samples as the notes count them (the pass in which the run stopped)."""
-        return self.scan.passes_used
 
     def _state(self):
         s = self._Y @ self.a

@@ -22,7 +22,7 @@ AVERAGE = ParamSpec(
 )
 
 
-class _SingleSampleRule(Solver):
+class _SingleSampleRule(L.ScanPasses, Solver):
     """Base: a(1) = a₀; when a(k)·y^k ≤ b, a(k+1) = a(k) + η(k) y^k (k counts corrections)."""
 
     family = L.PERCEPTRON_FAMILY
@@ -90,11 +90,6 @@ class _SingleSampleRule(Solver):
             msg,
             scores,
         )
-
-    @property
-    def passes(self) -> int:
-        """Passes through the samples as the notes count them (the pass in which the run stopped)."""
-        return self.scan.passes_used
 
 
 @register

@@ -14,7 +14,7 @@ _RESCALE_AT = 1e100
 
 
 @register
-class BalancedWinnow(Solver):
+class BalancedWinnow(L.ScanPasses, Solver):
     """On a mistake (sign((a⁺ − a⁻)·y) ≠ z) a⁺_i *= α^(z y_i) and a⁻_i *= α^(−z y_i); a⁺ = a⁻ = 1 at the start."""
 
     name = "winnow"
@@ -64,11 +64,6 @@ class BalancedWinnow(Solver):
     def _halt(self):
         self._stop, status = self.scan.halt(self._Y, self.a)
         return status
-
-    @property
-    def passes(self) -> int:
-        """Passes through the samples as the notes count them."""
-        return self.scan.passes_used
 
     def _state(self):
         a = self.a
