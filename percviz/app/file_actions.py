@@ -196,13 +196,8 @@ class FileActions(QObject):
         path = Path(path)
         if confirm and not self.maybe_save("opening another file"):
             return False
-        try:
-            preset = load_scene(path)
-        except PresetError as e:
-            self._error("Cannot open the file", str(e))
-            return False
-        except OSError as e:
-            self._error("Cannot open the file", f"{path}: {e.strerror or e}.")
+        preset = self._read(load_scene, path, "Cannot open the file")
+        if preset is None:
             return False
         if not self.apply_preset(preset):
             return False
@@ -245,13 +240,8 @@ class FileActions(QObject):
         from percviz.core.presets import read_csv
 
         path = Path(path)
-        try:
-            points = read_csv(path)
-        except PresetError as e:
-            self._error("Cannot import the points", str(e))
-            return False
-        except OSError as e:
-            self._error("Cannot import the points", f"{path}: {e.strerror or e}.")
+        points = self._read(read_csv, path, "Cannot import the points")
+        if points is None:
             return False
         self.scene.set_points(points)
         self.prefs.last_folder = str(path.resolve().parent)
@@ -425,6 +415,16 @@ class FileActions(QObject):
         where = f" ({self.current_path.name})" if self.current_path else ""
         self.window.setWindowTitle(f"{title}{where}[*] — percviz")
         self.window.setWindowModified(bool(self.scene.modified))
+
+    def _read(self, reader, path: Path, title: str):
+        """reader(path), or None after one message naming the file (and the field) at fault."""
+        try:
+            return reader(path)
+        except PresetError as e:
+            self._error(title, str(e))
+        except OSError as e:
+            self._error(title, f"{path}: {e.strerror or e}.")
+        return None
 
     def _error(self, title: str, text: str) -> None:
         self.window.show_error(title, text)
