@@ -28,7 +28,7 @@ from percviz.app.geometry_panel import (
     polygon_item,
     segments_item,
 )
-from percviz.app.worker import error_text
+from percviz.app.worker import keep_alive, error_text
 from percviz.core import gram as core_gram
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import Cancelled, MinNormPoint, feature_picture, min_norm_point
@@ -50,7 +50,8 @@ def _wait_for_jobs(timeout_ms: int = 60000) -> None:
     """At exit: let jobs still inside a long computation end, so no running QThread is destroyed."""
     for job in list(_JOBS):
         job.cancel()
-        job.wait(timeout_ms)
+        if not job.wait(timeout_ms):
+            keep_alive(job)  # destroying a running QThread aborts the process: let it end with the process
 
 
 atexit.register(_wait_for_jobs)
@@ -80,10 +81,13 @@ def cached_witness(problem, G) -> MinNormPoint | None:
     return None if margin is None else _as_min_norm(margin, G)
 
 
-def compute_witness(problem, G, features_mode: bool) -> MinNormPoint:
-    """The hull's least-norm point: Wolfe's algorithm for a φ-map (rank ≤ d̂), else the core's ρ_K (memoized)."""
+def compute_witness(problem, G, features_mode: bool) -> MinNormPoint | None:
+    """The hull's least-norm point: Wolfe's algorithm for a φ-map (rank ≤ d̂), else the core's ρ_K (memoized);
+    None when ρ_K would take minutes (the core's margin_affordable rule: over BOUND_MAX_N points or rank)."""
     if features_mode:
         return min_norm_point(G)
+    if not core_gram.margin_affordable(problem):
+        return None
     return _as_min_norm(core_gram.optimal_margin(problem), G)
 
 
@@ -197,6 +201,8 @@ class _RotatingViewBox(pg.ViewBox):
 class FeatureView(GeometryPanel):
     """The Gordan picture of a kernel algorithm's normalized signed features (or of an explicit φ-map)."""
 
+    _witness_skipped = False  # ρ_K was not computed (too costly): the readout says so instead of "computing…"
+
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:
         if solver_cls is None:
@@ -246,6 +252,7 @@ class FeatureView(GeometryPanel):
         self.history, self.picture, self.G, self.Yhat = [], None, None, None
         self._trail_cache: dict = {}
         self._user_rotated = False
+        self._witness_skipped = False
         if self._refuses(problem, solver_cls, "Feature space"):
             return
         self.features_mode = solver_cls.representation == "features"
@@ -332,8 +339,10 @@ class FeatureView(GeometryPanel):
             self.redraw()
         elif kind == "min_norm":
             self._job = None
+            self._witness_skipped = payload is None
             if self.picture is not None:
-                self._install_min_norm(payload)
+                if payload is not None:
+                    self._install_min_norm(payload)
                 self.redraw()
         else:
             self._job = None
@@ -465,7 +474,10 @@ class FeatureView(GeometryPanel):
         # the origin and the hull's point nearest to it
         mnp = pic.min_norm
         star_col = "#1e7b34" if not t.dark else "#7be495"
-        if mnp is None:
+        if mnp is None and self._witness_skipped:
+            self._static_readout = [(f"ρ_K not computed: over {core_gram.BOUND_MAX_N} points (or rank "
+                                     f"{core_gram.BOUND_MAX_RANK}) with this kernel it takes minutes", star_col)]
+        elif mnp is None:
             self._static_readout = [("ρ_K: the hull's point nearest the origin is being computed…", star_col)]
         elif mnp.separable:
             m = self._screen(pic.min_point)[0]

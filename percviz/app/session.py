@@ -215,7 +215,10 @@ class RunSession(QObject):
         return problem.n <= BOUND_MAX_N or getattr(problem.kernel, "name", "") in ("linear", "affine")
 
     def _rho_job(self, problem: Problem):
-        yield (id(problem), self._compute_rho(problem))
+        from percviz.core.gram import margin_affordable
+
+        # the rank test (an eigh of G) runs here, off the UI thread; a G of rank > BOUND_MAX_RANK gets no line
+        yield (id(problem), self._compute_rho(problem) if margin_affordable(problem) else None)
 
     def _on_aux(self) -> None:
         for job, (key, value) in self._aux.take():

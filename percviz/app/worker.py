@@ -37,7 +37,7 @@ _YIELD_EVERY = 0.004
 MAX_HOLD = 0.25
 
 
-def _keep_alive(thread: QThread) -> None:
+def keep_alive(thread: QThread) -> None:
     """An update still in flight (a long solver call) outlived stop(): never destroy that running QThread.
 
     Destroying a running QThread aborts the process, also at interpreter exit when module globals are
@@ -194,7 +194,7 @@ class SnapshotWorker(QObject):
         if self._thread.isRunning():
             self._thread.quit()
             if not self._thread.wait(timeout_ms):
-                _keep_alive(self._thread)
+                keep_alive(self._thread)
                 return False
         return True
 

@@ -546,6 +546,23 @@ BOUND_PARAM = ParamSpec(
 )
 
 
+def margin_affordable(problem, key: str = "rho_K") -> bool:
+    """Whether the margin on G is cheap enough to compute unasked: already memoized, a linear/affine kernel,
+    or at most BOUND_MAX_N points and rank BOUND_MAX_RANK (the same rule for the solvers, the app's ρ_K line
+    and its feature-space ★, so none of them starts a computation of minutes)."""
+    if getattr(problem.kernel, "name", "") in ("linear", "affine"):
+        return True
+    with _LOCK:
+        if key in _CACHE.get(problem, {}):
+            return True
+    if problem.n > BOUND_MAX_N:
+        return False
+    try:
+        return cached_factor(problem).shape[1] <= BOUND_MAX_RANK
+    except (np.linalg.LinAlgError, DataError):
+        return True  # let the computation itself report it
+
+
 def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram: bool = True) -> MarginResult | None:
     """The memoized margin for the `bound` metric, or None when turned off, too costly, not computable or not
     resolved (a separable ρ_K too small to certify: its bound would be meaningless).
@@ -554,17 +571,8 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
     """
     if not enabled:
         return None
-    costly = on_gram and getattr(problem.kernel, "name", "") not in ("linear", "affine")
-    if costly:
-        with _LOCK:
-            known = key in _CACHE.get(problem, {})
-        if not known and problem.n > BOUND_MAX_N:
-            return None
-        try:
-            if not known and cached_factor(problem).shape[1] > BOUND_MAX_RANK:
-                return None
-        except (np.linalg.LinAlgError, DataError):
-            pass  # let the computation below report it as before
+    if on_gram and not margin_affordable(problem, key):
+        return None
     try:
         m = optimal_margin(problem) if compute is None else cached_on(problem, key, compute)
     except (RuntimeError, np.linalg.LinAlgError):

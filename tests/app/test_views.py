@@ -310,6 +310,23 @@ def test_closing_the_feature_view_mid_computation_leaves_no_thread(qtbot, monkey
     assert v.showing_message  # the cancelled job drew nothing
 
 
+def test_feature_view_skips_a_rho_k_of_minutes_and_says_so(qtbot, monkeypatch):
+    from percviz.core import gram
+
+    monkeypatch.setattr(gram, "BOUND_MAX_N", 250)  # stands for 1500: an RBF ρ_K there is minutes of work
+    pts = _big(300)
+    prob = Problem(pts, kernel="rbf:gamma=2")
+    calls = []
+    monkeypatch.setattr(gram, "optimal_margin", lambda *a: calls.append(a) or pytest.fail("ρ_K was computed"))
+    v = _view(qtbot, FeatureView, pts)
+    v.set_problem(prob, get_solver("snkp"))
+    assert v.wait_ready(30000)
+    QApplication.processEvents()
+    assert not calls and v.picture is not None and v.picture.min_norm is None
+    assert "ρ_K not computed: over 250 points" in v.readout.text()
+    assert gram.margin_affordable(Problem(pts, kernel="affine"))  # linear/affine kernels are always cheap
+
+
 def test_a_newer_problem_supersedes_a_running_job(qtbot):
     big, small = _big(700), xor()
     v = _view(qtbot, FeatureView, big)
