@@ -6,7 +6,15 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
 from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
-from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QLabel, QSizePolicy, QVBoxLayout, QWidget
+from PySide6.QtWidgets import (
+    QGraphicsItem,
+    QGraphicsPathItem,
+    QGraphicsPolygonItem,
+    QLabel,
+    QSizePolicy,
+    QVBoxLayout,
+    QWidget,
+)
 
 from percviz.app.theme import theme_for
 
@@ -44,6 +52,10 @@ def polygon_item(points, fill: QColor, pen: QPen | None = None, z: float = 0.0) 
     return item
 
 
+#: A static segments item with at least this many segments is painted from a cached pixmap.
+STATIC_CACHE_MIN = 64
+
+
 def path_item(polylines, pen: QPen, z: float = 0.0) -> QGraphicsPathItem:
     """Several polylines (each k×2, data coordinates) as one item."""
     path = QPainterPath()
@@ -60,12 +72,18 @@ def path_item(polylines, pen: QPen, z: float = 0.0) -> QGraphicsPathItem:
     return item
 
 
-def segments_item(segments, pen: QPen, z: float = 0.0) -> pg.PlotCurveItem:
-    """Many line segments (m×2×2, data coordinates) as ONE item, built from arrays (no per-segment Python)."""
+def segments_item(segments, pen: QPen, z: float = 0.0, static: bool = True) -> pg.PlotCurveItem:
+    """Many line segments (m×2×2, data coordinates) as ONE item, built from arrays (no per-segment Python).
+
+    static: the item keeps its segments; it is then painted once into a pixmap that later repaints reuse
+    (2000 antialiased lines across the view cost ~25 ms a paint, repainted whenever an iterate moves).
+    """
     S = np.asarray(segments, dtype=float).reshape(-1, 2, 2)
     item = pg.PlotCurveItem(S[:, :, 0].ravel(), S[:, :, 1].ravel(), connect="pairs", pen=pen,
                             skipFiniteCheck=True)
     item.setZValue(z)
+    if static and len(S) >= STATIC_CACHE_MIN:
+        item.setCacheMode(QGraphicsItem.CacheMode.DeviceCoordinateCache)
     return item
 
 
@@ -154,6 +172,12 @@ class GeometryPanel(QWidget):
     def set_history(self, snapshots) -> None:
         self.history = list(snapshots)
 
+    def set_run(self, snapshots, snapshot) -> None:
+        """History and shown snapshot at once, drawn once (the paced updates while animating)."""
+        self.snapshot = None  # set_history has nothing to draw yet
+        self.set_history(snapshots)
+        self.set_snapshot(snapshot)
+
     def highlight_point(self, index) -> None:
         index = None if index is None or int(index) < 0 else int(index)
         if index != self.highlighted:
@@ -181,7 +205,10 @@ class GeometryPanel(QWidget):
         return None
 
     def _refuses(self, problem, solver_cls, title: str) -> bool:
-        """Show why nothing is drawn (algorithm not supported, or no points yet) and return True; else False."""
+        """Show why nothing is drawn (algorithm not supported, or no points yet) and return True; else False.
+
+        Every set_problem starts here, so the readout's height is free to shrink again."""
+        self._release_readout()
         ok, why = self.supports(solver_cls)
         if not ok:
             self.show_message(why, title)
@@ -204,18 +231,28 @@ class GeometryPanel(QWidget):
     def show_plot(self) -> None:
         self.message.hide()
         self.plot.show()
+        self.readout.show()  # empty until the first numbers, but already holding its lines
         self.caption.show()
         self._fit_timer.start(0)
+
+    _readout_floor = 0  # px: the tallest the readout has been for this problem and width
 
     def set_readout(self, parts) -> None:
         """Show (text, colour) pairs on one wrapped line above the plot."""
         html = " &nbsp;·&nbsp; ".join(f"<span style='color:{c}'><b>{txt}</b></span>" for txt, c in parts if txt)
         if html == self.readout.text():
             return
-        lines = self.readout.heightForWidth(max(self.width() - 12, 50))
+        width = max(self.width() - 12, 50)
+        lines = self.readout.heightForWidth(width)
         self.readout.setText(html)
-        self.readout.setVisible(bool(html) and not self.showing_message)
-        if self.readout.heightForWidth(max(self.width() - 12, 50)) != lines:
+        self.readout.setVisible(not self.showing_message)
+        height = self.readout.heightForWidth(width) if html else 0
+        if height > self._readout_floor:
+            # the readout never gets shorter during a run: a plot resized by a line coming and going would
+            # relayout (and repaint from scratch) the whole picture every few frames
+            self._readout_floor = height
+            self.readout.setMinimumHeight(height)
+        if height != lines:
             self._fit_timer.start(0)
 
     @property
@@ -254,6 +291,7 @@ class GeometryPanel(QWidget):
             self.title.setFont(t.font(t.font_pt))
         if used(False) > budget:
             self.readout.setFont(t.font(0.85 * t.font_pt))
+        self._reserve_readout()
         # last resort (a projector's font in a narrow dock): the title goes to the tooltip too; the dock's
         # own title bar still names the panel
         squeezed = used(False) > budget and bool(self.title.text())
@@ -263,7 +301,25 @@ class GeometryPanel(QWidget):
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
+        if event.oldSize().width() != event.size().width():
+            self._release_readout()
         self._fit_timer.start(0)
+
+    #: Lines of text the readout reserves from the start, so that its first numbers do not resize the plot.
+    READOUT_LINES = 2
+
+    def _release_readout(self) -> None:
+        self._readout_floor = 0
+        self._reserve_readout()
+
+    def _reserve_readout(self) -> None:
+        """Hold READOUT_LINES lines of the readout's current font (the font changes with theme and fitting)."""
+        probe = QLabel("<br>".join(["<b>Ag</b>"] * self.READOUT_LINES))
+        probe.setTextFormat(Qt.RichText)
+        probe.setWordWrap(True)
+        probe.setFont(self.readout.font())
+        self._readout_floor = max(self._readout_floor, probe.heightForWidth(200))
+        self.readout.setMinimumHeight(self._readout_floor)
 
     def text_item(self, html: str, pos, anchor=(0.5, 0.5), size: float = 1.0, color_: str | None = None,
                   fill: bool = False):

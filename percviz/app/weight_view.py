@@ -189,8 +189,8 @@ class WeightView(GeometryPanel):
             self._draw_static_1d()
         else:
             self._draw_static_2d()
-        # (no pixmap cache for the static layer here: its lines reach far beyond the view, and caching
-        # them measured slower than painting them)
+        # (the static constraint lines are painted from a pixmap cache, see geometry_panel.segments_item: Qt
+        # caches the part in view, and the iterates moving over them no longer repaint them)
         self._make_dynamic_items()
         self._draw_dynamic()
         self._draw_highlight()
@@ -429,7 +429,7 @@ class WeightView(GeometryPanel):
         t = self.theme
         col = _iterate_color(t.dark)
         self._trigger_item = segments_item(np.zeros((0, 2, 2)), cosmetic_pen(col, 1.2 * t.line_width, 200, Qt.DashLine),
-                                           z=-1)
+                                           z=-1, static=False)
         self._path_line = pg.PlotCurveItem(pen=pg.mkPen(color(col, 200), width=t.thin_line_width), connect="finite")
         self._path_dots = pg.ScatterPlotItem(symbol="o", size=0.45 * t.marker_size, brush=color(col, 160), pen=None)
         self._far_marks = pg.ScatterPlotItem(symbol="x", size=0.7 * t.marker_size, pen=pg.mkPen(col, width=1.5),
@@ -564,7 +564,8 @@ class WeightView(GeometryPanel):
             self._edge_arrow.setPos(float(pos[0]), float(pos[1]))
             shown.append(self._edge_arrow)
             label += " on the far side (a·c ≤ 0)" if far else " beyond the view"
-            anchor = (1.05 if d[0] > 0 else -0.05, 0.5 if abs(d[1]) < 0.7 else (1.3 if d[1] > 0 else -0.3))
+            # the label sits inside the view, away from the edge the arrow points at (text y runs downwards)
+            anchor = (1.05 if d[0] > 0 else -0.05, 0.5 if abs(d[1]) < 0.7 else (-0.3 if d[1] > 0 else 1.3))
         else:
             pos = cur
             self._current.setData([cur[0]], [cur[1]])
