@@ -205,6 +205,11 @@ class CurvesView(QWidget):
         self.shown_iteration = snapshot.iteration
         self._schedule()
 
+    def set_run(self, snapshots, snapshot) -> None:
+        """History and shown snapshot at once (the paced updates while animating)."""
+        self.set_history(snapshots)
+        self.set_snapshot(snapshot)
+
     def set_history(self, snapshots) -> None:
         """Append the snapshots newer than the last one recorded (the history may be thinned)."""
         if not snapshots:

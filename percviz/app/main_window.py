@@ -22,7 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.app.controls import ControlsPanel
-from percviz.app.session import RunSession
+from percviz.app.panel_pacer import PANEL_INTERVAL, PanelPacer
+from percviz.app.session import PLAYING, RUNNING, RunSession
 from percviz.core.errors import PercvizError
 from percviz.core.scene import SceneModel, Settings
 
@@ -34,6 +35,9 @@ PANEL_CLASSES = {
     "feature": ("percviz.app.feature_view", "FeatureView"),
 }
 DOCK_TITLES = {"weight": "Weight space", "feature": "Feature space"}
+#: While a run animates, these panels are drawn after the canvas, in frames of their own, at most this often (s)
+#: (percviz.app.panel_pacer).
+PACED_PANELS = {"curves": 0.0, "weight": PANEL_INTERVAL, "feature": PANEL_INTERVAL}
 DEFAULT_SIZE = QSize(1280, 800)
 
 
@@ -236,6 +240,10 @@ class MainWindow(QMainWindow):
         s = self.session
         # Hidden panels are not fed (a closed dock costs nothing); they catch up when shown again.
         self._stale: set[str] = set(self.panels)
+        self.pacer = PanelPacer({n: dt for n, dt in PACED_PANELS.items() if n in self.panels}, self._deliver_paced,
+                                self, wait=s.side_frame_wait)
+        s.side_pending = self.pacer.due
+        s.runStateChanged.connect(lambda state: self._closed or self.pacer.set_active(state in (PLAYING, RUNNING)))
         s.problemChanged.connect(self._on_problem)
         s.snapshotShown.connect(self._on_snapshot)
         s.historyChanged.connect(self._on_history)
@@ -412,6 +420,8 @@ class MainWindow(QMainWindow):
         self._update_docks(self.session.solver_cls)
 
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
+        if self._closed:  # docks hide while the closed window is destroyed: nothing to remember or feed
+            return
         if visible and name in self._stale:
             self._feed(name)
         # The user closed a dock with its title-bar button: remember it and untick the menu entry.
@@ -476,6 +486,7 @@ class MainWindow(QMainWindow):
         """Bring a panel up to date: problem, history and the snapshot shown."""
         panel, s = self.panels[name], self.session
         self._stale.discard(name)
+        self.pacer.discard(name)
         self._call(name, "set_problem", s.problem, s.solver_cls)
         if s.current is not None:
             if hasattr(panel, "set_history"):
@@ -501,8 +512,18 @@ class MainWindow(QMainWindow):
         for name, panel in self.panels.items():
             if not self._live(name):
                 self._stale.add(name)
-            elif name not in self._stale:
+            elif name not in self._stale and not self.pacer.offer(name):
                 self._call(name, "set_snapshot", snap)
+
+    def _deliver_paced(self, name: str) -> None:
+        """A paced panel's turn: its history and the snapshot shown now, drawn once."""
+        if name in self._stale or self.session.current is None:
+            return
+        if not self._live(name):
+            self._stale.add(name)
+            return
+        s = self.session
+        s.side_frame(lambda: self._call(name, "set_run", s.history, s.current))
 
     def _on_rho(self, rho) -> None:
         for panel in self.panels.values():
@@ -515,7 +536,7 @@ class MainWindow(QMainWindow):
         for name, panel in self.panels.items():
             if not self._live(name):
                 self._stale.add(name)
-            elif hasattr(panel, "set_history") and name not in self._stale:
+            elif hasattr(panel, "set_history") and name not in self._stale and not self.pacer.offer(name):
                 history = self.session.history if history is None else history
                 self._call(name, "set_history", history)
 
@@ -566,6 +587,7 @@ class MainWindow(QMainWindow):
         """Stop the solver thread (idempotent); called when the window closes."""
         if not self._closed:
             self._closed = True
+            self.pacer.stop()
             self.session.shutdown()
             for panel in self.panels.values():  # panels with their own threads (feature picture) stop them too
                 fn = getattr(panel, "shutdown", None)

@@ -15,24 +15,33 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import Any, Iterator
+from typing import Any, Callable, Iterator
 
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from percviz.app.worker import SnapshotWorker, error_text
+from percviz.app import heap
+from percviz.app.worker import MAX_HOLD, SnapshotWorker, error_text
 from percviz.core.errors import PercvizError
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
 
 #: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
-HOLD_TAIL_MS = 40
+HOLD_TAIL_MS = 15
+#: Between the end of one frame and the next (snapshot or side frame) the UI thread gets at least this (s).
+SIDE_GAP = 0.006
 #: While animating, a frame is delivered at least this often (s), however slow the panels are.
 MAX_FRAME_WAIT = 0.5
-#: Busy fractions of the UI thread above/below which the animation's frame interval grows/shrinks.
-BUSY_HIGH, BUSY_LOW = 0.4, 0.2
+#: After a frame that held the solver thread for t seconds, the solver runs alone for this many times t
+#: before the next frame (main or side): Play (an animation to watch) gives a third of the time to the
+#: solver, Run to end (the result first) a half.
+PLAY_SOLVER_SHARE, RUN_SOLVER_SHARE = 0.5, 1.0
+#: Running to the end shows at most ~12 frames a second (s between frames): the solver gets the time.
+RUN_MIN_FRAME = 1 / 12
 #: A restart costing the UI thread more than this (s) delays the next one by its cost.
 SLOW_RESTART = 0.02
+#: The heap is settled (percviz.app.heap) once the run has been idle and unedited this long (ms).
+SETTLE_AFTER_MS = 400
 
 #: Run states reported by `runStateChanged`.
 IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
@@ -125,15 +134,20 @@ class RunSession(QObject):
         # While animating, also pull at the display rate (covers irregular update durations).
         self._poll = QTimer(self)
         self._poll.setInterval(max(1, int(1000 / display_hz)))
-        self._poll.timeout.connect(self._on_poll)
-        self._poll_last = 0.0
-        self._lag = self._span = 0.0
-        #: Time between delivered frames while animating (s): adapted so the UI stays responsive.
+        self._poll.timeout.connect(self._paced_drain)
+        #: Least time between delivered frames while animating (s); frames also leave the solver its share.
         self.frame_interval = 1.0 / display_hz
         self._pace = QTimer(self)
         self._pace.setSingleShot(True)
         self._pace.timeout.connect(self._paced_drain)
-        self._min_frame = 1.0 / display_hz
+        self._hold_until = 0.0
+        self._frames_open = 0  # frames whose repaint has not come back yet
+        self._free_until = 0.0  # no frame before this (the solver's share of the time after the last frame)
+        #: Whether side frames (panels drawn after the canvas, main_window's pacer) are waiting to draw.
+        self.side_pending: Callable[[], bool] = lambda: False
+        self._unhold = QTimer(self)
+        self._unhold.setSingleShot(True)
+        self._unhold.timeout.connect(self._release_worker)
         self._next_frame = 0.0
         #: Smoothed time (s) one delivered frame costs the UI thread (panel updates and repaint).
         self.frame_cost = 0.0
@@ -142,6 +156,10 @@ class RunSession(QObject):
         self._restart_timer.timeout.connect(self.restart)
         self._next_restart = 0.0
         self._closed = False
+        self._settle = QTimer(self)
+        self._settle.setSingleShot(True)
+        self._settle.setInterval(SETTLE_AFTER_MS)
+        self._settle.timeout.connect(self._settle_heap)
         self._batch = 0
         self._dirty = False
         scene.points_changed.connect(self._on_scene_edit)
@@ -439,6 +457,7 @@ class RunSession(QObject):
         self._closed = True
         self._poll.stop()
         self._restart_timer.stop()
+        self._settle.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
         self._aux.request_stop()  # both threads wind down at once
@@ -475,6 +494,18 @@ class RunSession(QObject):
         if state != self.state:
             self.state = state
             self.runStateChanged.emit(state)
+        self._schedule_settle()
+
+    def _schedule_settle(self) -> None:
+        """While idle (and not edited for SETTLE_AFTER_MS), settle the heap so a full collection never lands mid-run."""
+        if self.state in (PLAYING, RUNNING) or self._closed:
+            self._settle.stop()
+        else:
+            self._settle.start()
+
+    def _settle_heap(self) -> None:
+        if self.state not in (PLAYING, RUNNING) and not self._closed:
+            heap.settle()
 
     def _emit_current(self) -> None:
         snap = self.current
@@ -482,6 +513,7 @@ class RunSession(QObject):
             self.snapshotShown.emit(snap)
 
     def _on_scene_edit(self, kind: Any = None) -> None:
+        self._schedule_settle()
         if self._batch:
             self._dirty = True
             return
@@ -492,32 +524,16 @@ class RunSession(QObject):
             return
         self.restart()
 
-    def _on_poll(self) -> None:
-        """The poll timer doubles as a probe of the UI thread: how late it fires is time the UI was busy."""
-        now = time.monotonic()
-        if self._poll_last:
-            gap = now - self._poll_last
-            self._span += gap
-            self._lag += max(0.0, gap - self._poll.interval() / 1000)
-            if self._span >= 0.25:  # adapt the frame interval 4 times a second (AIMD on the busy fraction)
-                busy = self._lag / self._span
-                if busy > BUSY_HIGH:
-                    self.frame_interval = min(0.5, self.frame_interval * 1.3)
-                elif busy < BUSY_LOW:
-                    self.frame_interval = max(self._min_frame, self.frame_interval / 1.15)
-                self._lag = self._span = 0.0
-        self._poll_last = now
-        self._paced_drain()
-
     def _start_poll(self) -> None:
         if not self._poll.isActive():
-            self._poll_last, self._lag, self._span = 0.0, 0.0, 0.0
             self._poll.start()
 
     def _paced_drain(self) -> None:
-        """Deliver buffered snapshots, but while animating leave the UI thread at least half of its time."""
+        """Deliver buffered snapshots, but while animating leave the solver its share of the time."""
         if self.state in (PLAYING, RUNNING):
-            wait = self._next_frame - time.monotonic()
+            wait = SIDE_GAP if self._frames_open else self._next_frame - time.monotonic()
+            if wait <= 0 and self.side_pending():
+                wait = SIDE_GAP  # the panels drawn after the canvas go first (at most one each per frame)
             if wait > 0:
                 if not self._pace.isActive():
                     self._pace.start(max(1, int(wait * 1000)))
@@ -528,27 +544,84 @@ class RunSession(QObject):
         fresh = [snap for job, snap in self._worker.take() if job == self._job]
         if not fresh:
             return
-        t0 = time.monotonic()
-        if self.state in (PLAYING, RUNNING):
-            self._worker.hold(True)
+        t0 = self._begin_frame()
         self._history.extend(fresh)
         self.historyChanged.emit(len(self._history))
         if self._index is None:
             self._emit_current()
-        # The frame's cost includes the repaint it triggers: measured when the event loop comes back
-        # twice (posted paint requests are handled in between).
-        QTimer.singleShot(0, self, lambda: QTimer.singleShot(0, self, lambda: self._frame_done(t0)))
+        self._end_frame_later(t0, main=True)
         if self.finished and self.state != FINISHED:
             self._poll.stop()
             self._set_state(FINISHED)
 
-    def _frame_done(self, t0: float) -> None:
-        # Panels repaint on their own timers shortly after a frame: keep the worker off the GIL a little longer.
-        QTimer.singleShot(HOLD_TAIL_MS, self, lambda: self._worker.hold(False))
+    def side_frame_wait(self) -> float:
+        """Seconds until a side frame may draw (0: now): never inside a frame nor right after one."""
+        if self.state not in (PLAYING, RUNNING):
+            return 0.0
+        if self._frames_open:
+            return SIDE_GAP
+        return max(0.0, self._free_until - time.monotonic())
+
+    def side_frame(self, draw) -> None:
+        """Run `draw` (a paced panel's update) as a frame of its own: worker held, its repaint included, and
+        the next snapshot frame not before it is done, so two frames never follow in one stretch."""
+        if self.state not in (PLAYING, RUNNING):
+            draw()
+            return
+        t0 = self._begin_frame()
+        try:
+            draw()
+        finally:
+            self._end_frame_later(t0, main=False)
+
+    def _begin_frame(self) -> float:
+        self.hold_worker(MAX_HOLD)
+        self._frames_open += 1
+        return time.monotonic()
+
+    def _end_frame_later(self, t0: float, main: bool) -> None:
+        # A frame's cost includes the repaint it triggers: measured when the event loop comes back twice
+        # (posted paint requests are handled in between).
+        QTimer.singleShot(0, self, lambda: QTimer.singleShot(0, self, lambda: self._frame_done(t0, main)))
+
+    def _frame_done(self, t0: float, main: bool = True) -> None:
+        self._frames_open = max(0, self._frames_open - 1)
         now = time.monotonic()
         cost = now - t0
-        self.frame_cost = cost if self.frame_cost == 0 else 0.6 * self.frame_cost + 0.4 * cost
-        self._next_frame = min(max(t0 + self.frame_interval, now + self.frame_cost), now + MAX_FRAME_WAIT)
+        if not self._frames_open:
+            # panels repaint on their own timers shortly after a frame: the worker stays off the GIL a little longer
+            self._hold_until = 0.0
+            self.hold_worker(HOLD_TAIL_MS / 1000)
+        # Duty cycle: a frame that held the solver for `cost` is followed by solver time before the next one
+        share = RUN_SOLVER_SHARE if self.state == RUNNING else PLAY_SOLVER_SHARE
+        self._free_until = now + HOLD_TAIL_MS / 1000 + max(SIDE_GAP, share * (cost + HOLD_TAIL_MS / 1000))
+        if main:
+            self.frame_cost = cost if self.frame_cost == 0 else 0.6 * self.frame_cost + 0.4 * cost
+            interval = max(self.frame_interval, RUN_MIN_FRAME) if self.state == RUNNING else self.frame_interval
+            self._next_frame = min(max(t0 + interval, self._free_until), now + MAX_FRAME_WAIT)
+        else:
+            self._next_frame = max(self._next_frame, self._free_until)
+
+    def hold_worker(self, seconds: float) -> None:
+        """While animating, keep the solver thread off the GIL for `seconds` from now (a panel is drawing).
+
+        Each handover of the GIL to a busy solver thread costs the UI thread up to the interpreter's switch
+        interval (5 ms), and one repaint hands it over dozens of times; a held worker waits without the GIL.
+        """
+        if self.state not in (PLAYING, RUNNING) or self._closed:
+            return
+        until = time.monotonic() + min(seconds, MAX_HOLD)
+        if until > self._hold_until:
+            self._hold_until = until
+            self._worker.hold(True)
+            self._unhold.start(max(1, int(1000 * (until - time.monotonic()))))
+
+    def _release_worker(self) -> None:
+        wait = self._hold_until - time.monotonic()
+        if wait > 0.001:
+            self._unhold.start(max(1, int(1000 * wait)))
+        else:
+            self._worker.hold(False)
 
     def _on_idle(self, job: int) -> None:
         if job != self._job:

@@ -15,6 +15,7 @@ def _running_qthreads() -> list[QThread]:
     from percviz.app.worker import live_threads
 
     found = {id(t): t for t in live_threads()}
+    gc.unfreeze()  # objects frozen by percviz.app.heap.settle are not listed by gc.get_objects()
     for obj in gc.get_objects():
         try:
             if isinstance(obj, QThread) and obj is not QThread.currentThread() and obj.isRunning():

@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QElapsedTimer, QPoint, QPointF, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, QPointF, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
@@ -172,15 +172,13 @@ def test_edit_during_play_restarts_from_zero_keeping_algorithm(qtbot, window):
 
 
 def test_ui_keeps_serving_events_with_2000_points_running(qtbot):
-    # Canvas and curves shown (the weight/feature docks have their own costs and benchmarks).
+    # The default window: canvas, curves, weight-space and feature-space docks all shown.
     rng = np.random.default_rng(1)
     w = MainWindow(_scene(max_iter=10**7), install_classroom=False)
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
-    for name in ("weight", "feature"):
-        if name in w.view_actions:
-            w.view_actions[name].setChecked(False)
+    assert all(w._live(name) for name in ("canvas", "curves", "weight", "feature"))
     X = rng.normal(0, 1, (2000, 2))
     w.scene.set_points(PointSet(X, rng.integers(0, 2, 2000)))  # not separable: never halts
     w.session.wait_idle()
@@ -193,10 +191,9 @@ def test_ui_keeps_serving_events_with_2000_points_running(qtbot):
         timer.setInterval(10)
         timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
         timer.start()
-        end = time.monotonic() + seconds
-        while time.monotonic() < end:
-            QApplication.processEvents()
-            time.sleep(0.001)
+        loop = QEventLoop()  # the application's own event loop, as in app.exec()
+        QTimer.singleShot(int(seconds * 1000), loop.quit)
+        loop.exec()
         timer.stop()
         return np.diff([0] + ticks)
 
@@ -205,6 +202,7 @@ def test_ui_keeps_serving_events_with_2000_points_running(qtbot):
     gaps = tick_gaps(2.0)
     assert w.session.state == RUNNING
     done = w.session.latest.iteration
+    print(f"worst gap {gaps.max():.0f} ms, p95 {np.percentile(gaps, 95):.0f} ms, {done / 2:.0f} updates/s")
     w.close()
     # the UI keeps at least a third of the tick rate it has when idle, and never stalls for a second
     assert len(gaps) / 2.0 > len(idle) / 0.5 / 3, (len(gaps), len(idle))
