@@ -28,7 +28,7 @@ from percviz.app.geometry_panel import (
     polygon_item,
     segments_item,
 )
-from percviz.app.worker import keep_alive, error_text
+from percviz.app.worker import error_text, keep_alive
 from percviz.core import gram as core_gram
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import Cancelled, MinNormPoint, feature_picture, min_norm_point

@@ -11,6 +11,7 @@ updates); an exception raised by the generator is reported through `failed` and 
 
 from __future__ import annotations
 
+import atexit
 import threading
 import time
 import traceback
@@ -49,6 +50,22 @@ def keep_alive(thread: QThread) -> None:
     if thread not in _ORPHANS:
         _ORPHANS.append(thread)
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(thread))
+
+
+def _stop_all_at_exit() -> None:
+    """At interpreter exit (also after an uncaught exception left a window half-built): stop every worker thread.
+
+    Qt aborts the process when a running QThread is destroyed, which module cleanup would otherwise do."""
+    for thread in list(_THREADS):
+        if thread.isRunning():
+            owner = getattr(thread, "_owner", None)
+            if owner is not None:
+                owner.request_stop()
+            if not thread.wait(2000):
+                keep_alive(thread)
+
+
+atexit.register(_stop_all_at_exit)
 
 
 def live_threads() -> list[QThread]:
