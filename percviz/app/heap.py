@@ -13,8 +13,17 @@ import gc
 import time
 
 
-def settle() -> float:
-    """Collect everything, then freeze the survivors out of later collections; returns the seconds it took."""
+#: A settle is skipped while fewer objects than this have gathered outside the frozen set since the last one.
+MIN_NEW_OBJECTS = 5000
+
+
+def settle(force: bool = False) -> float:
+    """Collect everything, then freeze the survivors out of later collections; returns the seconds it took.
+
+    Skipped (0.0) unless forced or at least MIN_NEW_OBJECTS objects have gathered since the last settle,
+    so an edit here and there does not cost a full collection each time."""
+    if not force and len(gc.get_objects(1)) + len(gc.get_objects(2)) < MIN_NEW_OBJECTS:
+        return 0.0
     t0 = time.perf_counter()
     gc.unfreeze()
     gc.collect()

@@ -84,7 +84,7 @@ def test_weight_and_feature_pictures_are_paced_while_running_and_complete_when_p
     w.session.run_to_end()
     assert w.session.state == RUNNING
     _spin(1.5)
-    assert calls["canvas"] >= 5
+    assert calls["canvas"] >= 3  # Run to end draws ≤ 12 frames/s, fewer when the panels cost more (n = 1500)
     for name in ("weight", "feature"):
         assert 1 <= calls[name] <= 1.5 / 0.25 + 2, calls  # PANEL_INTERVAL = 0.25 s
     assert calls["curves"] >= calls["canvas"] - 2  # the curves follow every frame, in turns of their own
@@ -115,10 +115,15 @@ def test_settle_freezes_the_survivors_and_keeps_them_alive(qapp):
     from percviz.app import heap
 
     keep = [[i] for i in range(1000)]
-    heap.settle()
+    assert heap.settle(force=True) > 0
     try:
         assert gc.get_freeze_count() >= 1000
         assert keep[999] == [999]
+        assert heap.settle() == 0.0  # nothing much new since: skipped
+        more = [[i] for i in range(2 * heap.MIN_NEW_OBJECTS)]
+        gc.collect(0)  # promote them out of the youngest generation, as time would
+        gc.collect(1)
+        assert heap.settle() > 0 and gc.get_freeze_count() >= 1000 + len(more)
     finally:
         gc.unfreeze()
 

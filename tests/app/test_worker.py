@@ -48,7 +48,7 @@ def _counter(n, sleep=0.0, fail_at=None):
 def worker(qapp):
     # As the app does before a run (percviz.app.heap): a full collection of the test process's heap,
     # triggered mid-burst, stalls the UI thread by 50–100 ms while a 300,000 updates/s generator fills the buffer.
-    heap.settle()
+    heap.settle(force=True)
     w = SnapshotWorker()
     yield w
     assert w.stop()
