@@ -98,13 +98,25 @@ class WeightView(GeometryPanel):
         self.redraw()
 
     def set_history(self, snapshots) -> None:
-        # The session's history is bounded (old iterations thinned), so the path is rebuilt from it.
         super().set_history(snapshots)
-        self._weights.clear()
         if not self.mode:
+            self._weights.clear()
             return
-        for s in self.history:
+        hist = self.history
+        newest = max(self._weights, default=-1)
+        if not hist or hist[0].iteration not in self._weights:
+            self._weights.clear()  # a new run
+            newest = -1
+        start = len(hist)
+        while start > 0 and hist[start - 1].iteration > newest:  # only the snapshots not seen yet
+            start -= 1
+        for s in hist[start:]:
             self._remember(s)
+        if len(self._weights) > len(hist):
+            # the session thinned its bounded history (every few thousand updates): rebuild the path from it
+            self._weights.clear()
+            for s in hist:
+                self._remember(s)
         if self.snapshot is not None:
             self._remember(self.snapshot)
         if self.snapshot is not None and self.mode:

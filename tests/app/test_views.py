@@ -423,3 +423,23 @@ def test_a_moved_point_keeps_the_last_big_picture_faded_until_the_new_one_is_rea
     assert v.plot.getViewBox().opacity() < 1 and v._hover_index(np.zeros(2), 1.0) is None
     assert v.wait_ready(30000)
     assert v.plot.getViewBox().opacity() == 1 and v.picture is not None and "Feature space of" in v.title.text()
+
+
+def test_weight_path_fed_piecemeal_and_thinned_equals_the_path_built_at_once(qtbot):
+    from percviz.app.session import SnapshotHistory
+
+    r = np.random.default_rng(4)
+    pts = PointSet(r.normal(0, 1, (300, 2)), r.integers(0, 2, 300))  # not separable: runs all 600 updates
+    prob = Problem(pts)
+    hist = _run(prob, "perceptron", 600)
+    fed, whole = _view(qtbot, WeightView, pts), _view(qtbot, WeightView, pts)
+    for v in (fed, whole):
+        v.set_problem(prob, get_solver("perceptron"))
+    store = SnapshotHistory(capacity=300, min_capacity=16)  # thins twice on the way to 600
+    for k in range(0, len(hist), 37):
+        store.extend(hist[k:k + 37])
+        fed.set_run(store.items, store.items[-1])
+    assert store.thinned
+    whole.set_run(store.items, store.items[-1])
+    np.testing.assert_array_equal(fed._path(), whole._path())
+    assert len(fed._weights) == len(store)  # thinned iterations do not pile up
