@@ -31,6 +31,8 @@ MAX_LABELS = 30
 FADE_ABOVE = 30
 #: At most this many iterates are drawn on the path (older ones are thinned evenly).
 MAX_PATH = 4000
+#: At most this many iterates on the far hemisphere are marked on the edge of the view.
+MAX_FAR_MARKS = 240
 
 
 def _cone_colors(dark: bool) -> tuple[str, str, str]:
@@ -113,10 +115,9 @@ class WeightView(GeometryPanel):
         for s in hist[start:]:
             self._remember(s)
         if len(self._weights) > len(hist):
-            # the session thinned its bounded history (every few thousand updates): rebuild the path from it
-            self._weights.clear()
-            for s in hist:
-                self._remember(s)
+            # the session thinned its bounded history (it only ever drops snapshots): drop them here too
+            keep = {s.iteration for s in hist}
+            self._weights = {k: w for k, w in self._weights.items() if k in keep}
         if self.snapshot is not None:
             self._remember(self.snapshot)
         if self.snapshot is not None and self.mode:
@@ -175,8 +176,10 @@ class WeightView(GeometryPanel):
 
     def _remember(self, snapshot) -> None:
         w = getattr(snapshot, "weights", None)
-        if w is not None and np.ndim(w) == 1 and len(w) == self.problem.Y.shape[1]:
-            self._weights[int(snapshot.iteration)] = np.asarray(w, dtype=float)
+        if w is not None:
+            w = np.asarray(w, dtype=float)  # no copy: the solvers' weights are float arrays already
+            if w.shape == (self.problem.Y.shape[1],):
+                self._weights[int(snapshot.iteration)] = w
 
     def _path(self) -> np.ndarray:
         """The weights a(0..k) up to the shown snapshot (thinned if very long)."""
@@ -560,7 +563,10 @@ class WeightView(GeometryPanel):
         far_rows = proj.far & ~zero
         shown = self._set_path(P)
         if far_rows.any():
-            E = self._edge_position(proj.edge[far_rows])
+            rows = np.flatnonzero(far_rows)
+            if len(rows) > MAX_FAR_MARKS:  # on the edge they overlap anyway; thousands cost ~7 ms a frame
+                rows = rows[np.unique(np.linspace(0, len(rows) - 1, MAX_FAR_MARKS).astype(int))]
+            E = self._edge_position(proj.edge[rows])
             self._far_marks.setData(E[:, 0], E[:, 1])
             shown.append(self._far_marks)
         if zero[-1]:
