@@ -27,7 +27,7 @@ from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
 
 #: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
-HOLD_TAIL_MS = 15
+HOLD_TAIL_MS = 5
 #: Between the end of one frame and the next (snapshot or side frame) the UI thread gets at least this (s).
 SIDE_GAP = 0.006
 #: While animating, a frame is delivered at least this often (s), however slow the panels are.
