@@ -317,9 +317,10 @@ def _view_box(normals, offsets, has_line, cone, min_radius) -> np.ndarray:
         centre, half = (lo + hi) / 2, max(0.75 * float(np.max(hi - lo)), 0.05)
         return np.array([centre[0] - half, centre[0] + half, centre[1] - half, centre[1] + half])
     r = float(min_radius)
-    for n, h, ok in zip(normals, offsets, has_line):
-        if ok:  # the line's point nearest the tangent point should be visible
-            r = max(r, 1.15 * abs(h) / np.linalg.norm(n))
+    ok = np.asarray(has_line, dtype=bool)
+    if ok.any():  # each line's point nearest the tangent point should be visible
+        N, h = np.asarray(normals, dtype=float)[ok], np.asarray(offsets, dtype=float)[ok]
+        r = max(r, float(np.max(1.15 * np.abs(h) / np.linalg.norm(N, axis=1))))
     r = min(r, MAX_VIEW_RADIUS)
     return np.array([-r, r, -r, r])
 
