@@ -2,8 +2,8 @@
 
 The canvas takes every snapshot frame at once. The other panels are brought up to date afterwards, one
 per event-loop turn, when the session allows a side frame (`RunSession.side_frame_wait`): the curves
-after every frame, the weight-space and feature-space pictures (10–25 ms each with their repaint at
-n = 2000, bench/bench_app.py) at most every `PANEL_INTERVAL` seconds. Drawn together in one frame they
+after every frame, the weight-space and feature-space pictures (up to 25 ms each with their repaint
+at n = 2000, bench/bench_app.py) at most every `PANEL_INTERVAL` seconds. Drawn together in one frame they
 kept the UI thread busy for 100 ms and more at a stretch; one at a time, the timers, input and repaints
 in between still run. A slow animation is not delayed: a panel whose interval has passed is drawn at
 the next free turn. When the animation stops everything pending is delivered at once, so a paused
@@ -40,10 +40,6 @@ class PanelPacer(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_timer)
         self.active = False
-
-    @property
-    def names(self) -> frozenset:
-        return frozenset(self.intervals)
 
     def set_active(self, on: bool) -> None:
         """Pace while on (the run animates); turning it off delivers everything pending now."""
