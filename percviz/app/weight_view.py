@@ -75,6 +75,7 @@ class WeightView(GeometryPanel):
         self._static_radius = 0.0
         self._line_labels: list = []
         self._fixed_labels: list = []
+        self._empty_label = None
         self._static_readout: list = []
         self._hover_label: tuple | None = None
         self.plot.getViewBox().sigRangeChanged.connect(self._place_labels)
@@ -199,6 +200,7 @@ class WeightView(GeometryPanel):
         self.show_plot()
         self.plot.clear()
         self._dynamic, self._highlight_items, self._line_labels, self._fixed_labels = [], [], [], []
+        self._empty_label = None
         self._static_readout = []
         if self.mode == "1d":
             self._draw_static_1d()
@@ -213,6 +215,8 @@ class WeightView(GeometryPanel):
 
     def _place_labels(self, *_args) -> None:
         """Keep each constraint's label on its line, inside whatever part of the plane is in view."""
+        if self._empty_label is not None:
+            self._empty_label.setTextWidth(max(120.0, 0.9 * self.plot.getViewBox().width()))
         labels = list(self._line_labels) + ([self._hover_label] if self._hover_label else [])
         if not labels or not self.mode:
             return
@@ -393,9 +397,11 @@ class WeightView(GeometryPanel):
         if pic.empty:
             self.set_title("Weight space: the cone is empty — no linear separator")
             # at the top: far-side iterates are marked along the edges, and the bottom holds their label
-            self._fixed_labels.append(self.text_item("the cone is empty — no linear separator",
-                                                     ((xmin + xmax) / 2, ymax - 0.1 * (ymax - ymin)), (0.5, 0), 1.2,
-                                                     t.foreground, fill=True))
+            label = self.text_item("<div align='center'>the cone is empty — no linear separator</div>",
+                                   ((xmin + xmax) / 2, ymax - 0.1 * (ymax - ymin)), (0.5, 0), 1.2,
+                                   t.foreground, fill=True)
+            self._empty_label = label  # wrapped to the view's width (_place_labels): a narrow dock cut it
+            self._fixed_labels.append(label)
             cap = (
                 "Every direction violates some constraint: 0 lies in the hull of the yᵢ (Gordan). "
                 "Lines: the planes a·yᵢ = 0 seen from the origin."

@@ -161,6 +161,19 @@ def test_empty_cone_says_so_and_keeps_the_constraints(qtbot):
     assert not any(hasattr(it, "toPlainText") and it.toPlainText().startswith("a(12)") for it in v._dynamic)
 
 
+def test_the_empty_cone_label_wraps_inside_a_narrow_view(qtbot):
+    v = _view(qtbot, WeightView, xor(), size=(270, 480))
+    _show(v, Problem(xor()), "perceptron", steps=12)
+    label = v._empty_label
+    assert label is not None and "the cone is empty" in label.textItem.toPlainText()
+    from PySide6.QtGui import QFontMetricsF
+
+    view_width = v.plot.getViewBox().width()
+    one_line = QFontMetricsF(label.textItem.font()).horizontalAdvance("the cone is empty — no linear separator")
+    assert one_line > view_width  # on one line it would be cut, as it was
+    assert label.textItem.boundingRect().width() <= view_width  # px: the label ignores the view's scaling
+
+
 # --- hover linking ------------------------------------------------------------------------------------
 def test_hovering_a_constraint_line_emits_its_point_and_highlight_draws_it(qtbot):
     pts = one_dimensional()
