@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QPointF, Qt, QTimer, Signal
-from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPolygonF
+from PySide6.QtGui import QBrush, QColor, QPainterPath, QPen, QPixmapCache, QPolygonF
 from PySide6.QtWidgets import (
     QGraphicsItem,
     QGraphicsPathItem,
@@ -54,6 +54,8 @@ def polygon_item(points, fill: QColor, pen: QPen | None = None, z: float = 0.0) 
 
 #: A static segments item with at least this many segments is painted from a cached pixmap.
 STATIC_CACHE_MIN = 64
+#: Qt's pixmap cache holds at least this much (KB) once a geometry panel exists.
+PIXMAP_CACHE_KB = 64 * 1024
 
 
 def path_item(polylines, pen: QPen, z: float = 0.0) -> QGraphicsPathItem:
@@ -125,6 +127,9 @@ class GeometryPanel(QWidget):
 
     def __init__(self, scene, parent=None):
         super().__init__(parent)
+        # the cached constraint layers (segments_item) live in Qt's pixmap cache: at presentation size
+        # six of them would overflow its default 10 MB and be painted again every frame
+        QPixmapCache.setCacheLimit(max(QPixmapCache.cacheLimit(), PIXMAP_CACHE_KB))
         self.scene = scene
         self.theme = theme_for("light")
         self.problem = None
