@@ -27,7 +27,7 @@ import math
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFontMetrics, QPainter
+from PySide6.QtGui import QFontMetrics, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
@@ -278,7 +278,7 @@ class CurvesView(QWidget):
             members = groups[g]
             if not members:
                 continue
-            p = pg.PlotItem(axisItems={"left": _DecadeAxis("left")})
+            p = pg.PlotItem(axisItems={"left": _DecadeAxis("left"), "bottom": _IterationAxis("bottom")})
             p.showGrid(x=False, y=False)
             p.setMenuEnabled(False)
             p.hideButtons()
@@ -542,3 +542,39 @@ class _DecadeAxis(pg.AxisItem):
             if minVal <= d + math.log10(m) <= maxVal
         ]
         return [(None, values)]
+
+
+class _IterationAxis(pg.AxisItem):
+    """Iteration counts as 20k, 1.5M, and major ticks far enough apart for their labels: five digits at a
+    projector's font ran into each other on a narrow plot's axis."""
+
+    def tickSpacing(self, minVal, maxVal, size):
+        levels = super().tickSpacing(minVal, maxVal, size)
+        dif = maxVal - minVal
+        if not levels or dif <= 0 or size <= 0:
+            return levels
+        major = levels[0][0]
+        metrics = QFontMetricsF(self.style.get("tickFont") or self.font())
+
+        def room(step: float) -> float:  # the widest label at this step, and some space
+            top = math.floor(max(abs(minVal), abs(maxVal)) / step) * step
+            return 1.3 * metrics.horizontalAdvance(self.tickStrings([top], 1, step)[0])
+
+        steps = 0
+        while major / dif * size < room(major) and steps < 12:  # the next of 1, 2, 5 × 10^k
+            mantissa = major / 10 ** math.floor(math.log10(major))
+            major *= 2.5 if round(mantissa) == 2 else 2.0
+            steps += 1
+        return levels if steps == 0 else [(major, 0.0), (major / 5, 0.0)]
+
+    def tickStrings(self, values, scale, spacing):
+        out = []
+        for v in values:
+            v = float(v) * scale
+            if abs(v) >= 1e6 and spacing * scale >= 1e5:
+                out.append(f"{v / 1e6:g}M")
+            elif abs(v) >= 1e4 and spacing * scale >= 1e3:
+                out.append(f"{v / 1e3:g}k")
+            else:
+                out.append(f"{v:g}")
+        return out

@@ -227,3 +227,35 @@ def test_lone_iteration_zero_is_drawn_as_dots_then_lines(curves, run):
 def test_objectives_share_the_criteria_plot_not_the_margin_plot():
     keys = ("objective", "margin", "train_errors")
     assert group_of("objective", keys) == "norms" and group_of("margin", keys) == "margins"
+
+
+def test_iteration_axis_writes_thousands_and_millions_compactly(qapp):
+    from percviz.app.curves import _IterationAxis
+
+    ax = _IterationAxis("bottom")
+    assert ax.tickStrings([0, 10000, 20000], 1, 10000) == ["0", "10k", "20k"]
+    assert ax.tickStrings([0, 2e6, 4e6], 1, 2e6) == ["0", "2M", "4M"]
+    assert ax.tickStrings([0, 500, 1000], 1, 500) == ["0", "500", "1000"]  # small counts as they are
+    assert ax.tickStrings([12000, 12500], 1, 500) == ["12000", "12500"]  # never "12.5k" beside "12k"
+
+
+def test_iteration_ticks_keep_their_labels_apart_on_a_narrow_axis(qapp):
+    from PySide6.QtGui import QFont, QFontMetricsF
+
+    from percviz.app.curves import _IterationAxis
+
+    ax = _IterationAxis("bottom")
+    font = QFont()
+    font.setPointSizeF(20)  # a projector's font
+    ax.setTickFont(font)
+    (major, _), *_ = ax.tickSpacing(0, 40000, 230)  # 230 px for 40,000 iterations
+    label = QFontMetricsF(font).horizontalAdvance("30k")
+    assert major / 40000 * 230 >= 1.3 * label  # neighbouring labels do not touch
+    assert major <= 20000  # and some remain inside the range
+    assert ax.tickSpacing(0, 50, 600) == pg_axis_spacing(0, 50, 600)  # roomy axes tick as pyqtgraph does
+
+
+def pg_axis_spacing(lo, hi, size):
+    import pyqtgraph as pg
+
+    return pg.AxisItem("bottom").tickSpacing(lo, hi, size)
