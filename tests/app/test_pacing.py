@@ -35,14 +35,15 @@ def test_pacer_delivers_one_panel_a_turn_at_most_at_its_rate_and_flushes_when_st
     pacer.set_active(True)
     assert not pacer.offer("canvas")  # not a paced panel
     t0 = time.monotonic()
-    for _ in range(40):  # 40 frames in 0.6 s, each offering both panels
+    for _ in range(40):  # 40 frames in ≥ 0.6 s, each offering both panels
         pacer.offer("curves")
         pacer.offer("weight")
         _spin(0.015)
+    elapsed = time.monotonic() - t0
     weight = [t for name, t in log if name == "weight"]
     curves = [t for name, t in log if name == "curves"]
     assert len(curves) >= 20  # the curves follow the frames
-    assert 2 <= len(weight) <= 5 and np.all(np.diff(weight) >= 0.2 - 0.005)  # ≤ 5 Hz over ~0.6 s
+    assert 2 <= len(weight) <= elapsed / 0.2 + 1 and np.all(np.diff(weight) >= 0.2 - 0.005)  # ≤ 5 Hz
     stamps = [t for _n, t in log]
     assert len(set(stamps)) == len(stamps)  # never two panels in one turn
     blocked[0] = 0.05  # the session is inside a frame: nothing is delivered
