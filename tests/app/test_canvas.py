@@ -22,15 +22,20 @@ load_all()
 POINTS = PointSet(np.array([[-1.0, 1.0], [1.5, 1.0], [-1.0, -1.5], [1.0, -1.0]]), np.array([0, 0, 1, 1]))
 
 
-@pytest.fixture
-def canvas(qtbot):
-    scene = SceneModel(POINTS)
+def _shown_canvas(qtbot, scene) -> CanvasView:
+    """A 640×520 canvas on the screen, viewing [-3, 3]²."""
     view = CanvasView(scene)
     qtbot.addWidget(view)
     view.resize(640, 520)
     view.show()
     qtbot.waitExposed(view)
     view.viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+    return view
+
+
+@pytest.fixture
+def canvas(qtbot):
+    view = _shown_canvas(qtbot, SceneModel(POINTS))
     QApplication.processEvents()
     return view
 
@@ -361,12 +366,7 @@ def test_run_caption_takes_the_corner_with_fewest_points(qtbot):
 
     X = np.array([[-2.6 + 0.1 * i, 2.6 - 0.1 * j] for i in range(4) for j in range(4)] + [[2.5, -2.5]])
     scene = SceneModel(PointSet(X, np.r_[np.zeros(16, int), 1]))
-    view = CanvasView(scene)
-    qtbot.addWidget(view)
-    view.resize(640, 520)
-    view.show()
-    qtbot.waitExposed(view)
-    view.viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+    view = _shown_canvas(qtbot, scene)
     caption = attach_run_overlay(view)
     caption.set_solver(get_solver("perceptron"))
     caption.show_snapshot(_snapshot(FeatureLinear(parse_features("linear"), np.array([0.0, 1.0, 1.0]))))
