@@ -104,6 +104,7 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("objective", "objective", False, "objective value of an optimization (LP, SVM dual)"),
         MetricInfo("slack_sum", "Σ ξ_i", False, "SVM: total slack Σ max(0, 1 − y_i f(x_i))"),
         MetricInfo("support_vectors", "support vectors", False, "SVM: number of points with α_i > 0"),
+        MetricInfo("kkt_gap", "KKT violation m − M", True, "SMO: max violation of the SVM dual's KKT conditions"),
         MetricInfo("j_perceptron", "J_p", False, "perceptron criterion Σ_{a·y ≤ 0} (−a·y)"),
         MetricInfo("j_perceptron_margin", "J_p′", False, "perceptron criterion with margin Σ max(0, b − a·y)"),
         MetricInfo("j_relaxation", "J_r", False, "relaxation criterion ½ Σ_{a·y ≤ b} (a·y − b)² / ‖y‖²"),

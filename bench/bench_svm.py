@@ -1,0 +1,112 @@
+"""Benchmark: the SVM by SMO against scikit-learn's SVC (LIBSVM) and the interior-point `svm` solver.
+
+Run: python bench/bench_svm.py [n ...]        (default n = 200, 500, 1000, 2000)
+Data: two Gaussian clouds (seeded; 'overlap' and 'apart', see DATA), soft margin C = 1, tol = 1e-3 for both SMO and SVC, kernels
+RBF (γ = 0.5) and affine 1 + x·z (SVC: kernel='poly', degree=1, gamma=1, coef0=1). Columns, medians of
+several runs (all in this one process, side by side):
+  svc       SVC(...).fit(X, y), from the raw points (LIBSVM computes its own kernel);
+  smo       Problem + SMO(...).run(), from scratch (α = 0);
+  ×svc      smo / svc                      (target ≤ 5 at n = 2000);
+  warm      SMO from the previous α after one point moved by 0.05 (the Live-mode case; target ≤ 5 ms at n = 200);
+  ipm       the interior-point `svm` (Clarabel), one solve (show_iterations=False), and ipm / smo;
+  Δobj      |dual objective SMO − SVC| / |SVC|, both at tol 1e-3 (so not 0: the tests check 1e-6 at tight tol).
+BLAS runs single-threaded (threadpoolctl) so that all three are timed alike.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import numpy as np
+from sklearn.svm import SVC
+
+from percviz.core.data import PointSet
+from percviz.core.problem import Problem
+from percviz.core.solvers import get_solver
+
+C, TOL = 1.0, 1e-3
+KERNELS = {
+    "rbf": ("rbf:gamma=0.5", dict(kernel="rbf", gamma=0.5)),
+    "affine": ("affine", dict(kernel="poly", degree=1, gamma=1.0, coef0=1.0)),
+}
+IPM_MAX_N = 2000  # the interior-point solve at n = 2000 takes seconds (and ~400 MB): one run only there
+
+
+#: Distance between the two cloud centres: 'overlap' puts ~16 % of the points on the wrong side (many support
+#: vectors, ~40 % of n), 'apart' ~2 % (few support vectors, ~7 % of n).
+DATA = {"overlap": 2.0, "apart": 4.0}
+
+
+def clouds(n: int, sep: float, seed: int = 0) -> tuple[np.ndarray, np.ndarray]:
+    """Two unit Gaussian clouds whose centres are `sep` apart, labels ±1 at random."""
+    rng = np.random.default_rng(seed)
+    y = np.where(rng.random(n) < 0.5, 1.0, -1.0)
+    X = rng.normal(size=(n, 2)) + np.outer(y, [sep / 2, 0.0])
+    return X, y
+
+
+def median_time(fn, reps: int) -> tuple[float, object]:
+    out, ts = None, []
+    for _ in range(reps):
+        t = time.perf_counter()
+        out = fn()
+        ts.append(time.perf_counter() - t)
+    return float(np.median(ts)), out
+
+
+def svc_objective(svc: SVC, K: np.ndarray, y: np.ndarray) -> float:
+    a = np.zeros(len(y))
+    a[svc.support_] = np.abs(svc.dual_coef_[0])
+    return float(a.sum() - 0.5 * (a * y) @ K @ (a * y))
+
+
+def bench(n: int, data: str, name: str) -> None:
+    spec, svc_kw = KERNELS[name]
+    X, y = clouds(n, DATA[data])
+    reps = 7 if n <= 1000 else 5
+    smo = get_solver("smo")
+
+    def cold():
+        return smo(Problem(PointSet.from_signed(X, y), kernel=spec), C=C, tol=TOL).run()
+
+    t_svc, svc = median_time(lambda: SVC(C=C, tol=TOL, **svc_kw).fit(X, y), reps)
+    t_smo, last = median_time(cold, reps)
+    X2 = X.copy()
+    X2[0] += 0.05  # one point dragged a little
+    moved = Problem(PointSet.from_signed(X2, y), kernel=spec)
+    t_warm, warm = median_time(lambda: smo(moved, C=C, tol=TOL, warm_start=last.alpha).run(), reps)
+    K = Problem(PointSet.from_signed(X, y), kernel=spec).kernel(X, X)
+    d_obj = abs(last.metrics["objective"] - svc_objective(svc, K, y)) / abs(svc_objective(svc, K, y))
+    ipm = ""
+    if n <= IPM_MAX_N:
+        svm = get_solver("svm")
+        ipm_reps = 3 if n <= 500 else 1
+        t_ipm, _ = median_time(
+            lambda: svm(Problem(PointSet.from_signed(X, y), kernel=spec), C=C, show_iterations=False).run(), ipm_reps
+        )
+        ipm = f"{1e3 * t_ipm:9.1f} ms {t_ipm / t_smo:7.1f}×"
+    print(
+        f"{n:5d} {data:7s} {name:7s} {1e3 * t_svc:8.2f} ms {1e3 * t_smo:8.2f} ms {t_smo / t_svc:6.2f}× "
+        f"{1e3 * t_warm:8.2f} ms ({warm.iteration:4d} vs {last.iteration:5d} pairs) {ipm}  {d_obj:.1e}"
+    )
+
+
+def main(argv: list[str]) -> None:
+    sizes = [int(a) for a in argv] or [200, 500, 1000, 2000]
+    try:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+    except ImportError:
+        print("BLAS threads: library default (threadpoolctl not installed)")
+    print(f"C = {C:g}, tol = {TOL:g}; medians of 5–7 runs (interior point: 3 up to n = 500, then 1)")
+    print("    n data    kernel       svc          smo    ×svc       warm (pairs warm vs cold)          ipm  ipm/smo  Δobj")
+    for n in sizes:
+        for data in DATA:
+            for name in KERNELS:
+                bench(n, data, name)
+
+
+if __name__ == "__main__":
+    main(sys.argv[1:])

@@ -1,0 +1,321 @@
+"""The SVM dual solved by sequential minimal optimization (SMO), one pair of coefficients per step.
+
+The same problem as the interior-point `svm` solver (and LIBSVM/scikit-learn's SVC): f(x) = Σ α_i y_i K(x_i, x) + b
+from  min_α ½ αᵀQα − eᵀα  s.t.  yᵀα = 0,  0 ≤ α_i ≤ C,  Q_ij = y_i y_j K_ij.
+With the gradient g = Qα − e and F_t = −y_t g_t, the KKT conditions read m(α) ≤ M(α) where
+    m = max {F_t : t ∈ I_up},   I_up  = {t : α_t < C, y_t = +1  or  α_t > 0, y_t = −1}   (α_t y_t can grow)
+    M = min {F_t : t ∈ I_low},  I_low = {t : α_t < C, y_t = −1  or  α_t > 0, y_t = +1}   (α_t y_t can shrink)
+and the run stops when the violation m − M is below `tol`: the stopping rule of LIBSVM, whose `eps` is SVC's `tol`.
+
+Each step moves one pair (i, j) along the direction d_i = y_i, d_j = −y_j that keeps yᵀα = 0. Working-set
+selection uses second-order information (Fan, Chen and Lin, JMLR 6 (2005), their WSS 2): i attains m; j maximizes
+the decrease b²/a of the objective along that direction, over t ∈ I_low with b = m − F_t > 0 and
+a = K_ii + K_tt − 2K_it (the curvature; a ≤ 0 is replaced by a tiny τ). The exact step is δ = b/a, clipped to the
+box; then F changes by −δ (K_·i − K_·j), one pass over two kernel columns. Columns are computed on demand and kept
+in an LRU cache (`cache_mb`); nothing of size n×n is ever built for the soft margin.
+
+Hard margin: the box is unbounded above (C = ∞; LIBSVM has no hard margin and users pass a huge C instead). The
+sets I_up, I_low and the clipping then only use the bound α ≥ 0, so the solution is the exact hard-margin one.
+Data that the kernel cannot separate are refused before solving by the same LP test as `svm` (for kernels that
+are not affine in x this needs the n×n kernel matrix once).
+
+The bias is LIBSVM's: the mean of F over the free coefficients (0 < α_t < C), or the midpoint (m + M)/2 when
+there are none. Dual objective, ‖w‖² = αᵀQα, slacks and training errors all follow from F in O(n), so the
+snapshots are cheap; `advance(n)`/`run()` build only the last one.
+
+Warm start (for Live mode): `SMO(problem, warm_start=alpha)` starts from `alpha` (one value per point of the
+new problem: keep the previous α of a moved point, drop a removed one, 0 for an added one) projected onto the
+feasible set {0 ≤ α ≤ C, yᵀα = 0} (see `project_feasible`); the default is α = 0, the algorithm as written.
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar
+
+import numpy as np
+
+from percviz.core.decision import KernelExpansion
+from percviz.core.errors import DataError
+from percviz.core.params import ParamSet, ParamSpec
+from percviz.core.problem import Problem
+from percviz.core.solvers._kernel_cache import KernelColumns
+from percviz.core.solvers.base import Solver, Status, register
+from percviz.core.solvers.lp import kernel_separable, min_tau
+
+#: The curvature used when a = K_ii + K_jj − 2K_ij ≤ 0 (LIBSVM's τ).
+TAU = 1e-12
+
+
+def project_feasible(alpha, y, C: float) -> np.ndarray:
+    """The Euclidean projection of alpha onto {0 ≤ α_i ≤ C, Σ α_i y_i = 0} (C may be inf).
+
+    The projection is clip(alpha − λy, 0, C) for the λ with h(λ) = Σ y_i clip(alpha_i − λ y_i, 0, C) = 0; h is
+    piecewise linear and non-increasing, so λ is found exactly by bisection over its breakpoints and one
+    linear interpolation inside the bracketing piece.
+    """
+    a = np.asarray(alpha, dtype=float)
+    y = np.asarray(y, dtype=float)
+    if a.shape != y.shape:
+        raise DataError(f"The warm start has {a.size} values for {y.size} points: give one α per point.")
+    if not np.isfinite(a).all():
+        raise DataError("The warm start has non-finite values: start from α = 0 instead.")
+
+    def h(lam: float) -> float:
+        return float(y @ np.clip(a - lam * y, 0.0, C))
+
+    bps = [y * a, y * (a - C)] if np.isfinite(C) else [y * a]
+    bp = np.unique(np.concatenate(bps))
+    # Left of every breakpoint the terms of class − are 0 and those of class + are C (or a_i − λ when C = ∞);
+    # right of them the + terms are 0 and the − terms −C (or −(a_i + λ)): h(bp[0]) > 0 > h(bp[-1]) when C is
+    # finite, and with C = ∞ the root may lie outside, on a piece of slope −n₊ (left) or −n₋ (right).
+    lo, hi = 0, len(bp) - 1
+    h_lo, h_hi = h(bp[lo]), h(bp[hi])
+    if h_lo <= 0:
+        lam = bp[lo] + h_lo / max(int((y > 0).sum()), 1)
+    elif h_hi >= 0:
+        lam = bp[hi] + h_hi / max(int((y < 0).sum()), 1)
+    else:
+        while hi - lo > 1:
+            mid = (lo + hi) // 2
+            h_mid = h(bp[mid])
+            if h_mid > 0:
+                lo, h_lo = mid, h_mid
+            else:
+                hi, h_hi = mid, h_mid
+        lam = bp[lo] + h_lo * (bp[hi] - bp[lo]) / (h_lo - h_hi)
+    return np.clip(a - lam * y, 0.0, C)
+
+
+@register
+class SMO(Solver):
+    """The SVM dual by sequential minimal optimization with second-order working-set selection (as LIBSVM)."""
+
+    name = "smo"
+    display_name = "SVM by SMO (pairwise updates)"
+    family = "Support vector machines"
+    description = (
+        "The same SVM as the interior-point solver (hard or soft margin, any kernel), solved like LIBSVM: each step "
+        "moves the pair of coefficients (α_i, α_j) chosen by second-order working-set selection, so the two points "
+        "and the boundary shifting can be watched; stops when the KKT violation m − M is below tol."
+    )
+    representation = "kernel"
+    views = frozenset({"canvas", "curves"})
+    metric_keys = (
+        "objective",
+        "kkt_gap",
+        "margin",
+        "train_errors",
+        "slack_sum",
+        "support_vectors",
+        "weight_norm",
+    )
+    params = ParamSet(
+        (
+            ParamSpec(
+                "margin",
+                "choice",
+                "soft",
+                choices=("hard", "soft"),
+                help="'hard': every point outside the margin (separable data only; box α ≥ 0 without upper bound); "
+                "'soft': slacks ξ_i cost C·ξ_i.",
+            ),
+            ParamSpec("C", float, 1.0, 0.0, 1e6, low_open=True, help="Soft-margin penalty C > 0 on Σ ξ_i."),
+            ParamSpec(
+                "tol",
+                float,
+                1e-3,
+                0.0,
+                1.0,
+                low_open=True,
+                help="Stop when the KKT violation m − M is below tol (the meaning of SVC's tol).",
+            ),
+            ParamSpec(
+                "cache_mb",
+                float,
+                200.0,
+                1.0,
+                1e5,
+                help="Memory for cached kernel columns, in MB (as SVC's cache_size).",
+            ),
+        )
+    )
+    default_max_iter = 100_000
+    #: The margin lines of an SVM are the level sets f = ±1, whatever the kernel.
+    margin_level: ClassVar[float] = 1.0
+
+    def __init__(self, problem: Problem, *, max_iter: int | None = None, warm_start=None, **values: Any):
+        self._warm = None if warm_start is None else np.array(warm_start, dtype=float)
+        super().__init__(problem, max_iter=max_iter, **values)
+        if self._warm is not None:
+            self._warm = project_feasible(self._warm, self.problem.y, self._C)
+
+    @property
+    def _C(self) -> float:
+        return np.inf if self.values["margin"] == "hard" else float(self.values["C"])
+
+    def _check_problem(self):
+        super()._check_problem()
+        self._y = np.asarray(self.problem.y, dtype=float)
+        self._cols = KernelColumns(self.problem.kernel, self.problem.X, self.values["cache_mb"] * 2**20)
+        if self.values["margin"] == "hard":
+            self._check_separable()
+
+    def _check_separable(self):
+        X, y = self.problem.X, self._y
+        if self.problem.kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
+            tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
+            ok = tau < 0.5
+        else:
+            K = np.asarray(self.problem.kernel(X, X), dtype=float)
+            ok, tau = kernel_separable(0.5 * (K + K.T), y)
+        if not ok:
+            raise DataError(
+                f"A hard-margin SVM needs points that the {self.problem.kernel.spec} kernel can separate, "
+                f"and these cannot be (the LP min τ = {tau:.3g} > 0 proves it). "
+                "Use the soft margin (margin=soft) with a finite C, or a more flexible kernel."
+            )
+
+    # -- state ------------------------------------------------------------------------------------------------
+    def _reset(self):
+        y, C = self._y, self._C
+        n = len(y)
+        if self._warm is None:
+            self._alpha = np.zeros(n)
+            self._F = y.copy()  # g = −e at α = 0, so F = −y·g = y
+        else:
+            self._alpha = self._warm.copy()
+            sv = np.flatnonzero(self._alpha)
+            self._F = y - self._cols.expansion(sv, self._alpha[sv] * y[sv])  # F = y − Σ_s α_s y_s K(·, x_s)
+        a = self._alpha
+        pos = y > 0
+        self._up = np.where(pos, a < C, a > 0)
+        self._low = np.where(pos, a > 0, a < C)
+        self._pair: tuple[int, int] | None = None
+        self._select_first()
+
+    def _select_first(self):
+        """i = argmax of F over I_up (m), and M = min of F over I_low: the KKT violation is m − M."""
+        F = self._F
+        fu = np.where(self._up, F, -np.inf)
+        i = int(fu.argmax())
+        self._i, self._m = i, float(fu[i])
+        self._M = float(np.where(self._low, F, np.inf).min())
+
+    @property
+    def _gap(self) -> float:
+        return self._m - self._M
+
+    def _update(self):
+        i, m = self._i, self._m
+        y, F, alpha, C = self._y, self._F, self._alpha, self._C
+        Ki = self._cols(i)
+        # second-order choice of j (WSS 2): maximize b²/a over t ∈ I_low with b = m − F_t > 0
+        b = m - F
+        a = self._cols.diag - 2.0 * Ki
+        a += Ki[i]
+        np.maximum(a, TAU, out=a)
+        gain = b * b
+        gain /= a
+        gain[~(self._low & (b > 0))] = -1.0
+        j = int(gain.argmax())
+        Kj = self._cols(j)
+        # the exact step along d_i = y_i, d_j = −y_j, clipped so that both stay in [0, C]
+        delta = b[j] / a[j]
+        cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
+        cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
+        delta = min(delta, cap_i, cap_j)
+        if not np.isfinite(delta):
+            raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
+        # at a cap the coefficient lands exactly on its bound (no rounding leaves it a hair inside)
+        if delta == cap_i:
+            alpha[i] = C if y[i] > 0 else 0.0
+        else:
+            alpha[i] += y[i] * delta
+        if delta == cap_j:
+            alpha[j] = 0.0 if y[j] > 0 else C
+        else:
+            alpha[j] -= y[j] * delta
+        for t in (i, j):
+            self._up[t] = alpha[t] < C if y[t] > 0 else alpha[t] > 0
+            self._low[t] = alpha[t] > 0 if y[t] > 0 else alpha[t] < C
+        diff = Ki - Kj
+        diff *= delta
+        F -= diff  # F = −y·g changes by −δ (K_·i − K_·j)
+        self._pair = (i, j)
+        self._select_first()
+        return (i, j)
+
+    def _halt(self):
+        if self._gap >= self.values["tol"]:
+            return None
+        scores = self._scores()
+        if (scores > 0).all():  # a separator claim: confirm it with the exact kernel expansion
+            scores = self._y * self._decision(self._norm_w())(self.problem.X)
+        return Status.SEPARATOR if (scores > 0).all() else Status.CONVERGED
+
+    def run(self):
+        """Run to the end building only the first and last snapshots (the fast path of advance)."""
+        self.start()
+        return self.advance(self.max_iter)
+
+    # -- what a snapshot shows -------------------------------------------------------------------------------
+    def _bias(self) -> float:
+        a, C = self._alpha, self._C
+        free = (a > 0) & (a < C)
+        if free.any():
+            return float(self._F[free].mean())
+        return 0.5 * (self._m + self._M)
+
+    def _scores(self) -> np.ndarray:
+        """y_t f(x_t) = 1 − y_t (F_t − b), since F_t = y_t − Σ_s α_s y_s K_ts."""
+        return 1.0 - self._y * (self._F - self._bias())
+
+    def _norm_w(self) -> float:
+        a = self._alpha
+        return float(np.sqrt(max(a.sum() - a @ (self._y * self._F), 0.0)))  # αᵀQα = αᵀ(g + e)
+
+    def _decision(self, wn: float) -> KernelExpansion:
+        return KernelExpansion(self.problem.kernel, self.problem.X, self._alpha * self._y, self._bias(), wn or None)
+
+    def _metrics(self):
+        a, y, F = self._alpha, self._y, self._F
+        wn = self._norm_w()
+        scores = self._scores()
+        return {
+            "objective": float(0.5 * (a.sum() + a @ (y * F))),  # eᵀα − ½αᵀQα = ½(eᵀα − αᵀg)
+            "kkt_gap": max(self._gap, 0.0),
+            "margin": 1.0 / wn if wn > 0 else None,
+            "weight_norm": wn,
+            "train_errors": int((scores <= 0).sum()),
+            "slack_sum": float(np.maximum(0.0, 1.0 - scores).sum()),
+            "support_vectors": int((a > 0).sum()),
+        }
+
+    def _state(self):
+        metrics = self._metrics()
+        decision = self._decision(metrics["weight_norm"])
+        ab = decision.affine()
+        return {
+            "decision": decision,
+            "alpha": self._alpha,
+            "weights": None if ab is None else np.array([ab[2], ab[0], ab[1]]),
+            "metrics": metrics,
+            "message": self._message(metrics),
+        }
+
+    def _message(self, metrics) -> str:
+        kind = "hard margin" if self.values["margin"] == "hard" else f"soft margin, C = {self._C:g}"
+        gap = f"KKT violation m − M = {metrics['kkt_gap']:.3g} (tol {self.values['tol']:g})"
+        if self._pair is None:
+            start = "α = 0" if self._warm is None else "the warm start"
+            return f"SMO ({kind}) on the {self.problem.kernel.spec} kernel from {start}: {gap}."
+        i, j = self._pair
+        a = self._alpha
+        if self.status.done and self.status is not Status.MAX_ITER:
+            at_c = int((a >= self._C).sum())
+            bound = f" ({at_c} at the bound C)" if np.isfinite(self._C) else ""
+            return (
+                f"Solved ({kind}) in {self.iteration} pair updates: {metrics['support_vectors']} support vectors"
+                f"{bound}; {gap}."
+            )
+        return f"Pair ({i}, {j}): α_{i} = {a[i]:.4g}, α_{j} = {a[j]:.4g}; {gap}."
