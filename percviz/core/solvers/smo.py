@@ -130,6 +130,12 @@ class SMO(Solver):
                 help="Stop when the KKT violation m − M is below tol (the meaning of SVC's tol).",
             ),
             ParamSpec(
+                "shrinking",
+                bool,
+                True,
+                help="Leave the points held at a bound out of the pair selection for a while (as SVC's shrinking).",
+            ),
+            ParamSpec(
                 "cache_mb",
                 float,
                 200.0,
@@ -189,38 +195,69 @@ class SMO(Solver):
         a = self._alpha
         pos = y > 0
         self._up = np.where(pos, a < C, a > 0)
-        self._low = np.where(pos, a > 0, a < C)
+        self._lowf = np.where(pos, a > 0, a < C).astype(float)  # 1 on I_low: a factor in the choice of j
         self._pair: tuple[int, int] | None = None
+        self._shrink_every = min(n, 1000)
+        self._since_shrink = 0
+        self._set_active(None)
         self._select_first()
 
+    def _set_active(self, act: np.ndarray | None):
+        """Restrict the working-set selection to the indices act (None: all of them).
+
+        Shrinking: the full F is updated at every step (three O(n) passes), only the selection of (i, j) works on
+        the active set, so the KKT violation on all points is known at any time and nothing is reconstructed.
+        """
+        if act is None or len(act) == len(self._y):
+            self._act = None
+            self._F_a, self._up_a, self._lowf_a, self._diag_a = self._F, self._up, self._lowf, self._cols.diag
+        else:
+            self._act = act
+            self._F_a, self._up_a = self._F[act], self._up[act]
+            self._lowf_a, self._diag_a = self._lowf[act], self._cols.diag[act]
+
     def _select_first(self):
-        """i = argmax of F over I_up (m), and M = min of F over I_low: the KKT violation is m − M."""
+        """i = argmax of F over I_up (m), and M = min of F over I_low, on the active set: the KKT violation m − M."""
+        F = self._F_a
+        fu = np.where(self._up_a, F, -np.inf)
+        ii = int(fu.argmax())
+        self._ii, self._m = ii, float(fu[ii])
+        self._M = float(np.where(self._lowf_a > 0, F, np.inf).min())
+
+    def _full_extremes(self) -> tuple[float, float]:
+        """(m, M) over every point (equal to the active ones when nothing is shrunk)."""
+        if self._act is None:
+            return self._m, self._M
         F = self._F
-        fu = np.where(self._up, F, -np.inf)
-        i = int(fu.argmax())
-        self._i, self._m = i, float(fu[i])
-        self._M = float(np.where(self._low, F, np.inf).min())
+        return float(np.where(self._up, F, -np.inf).max()), float(np.where(self._lowf > 0, F, np.inf).min())
 
     @property
     def _gap(self) -> float:
         return self._m - self._M
 
     def _update(self):
-        i, m = self._i, self._m
+        ii, m = self._ii, self._m
+        act = self._act
+        i = ii if act is None else int(act[ii])
         y, F, alpha, C = self._y, self._F, self._alpha, self._C
         Ki = self._cols(i)
+        Ki_a = Ki if act is None else Ki[act]
         # second-order choice of j (WSS 2): maximize b²/a over t ∈ I_low with b = m − F_t > 0
-        b = m - F
-        a = self._cols.diag - 2.0 * Ki
+        # (b is zeroed off I_low and clipped at 0, so only the candidates have a positive gain)
+        b = m - self._F_a
+        b *= self._lowf_a
+        np.maximum(b, 0.0, out=b)
+        a = Ki_a * -2.0
+        a += self._diag_a
         a += Ki[i]
         np.maximum(a, TAU, out=a)
         gain = b * b
         gain /= a
-        gain[~(self._low & (b > 0))] = -1.0
-        j = int(gain.argmax())
+        jj = int(gain.argmax())
+        j = jj if act is None else int(act[jj])
         Kj = self._cols(j)
         # the exact step along d_i = y_i, d_j = −y_j, clipped so that both stay in [0, C]
-        delta = b[j] / a[j]
+        delta = b[jj] / a[jj]
         cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
         cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
         delta = min(delta, cap_i, cap_j)
@@ -235,19 +272,40 @@ class SMO(Solver):
             alpha[j] = 0.0 if y[j] > 0 else C
         else:
             alpha[j] -= y[j] * delta
-        for t in (i, j):
-            self._up[t] = alpha[t] < C if y[t] > 0 else alpha[t] > 0
-            self._low[t] = alpha[t] > 0 if y[t] > 0 else alpha[t] < C
+        for t, tt in ((i, ii), (j, jj)):
+            self._up[t] = up = alpha[t] < C if y[t] > 0 else alpha[t] > 0
+            self._lowf[t] = low = float(alpha[t] > 0 if y[t] > 0 else alpha[t] < C)
+            if act is not None:
+                self._up_a[tt], self._lowf_a[tt] = up, low
         diff = Ki - Kj
         diff *= delta
         F -= diff  # F = −y·g changes by −δ (K_·i − K_·j)
         self._pair = (i, j)
+        self._since_shrink += 1
+        if self.values["shrinking"] and self._since_shrink >= self._shrink_every:
+            self._shrink()
+        elif act is not None:
+            self._F_a = F[act]
         self._select_first()
         return (i, j)
+
+    def _shrink(self):
+        """Leave out of the selection the points at a bound that the KKT conditions keep there for now:
+        in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule)."""
+        self._since_shrink = 0
+        m, M = self._full_extremes()
+        up, low, F = self._up, self._lowf > 0, self._F
+        stuck = (up & ~low & (F < M)) | (low & ~up & (F > m))
+        self._set_active(np.flatnonzero(~stuck))
 
     def _halt(self):
         if self._gap >= self.values["tol"]:
             return None
+        if self._act is not None:  # optimal on the active set: check every point, go on with all if not
+            self._set_active(None)
+            self._select_first()
+            if self._gap >= self.values["tol"]:
+                return None
         scores = self._scores()
         if (scores > 0).all():  # a separator claim: confirm it with the exact kernel expansion
             scores = self._y * self._decision(self._norm_w())(self.problem.X)
@@ -264,7 +322,8 @@ class SMO(Solver):
         free = (a > 0) & (a < C)
         if free.any():
             return float(self._F[free].mean())
-        return 0.5 * (self._m + self._M)
+        m, M = self._full_extremes()
+        return 0.5 * (m + M)
 
     def _scores(self) -> np.ndarray:
         """y_t f(x_t) = 1 − y_t (F_t − b), since F_t = y_t − Σ_s α_s y_s K_ts."""
@@ -283,7 +342,7 @@ class SMO(Solver):
         scores = self._scores()
         return {
             "objective": float(0.5 * (a.sum() + a @ (y * F))),  # eᵀα − ½αᵀQα = ½(eᵀα − αᵀg)
-            "kkt_gap": max(self._gap, 0.0),
+            "kkt_gap": max(float(np.subtract(*self._full_extremes())), 0.0),
             "margin": 1.0 / wn if wn > 0 else None,
             "weight_norm": wn,
             "train_errors": int((scores <= 0).sum()),
