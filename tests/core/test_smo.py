@@ -218,3 +218,41 @@ def test_a_small_cache_gives_the_same_solution():
     small = SMO(problem, C=1.0, tol=1e-6, cache_mb=1.0)  # 1 MB holds 327 of the 400 columns
     assert small._cols.capacity < problem.n
     assert np.array_equal(small.run().alpha, big.alpha)
+
+
+def test_shrinking_reaches_the_same_optimum():
+    problem = Problem(clouds(10, n=80), kernel="poly:degree=2")
+    shrunk = False
+    s = SMO(problem, C=5.0, tol=1e-8)
+    for snap in s.snapshots():  # shrinking happens every n = 80 pair updates; the snapshots then stay exact
+        shrunk |= s._act is not None
+        if s._act is not None:
+            assert len(s._act) < problem.n
+            assert snap.metrics["objective"] == pytest.approx(dual_objective(problem, snap.alpha), rel=1e-9)
+    plain = SMO(problem, C=5.0, tol=1e-8, shrinking=False).run()
+    assert shrunk and snap.metrics["kkt_gap"] < 1e-8
+    assert snap.metrics["objective"] == pytest.approx(plain.metrics["objective"], rel=1e-9)
+    _, _, obj_svc = svc_reference(problem, 5.0)
+    assert snap.metrics["objective"] == pytest.approx(obj_svc, rel=1e-6)
+
+
+def test_projection_onto_the_face_keeps_the_zeros():
+    rng = np.random.default_rng(11)
+    y = np.where(rng.random(40) < 0.5, 1.0, -1.0)
+    a = np.where(rng.random(40) < 0.3, rng.uniform(0, 1, size=40), 0.0)
+    a[np.flatnonzero(y > 0)[0]] = 0.7  # both classes on the face
+    a[np.flatnonzero(y < 0)[0]] = 0.2
+    p = project_feasible(a, y, 1.0, keep_zeros=True)
+    face = a > 0
+    assert not p[~face].any() and abs(p @ y) < 1e-12 and p.min() >= 0 and p.max() <= 1
+    full = project_feasible(a, y, 1.0)
+    assert np.count_nonzero(full) > np.count_nonzero(p)  # the full projection spreads over the zeros
+    # on the face p is the nearest feasible point: (a − p)·(z − p) ≤ 0 for feasible z with the same zeros
+    for _ in range(30):
+        z = np.where(face, rng.uniform(0, 1, size=40), 0.0)
+        z[face & (y > 0)] *= z[face & (y < 0)].sum() / z[face & (y > 0)].sum()
+        if z.max() <= 1:
+            assert (a - p) @ (z - p) <= 1e-12
+    exact = np.zeros(6)  # a feasible α comes back unchanged: its zeros are not turned into 1e-18s
+    exact[[0, 3]] = 0.5
+    assert np.array_equal(project_feasible(exact, np.array([1.0, 1, 1, -1, -1, -1]), 1.0), exact)

@@ -25,7 +25,8 @@ snapshots are cheap; `advance(n)`/`run()` build only the last one.
 
 Warm start (for Live mode): `SMO(problem, warm_start=alpha)` starts from `alpha` (one value per point of the
 new problem: keep the previous α of a moved point, drop a removed one, 0 for an added one) projected onto the
-feasible set {0 ≤ α ≤ C, yᵀα = 0} (see `project_feasible`); the default is α = 0, the algorithm as written.
+feasible set {0 ≤ α ≤ C, yᵀα = 0} within the face where its zeros stay 0 (see `project_feasible`), so that
+the start has no more support vectors than the previous solution; the default is α = 0, the algorithm as written.
 """
 
 from __future__ import annotations
@@ -46,12 +47,14 @@ from percviz.core.solvers.lp import kernel_separable, min_tau
 TAU = 1e-12
 
 
-def project_feasible(alpha, y, C: float) -> np.ndarray:
+def project_feasible(alpha, y, C: float, keep_zeros: bool = False) -> np.ndarray:
     """The Euclidean projection of alpha onto {0 ≤ α_i ≤ C, Σ α_i y_i = 0} (C may be inf).
 
     The projection is clip(alpha − λy, 0, C) for the λ with h(λ) = Σ y_i clip(alpha_i − λ y_i, 0, C) = 0; h is
     piecewise linear and non-increasing, so λ is found exactly by bisection over its breakpoints and one
-    linear interpolation inside the bracketing piece.
+    linear interpolation inside the bracketing piece. With keep_zeros, the coefficients that are not positive
+    stay 0 and only the others are projected (the projection onto that face of the set): a warm start then has
+    no more support vectors than alpha, where the full projection would spread a removed point's share over all.
     """
     a = np.asarray(alpha, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -59,6 +62,14 @@ def project_feasible(alpha, y, C: float) -> np.ndarray:
         raise DataError(f"The warm start has {a.size} values for {y.size} points: give one α per point.")
     if not np.isfinite(a).all():
         raise DataError("The warm start has non-finite values: start from α = 0 instead.")
+    if keep_zeros:
+        out = np.zeros_like(a)
+        face = a > 0
+        out[face] = project_feasible(a[face], y[face], C)
+        return out
+    scale = max(1.0, float(np.abs(a).sum()))
+    if a.size == 0 or (a.min() >= 0 and a.max() <= C and abs(float(y @ a)) <= 1e-13 * scale):
+        return a.copy()  # already feasible (to rounding): moving a point keeps α as it was
 
     def h(lam: float) -> float:
         return float(y @ np.clip(a - lam * y, 0.0, C))
@@ -83,7 +94,14 @@ def project_feasible(alpha, y, C: float) -> np.ndarray:
             else:
                 hi, h_hi = mid, h_mid
         lam = bp[lo] + h_lo * (bp[hi] - bp[lo]) / (h_lo - h_hi)
-    return np.clip(a - lam * y, 0.0, C)
+    p = np.clip(a - lam * y, 0.0, C)
+    # a coefficient within rounding of a bound is put on it: 1e-18 left where 0 was meant would be a new
+    # support vector (and a KKT violation) for SMO
+    tiny = 1e-14 * max(1.0, float(p.max()))
+    p[p <= tiny] = 0.0
+    if np.isfinite(C):
+        p[p >= C - tiny] = C
+    return p
 
 
 @register
@@ -153,7 +171,7 @@ class SMO(Solver):
         self._warm = None if warm_start is None else np.array(warm_start, dtype=float)
         super().__init__(problem, max_iter=max_iter, **values)
         if self._warm is not None:
-            self._warm = project_feasible(self._warm, self.problem.y, self._C)
+            self._warm = project_feasible(self._warm, self.problem.y, self._C, keep_zeros=True)
 
     @property
     def _C(self) -> float:
