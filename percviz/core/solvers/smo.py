@@ -25,8 +25,9 @@ snapshots are cheap; `advance(n)`/`run()` build only the last one.
 
 Warm start (for Live mode): `SMO(problem, warm_start=alpha)` starts from `alpha` (one value per point of the
 new problem: keep the previous α of a moved point, drop a removed one, 0 for an added one) projected onto the
-feasible set {0 ≤ α ≤ C, yᵀα = 0} within the face where its zeros stay 0 (see `project_feasible`), so that
-the start has no more support vectors than the previous solution; the default is α = 0, the algorithm as written.
+feasible set {0 ≤ α ≤ C, yᵀα = 0}: onto the face where only its free coefficients move, if that face is not
+empty, else where only the positive ones move, else the plain projection (`warm_start_alpha`, `project_feasible`);
+the start then has no new support vectors. The default is α = 0, the algorithm as written.
 """
 
 from __future__ import annotations
@@ -47,14 +48,14 @@ from percviz.core.solvers.lp import kernel_separable, min_tau
 TAU = 1e-12
 
 
-def project_feasible(alpha, y, C: float, keep_zeros: bool = False) -> np.ndarray:
+def project_feasible(alpha, y, C: float, movable=None) -> np.ndarray | None:
     """The Euclidean projection of alpha onto {0 ≤ α_i ≤ C, Σ α_i y_i = 0} (C may be inf).
 
-    The projection is clip(alpha − λy, 0, C) for the λ with h(λ) = Σ y_i clip(alpha_i − λ y_i, 0, C) = 0; h is
-    piecewise linear and non-increasing, so λ is found exactly by bisection over its breakpoints and one
-    linear interpolation inside the bracketing piece. With keep_zeros, the coefficients that are not positive
-    stay 0 and only the others are projected (the projection onto that face of the set): a warm start then has
-    no more support vectors than alpha, where the full projection would spread a removed point's share over all.
+    With a mask `movable`, only those coefficients change (the others keep their values clipped to [0, C]):
+    the projection onto that face of the set, or None when the movable ones cannot restore Σ α_i y_i = 0.
+    The projection is clip(alpha − λy, 0, C) on the movable coefficients, for the λ that solves
+    h(λ) = Σ y_i clip(alpha_i − λ y_i, 0, C) = r (r: minus the share of the fixed ones); h is piecewise linear and
+    non-increasing, so λ is found exactly by bisection over its breakpoints and one linear interpolation.
     """
     a = np.asarray(alpha, dtype=float)
     y = np.asarray(y, dtype=float)
@@ -62,46 +63,71 @@ def project_feasible(alpha, y, C: float, keep_zeros: bool = False) -> np.ndarray
         raise DataError(f"The warm start has {a.size} values for {y.size} points: give one α per point.")
     if not np.isfinite(a).all():
         raise DataError("The warm start has non-finite values: start from α = 0 instead.")
-    if keep_zeros:
-        out = np.zeros_like(a)
-        face = a > 0
-        out[face] = project_feasible(a[face], y[face], C)
-        return out
-    scale = max(1.0, float(np.abs(a).sum()))
-    if a.size == 0 or (a.min() >= 0 and a.max() <= C and abs(float(y @ a)) <= 1e-13 * scale):
-        return a.copy()  # already feasible (to rounding): moving a point keeps α as it was
+    p = np.clip(a, 0.0, C)
+    move = np.ones(a.shape, dtype=bool) if movable is None else np.asarray(movable, dtype=bool)
+    scale = max(1.0, float(p.sum()) if np.isfinite(C) else float(np.abs(p).sum()))
+    if np.array_equal(p, a) and abs(float(y @ p)) <= 1e-13 * scale:
+        return p  # already feasible (to rounding): moving a point keeps α as it was
+    am, ym = a[move], y[move]
+    target = -float(y[~move] @ p[~move])
+    lam = _level(am, ym, C, target)
+    if lam is None:
+        return None
+    pm = np.clip(am - lam * ym, 0.0, C)
+    # a coefficient within rounding of a bound is put on it: 1e-18 left where 0 was meant would be a new
+    # support vector (and a KKT violation) for SMO
+    tiny = 1e-14 * max(1.0, float(pm.max(initial=0.0)))
+    pm[pm <= tiny] = 0.0
+    if np.isfinite(C):
+        pm[pm >= C - tiny] = C
+    p[move] = pm
+    return p
 
-    def h(lam: float) -> float:
-        return float(y @ np.clip(a - lam * y, 0.0, C))
+
+def _level(a: np.ndarray, y: np.ndarray, C: float, target: float) -> float | None:
+    """The λ with Σ y_i clip(a_i − λ y_i, 0, C) = target, or None when no λ reaches it."""
+    n_pos, n_neg = int((y > 0).sum()), int((y < 0).sum())
+    # left of every breakpoint the − terms are 0 and the + terms C (or a_i − λ, slope −n₊, when C = ∞); right of
+    # them the + terms are 0 and the − terms −C (or −(a_i + λ), slope −n₋): the range of h
+    top = n_pos * C if n_pos else 0.0
+    bottom = -n_neg * C if n_neg else 0.0
+    if not bottom - 1e-12 <= target <= top + 1e-12 or a.size == 0:
+        return None if a.size or abs(target) > 1e-12 else 0.0
+
+    def g(lam: float) -> float:
+        return float(y @ np.clip(a - lam * y, 0.0, C)) - target
 
     bps = [y * a, y * (a - C)] if np.isfinite(C) else [y * a]
     bp = np.unique(np.concatenate(bps))
-    # Left of every breakpoint the terms of class − are 0 and those of class + are C (or a_i − λ when C = ∞);
-    # right of them the + terms are 0 and the − terms −C (or −(a_i + λ)): h(bp[0]) > 0 > h(bp[-1]) when C is
-    # finite, and with C = ∞ the root may lie outside, on a piece of slope −n₊ (left) or −n₋ (right).
     lo, hi = 0, len(bp) - 1
-    h_lo, h_hi = h(bp[lo]), h(bp[hi])
-    if h_lo <= 0:
-        lam = bp[lo] + h_lo / max(int((y > 0).sum()), 1)
-    elif h_hi >= 0:
-        lam = bp[hi] + h_hi / max(int((y < 0).sum()), 1)
-    else:
-        while hi - lo > 1:
-            mid = (lo + hi) // 2
-            h_mid = h(bp[mid])
-            if h_mid > 0:
-                lo, h_lo = mid, h_mid
-            else:
-                hi, h_hi = mid, h_mid
-        lam = bp[lo] + h_lo * (bp[hi] - bp[lo]) / (h_lo - h_hi)
-    p = np.clip(a - lam * y, 0.0, C)
-    # a coefficient within rounding of a bound is put on it: 1e-18 left where 0 was meant would be a new
-    # support vector (and a KKT violation) for SMO
-    tiny = 1e-14 * max(1.0, float(p.max()))
-    p[p <= tiny] = 0.0
-    if np.isfinite(C):
-        p[p >= C - tiny] = C
-    return p
+    g_lo, g_hi = g(bp[lo]), g(bp[hi])
+    if g_lo <= 0:  # only with C = ∞ (or on the breakpoint itself): on the piece of slope −n₊ to the left
+        return float(bp[lo] + g_lo / max(n_pos, 1))
+    if g_hi >= 0:
+        return float(bp[hi] + g_hi / max(n_neg, 1))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        g_mid = g(bp[mid])
+        if g_mid > 0:
+            lo, g_lo = mid, g_mid
+        else:
+            hi, g_hi = mid, g_mid
+    return float(bp[lo] + g_lo * (bp[hi] - bp[lo]) / (g_lo - g_hi))
+
+
+def warm_start_alpha(alpha, y, C: float) -> np.ndarray:
+    """A feasible start for SMO near alpha that changes its pattern of bounds as little as possible.
+
+    First only the free coefficients (0 < α < C) move, then every positive one, and only if neither can restore
+    Σ α_i y_i = 0, all of them (the plain projection). The full projection would spread the share of a deleted
+    point over every coefficient, turning zeros into new support vectors that SMO must then remove one by one.
+    """
+    a = np.clip(np.asarray(alpha, dtype=float), 0.0, C)
+    for movable in ((a > 0) & (a < C), a > 0, None):
+        p = project_feasible(alpha, y, C, movable)
+        if p is not None:
+            return p
+    raise AssertionError("the projection onto a non-empty set always exists")  # pragma: no cover
 
 
 @register
@@ -171,7 +197,7 @@ class SMO(Solver):
         self._warm = None if warm_start is None else np.array(warm_start, dtype=float)
         super().__init__(problem, max_iter=max_iter, **values)
         if self._warm is not None:
-            self._warm = project_feasible(self._warm, self.problem.y, self._C, keep_zeros=True)
+            self._warm = warm_start_alpha(self._warm, self.problem.y, self._C)
 
     @property
     def _C(self) -> float:
