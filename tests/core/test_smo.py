@@ -105,11 +105,19 @@ def test_hard_margin_agrees_with_svc_and_the_interior_point(kernel, seed):
         (datasets.xor(), "affine"),
         (datasets.overlapping_gaussians(), "linear"),
         (PointSet(np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 1.0]]), np.array([0, 0, 1])), "rbf:gamma=2"),
+        (PointSet(np.array([[0.0, 0.0], [2.0, 1.0], [1.0, 1.0], [2.0, 1.0]]), np.array([0, 0, 1, 1])), "laplacian"),
+        (datasets.ring(), "poly:degree=1,c=1"),  # the affine kernel in polynomial form: decided on the n×n LP
     ],
 )
 def test_hard_margin_refuses_non_separable(points, kernel):
     with pytest.raises(DataError, match="soft margin"):
         SMO(Problem(points, kernel=kernel), margin="hard")
+
+
+def test_hard_margin_rbf_separates_any_distinct_points():
+    points = PointSet(np.array([[0.0, 0.0], [1.0, 1.0], [1.0, 1.0], [0.5, 0.5]]), np.array([0, 0, 0, 1]))
+    final = SMO(Problem(points, kernel="rbf:gamma=2"), margin="hard", tol=1e-9).run()  # a repeated point: one label
+    assert final.status is Status.SEPARATOR and final.metrics["train_errors"] == 0
 
 
 def test_each_step_moves_one_pair_within_the_feasible_set():

@@ -16,8 +16,9 @@ in an LRU cache (`cache_mb`); nothing of size n×n is ever built for the soft ma
 
 Hard margin: the box is unbounded above (C = ∞; LIBSVM has no hard margin and users pass a huge C instead). The
 sets I_up, I_low and the clipping then only use the bound α ≥ 0, so the solution is the exact hard-margin one.
-Data that the kernel cannot separate are refused before solving by the same LP test as `svm` (for kernels that
-are not affine in x this needs the n×n kernel matrix once).
+Data that the kernel cannot separate are refused before solving: by the LP of `svm` on the rows y_i (1, x_i) for
+the linear and affine kernels; for RBF and Laplacian kernels (strictly positive definite) only a place carrying
+both labels can prevent it; the polynomial kernels need the LP on the n×n kernel matrix (built once).
 
 The bias is LIBSVM's: the mean of F over the free coefficients (0 < α_t < C), or the midpoint (m + M)/2 when
 there are none. Dual objective, ‖w‖² = αᵀQα, slacks and training errors all follow from F in O(n), so the
@@ -38,6 +39,7 @@ import numpy as np
 
 from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
+from percviz.core.kernels import LaplacianKernel, RBFKernel
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
 from percviz.core.solvers._kernel_cache import KernelColumns
@@ -212,9 +214,26 @@ class SMO(Solver):
 
     def _check_separable(self):
         X, y = self.problem.X, self._y
-        if self.problem.kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
+        kernel = self.problem.kernel
+        if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
             tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
             ok = tau < 0.5
+        elif isinstance(kernel, (RBFKernel, LaplacianKernel)):
+            # strictly positive definite kernels: any labelling of distinct points is separable, so only a
+            # place carrying both labels stops it (this keeps the hard margin O(n) in memory)
+            _, inverse = np.unique(X, axis=0, return_inverse=True)
+            pos = np.zeros(inverse.max() + 1, dtype=bool)
+            neg = pos.copy()
+            pos[inverse[y > 0]] = True
+            neg[inverse[y < 0]] = True
+            clash = np.flatnonzero(pos & neg)
+            if clash.size:
+                i = int(np.flatnonzero(inverse == clash[0])[0])
+                raise DataError(
+                    f"A hard-margin SVM cannot separate point {i} at ({X[i, 0]:g}, {X[i, 1]:g}): the same place "
+                    "carries both labels. Use the soft margin (margin=soft) with a finite C, or move the point."
+                )
+            return
         else:
             K = np.asarray(self.problem.kernel(X, X), dtype=float)
             ok, tau = kernel_separable(0.5 * (K + K.T), y)
@@ -351,8 +370,9 @@ class SMO(Solver):
             if self._gap >= self.values["tol"]:
                 return None
         scores = self._scores()
-        if (scores > 0).all():  # a separator claim: confirm it with the exact kernel expansion
-            scores = self._y * self._decision(self._norm_w())(self.problem.X)
+        if (scores > 0).all():  # a separator claim: confirm it with the exact kernel expansion (in blocks)
+            sv = np.flatnonzero(self._alpha)
+            scores = self._y * (self._cols.expansion(sv, self._alpha[sv] * self._y[sv]) + self._bias())
         return Status.SEPARATOR if (scores > 0).all() else Status.CONVERGED
 
     def run(self):
