@@ -221,7 +221,7 @@ class SMO(Solver):
         elif isinstance(kernel, (RBFKernel, LaplacianKernel)):
             # strictly positive definite kernels: any labelling of distinct points is separable, so only a
             # place carrying both labels stops it (this keeps the hard margin O(n) in memory)
-            _, inverse = np.unique(X, axis=0, return_inverse=True)
+            inverse = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
             pos = np.zeros(inverse.max() + 1, dtype=bool)
             neg = pos.copy()
             pos[inverse[y > 0]] = True
