@@ -513,6 +513,7 @@ def cmd_export(argv: Sequence[str]) -> int:
     if args.steps is not None and args.steps < 1:
         raise UsageError("--steps must be 1 or more")
     args.preset = load_with_overrides(args, need_algorithm=False)
+    args.preset.points.require_plane("The exporter")
     export = _import_app("export", EXPORT_FUNCTION, "the exporter")
     return int(export(args) or 0)
 

@@ -108,3 +108,9 @@ def test_the_window_refuses_d_dimensional_data_in_one_line(tmp_path, capsys):
     code, _, err = run(capsys, str(tmp_path / "d3.npy"))
     assert code == 2 and err.count("\n") == 1
     assert "shows 2-D scenes" in err and "d = 3" in err and "percviz solve" in err
+
+
+def test_export_refuses_d_dimensional_data_in_one_line(tmp_path, capsys):
+    np.save(tmp_path / "d4.npy", np.column_stack([np.eye(4), [1, -1, 1, -1]]))
+    code, _, err = run(capsys, "export", str(tmp_path / "d4.npy"), "--out", str(tmp_path / "run.gif"), "-a", "snkp")
+    assert code == 2 and err.count("\n") == 1 and "d = 4" in err

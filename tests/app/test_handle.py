@@ -137,3 +137,11 @@ def test_import_percviz_stays_qt_free_and_python_m_percviz_works():
 def test_gui_script_is_declared():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text())["project"]
     assert meta["gui-scripts"]["percviz-gui"] == meta["scripts"]["percviz"] == "percviz.cli:main"
+
+
+def test_build_window_refuses_d_dimensional_scenes(qapp):
+    from percviz.app.launch import build_window
+    from percviz.core.presets import Preset
+
+    with pytest.raises(DataError, match="shows 2-D scenes.*d = 5"):
+        build_window(Preset(PointSet(np.eye(5), [0, 1, 0, 1, 0])), qapp)

@@ -227,3 +227,71 @@ def test_svm_weights_are_the_affine_separator_in_d_dims():
     assert last.weights.shape == (6,)
     b, w = last.weights[0], last.weights[1:]
     np.testing.assert_allclose(P.X @ w + b, last.decision(P.X), atol=1e-8)
+
+
+# ---------------------------------------------------------------- the registry's common checks, lifted to R^d
+def _load_common():
+    """The registry's common checks (tests/core/test_registry_common.py), loaded as a module of their own."""
+    import importlib.util
+    from pathlib import Path
+
+    path = Path(__file__).with_name("test_registry_common.py")
+    spec = importlib.util.spec_from_file_location("_percviz_common_checks", path)
+    mod = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mod)
+    return mod
+
+
+common = _load_common()
+
+
+def lift(points: PointSet, d: int, seed: int = 0) -> PointSet:
+    """The same points isometrically embedded in R^d: x ↦ Qx with Q (d×2) orthonormal columns, a random rotation."""
+    Q, _ = np.linalg.qr(np.random.default_rng(seed + d).normal(size=(d, 2)))
+    return PointSet(points.X @ Q.T, points.classes)
+
+
+@pytest.fixture(params=DIMS, ids=lambda d: f"d{d}")
+def lifted_common(request, monkeypatch):
+    """The common module's data sets in R^d instead of the plane."""
+    d = request.param
+    two, three, bad = common.two_class(), common.three_class(), common.NON_SEPARABLE
+    monkeypatch.setattr(common, "two_class", lambda: lift(two, d))
+    monkeypatch.setattr(common, "three_class", lambda: lift(three, d))
+    monkeypatch.setattr(common, "NON_SEPARABLE", lift(bad, d))
+    return d
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_common_checks_in_d_dims(name, lifted_common):
+    assert common.tiny_problem(get_solver(name)).points.dim == lifted_common
+    for limit in (0, 1, 3):
+        common.test_honours_max_iter(name, limit)
+    common.test_rejects_bad_parameters(name)
+    common.test_non_separable_data_runs_or_is_refused_clearly(name)
+
+
+#: Algorithms whose run depends on the coordinates, not only on inner products: Winnow's multiplicative
+#: per-coordinate updates, and the LPs' vertex in the split a = a⁺ − a⁻ ≥ 0 (any feasible vertex answers).
+COORDINATE_WISE = {"winnow", "lp-feasibility", "lp-perceptron"}
+
+
+@pytest.mark.parametrize("d", DIMS)
+@pytest.mark.parametrize("name", NAMES)
+def test_a_rotated_embedding_in_d_dims_gives_the_planes_run(name, d):
+    """Kernels and φ = (1, x) depend on inner products only: the lifted run is the 2-D run, update for update."""
+    cls = get_solver(name)
+    flat = common.three_class() if cls.representation == "multiclass" else common.two_class()
+    up = lift(flat, d)
+    a = cls(Problem(flat), max_iter=300).run()
+    b = cls(Problem(up), max_iter=300).run()
+    if name in COORDINATE_WISE:  # the verdict is the same; the weights may differ
+        assert a.status is b.status is Status.SEPARATOR
+        return
+    assert (a.iteration, a.status) == (b.iteration, b.status)
+    probe = np.random.default_rng(5).normal(size=(9, 2)) * 2
+    Q = up.X.T @ np.linalg.pinv(flat.X.T)  # the embedding, recovered from the points
+    np.testing.assert_allclose(b.decision(probe @ Q.T), a.decision(probe), rtol=1e-7, atol=1e-9)
+    for x, z in ((a.alpha, b.alpha), (a.p, b.p)):
+        if x is not None:
+            np.testing.assert_allclose(z, x, rtol=1e-7, atol=1e-10)
