@@ -26,10 +26,11 @@ except ImportError as e:  # pragma: no cover - exercised by the no-scikit-learn 
 from percviz.core.data import PointSet
 from percviz.core.errors import DataError, ParameterError
 from percviz.core.features import parse_features
-from percviz.core.kernels import KERNELS, Kernel, parse_kernel
+from percviz.core.kernels import Kernel, parse_kernel
 from percviz.core.problem import Problem
 from percviz.core.solvers import Status, get_solver, load_all
 from percviz.core.solvers.base import MAX_ITER_SPEC
+from percviz.core.spec import parse_spec
 
 #: Estimator-level names; an algorithm parameter of the same name is exposed as `algorithm_<name>` in its alias.
 RESERVED = ("algorithm", "kernel", "gamma", "degree", "coef0", "features", "max_iter", "algorithm_params")
@@ -73,12 +74,12 @@ def _kernel(kernel, values: dict[str, Any]) -> Kernel:
     given = {key: v for key, v in given.items() if key in k.params.names()}
     if not given:
         return k
-    if isinstance(kernel, str) and ":" in kernel:
-        twice = sorted(set(given) & set(parse_kernel(kernel.split(":")[0]).params.names()) & set(kernel.split(":")[1]
-                       .replace("=", ",").split(",")))
-        if twice:
-            raise ParameterError(f"Kernel parameter {', '.join(twice)} is given both in kernel={kernel!r} and as a "
-                                 "keyword; give it once.")
+    in_spec = set(parse_spec(kernel, "kernel")[1]) if isinstance(kernel, str) else set()
+    twice = sorted(in_spec & set(given))
+    if twice:
+        raise ParameterError(
+            f"The kernel's {', '.join(twice)} is given both in kernel={kernel!r} and as a keyword; give it once."
+        )
     return type(k)(values=type(k).params.validate({**k.values, **given}, f"the {k.name} kernel"))
 
 

@@ -3,7 +3,6 @@
 import json
 
 import numpy as np
-import pytest
 
 from percviz import cli
 from percviz.core import datasets as ds
