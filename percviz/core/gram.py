@@ -186,7 +186,7 @@ class MarginResult:
         """The unit-G-norm max-margin coefficients p/‖p‖_G (margin ρ_K), or None when not separable."""
         if self.alpha is None:
             return None
-        return self.alpha * (self.interval[1] ** 2 / max(self.interval[1], 1e-300))
+        return self.alpha / np.sqrt(self.alpha.sum())  # α = p/‖p‖²_G with Σ p = 1: Σ α = 1/‖p‖²_G
 
 
 def _reduce_rows(R: np.ndarray) -> np.ndarray:
@@ -286,17 +286,19 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
     RBF kernel it drops tiny but real eigenvalues, and its hull's inradius is then only a bound.
     """
     t0 = time.perf_counter()
+    if warm is None:
+        warm = _opposite_pair(op)
     run = min_norm.min_norm_point(op, warm, deadline=t0 + budget)
     p, Gp = run.p, run.Gp
     n = op.n
     rl = min_norm.rounding_level(op)  # for p in the simplex (‖p‖_1 = 1)
     q = float(p @ Gp)
-    hi = float(np.sqrt(max(q, 0.0)))
+    hi = float(np.sqrt(max(q, 0.0) + rl))  # ρ_K ≤ ‖p‖_G, with pᵀGp's rounding (at most rl: ‖p‖_1 = 1)
     low = float(Gp.min())
     complete = run.reason in ("optimal", "zero")
     extra = {"complete": complete, "budget": budget}
     if low > rl:  # Gordan, first alternative: α = p has Gα > 0 beyond rounding
-        lo = min(low / hi, hi)
+        lo = min((low - rl) / hi, hi)  # ρ_K ≥ min_i (Gp)_i/‖p‖_G, each end moved by its rounding
         exact = complete and hi - lo <= 1e-6 * lo
         return MarginResult(True, lo, p, p / q, (lo, hi), exact, -1, low,
                             seconds=time.perf_counter() - t0, **extra)
@@ -322,6 +324,25 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
     lo = max(vertex, (low - rl) / hi) if hi > 0 else vertex
     return MarginResult(False, 0.0, p, None, (min(lo, 0.0), hi), False, -1, low,
                         seconds=time.perf_counter() - t0, decided=False, **extra)
+
+
+def _opposite_pair(op) -> np.ndarray | None:
+    """½(e_i + e_j) for two rows with G_ij = −√(G_ii G_jj) (one point with both labels): ‖p‖_G = 0 exactly.
+
+    Wolfe's method may stop a hair above 0 at such a set (rounding-level steps); starting at the pair, it
+    starts at the witness. Dense G only (O(n²), like one product G·v).
+    """
+    if not isinstance(op, min_norm.DenseColumns) or op.n < 2:
+        return None
+    d = np.sqrt(np.maximum(np.diagonal(op.G), 0.0))
+    S = op.G + np.outer(d, d)  # 0 exactly for φ̃_i = −φ̃_j, positive on the diagonal
+    k = int(np.argmin(S))
+    i, j = divmod(k, op.n)
+    if i == j or not S[i, j] <= 4 * EPS * op.scale:
+        return None
+    p = np.zeros(op.n)
+    p[[i, j]] = 0.5
+    return p
 
 
 def _vertex_bound(op) -> float:
