@@ -292,13 +292,15 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
     p, Gp = run.p, run.Gp
     n = op.n
     rl = min_norm.rounding_level(op)  # for p in the simplex (‖p‖_1 = 1)
+    # rounding of (Gp)_i and of pᵀGp: at most γ_width = width·eps/2 each (a sum of `width` products, ‖p‖_1 = 1)
+    err = op.width * EPS * op.scale
     q = float(p @ Gp)
-    hi = float(np.sqrt(max(q, 0.0) + rl))  # ρ_K ≤ ‖p‖_G, with pᵀGp's rounding (at most rl: ‖p‖_1 = 1)
+    hi = float(np.sqrt(max(q, 0.0) + err))  # ρ_K ≤ ‖p‖_G
     low = float(Gp.min())
     complete = run.reason in ("optimal", "zero")
     extra = {"complete": complete, "budget": budget}
-    if low > rl:  # Gordan, first alternative: α = p has Gα > 0 beyond rounding
-        lo = min((low - rl) / hi, hi)  # ρ_K ≥ min_i (Gp)_i/‖p‖_G, each end moved by its rounding
+    if low > rl:  # Gordan, first alternative: α = p has Gα > 0 beyond rounding (rl = 8 γ_width)
+        lo = min((low - err) / hi, hi)  # ρ_K ≥ min_i (Gp)_i/‖p‖_G, each end moved by its rounding
         exact = complete and hi - lo <= 1e-6 * lo
         return MarginResult(True, lo, p, p / q, (lo, hi), exact, -1, low,
                             seconds=time.perf_counter() - t0, **extra)
@@ -321,7 +323,7 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
         return MarginResult(False, rho, p, None, interval, exact, rank, low,
                             seconds=time.perf_counter() - t0, **extra)
     # neither alternative is certified: ρ_K ≥ (min_i (Gp)_i − rounding)/‖p‖_G (≤ 0 here) and ρ_K ≤ ‖p‖_G
-    lo = max(vertex, (low - rl) / hi) if hi > 0 else vertex
+    lo = max(vertex, (low - err) / hi) if hi > 0 else vertex
     return MarginResult(False, 0.0, p, None, (min(lo, 0.0), hi), False, -1, low,
                         seconds=time.perf_counter() - t0, decided=False, **extra)
 
