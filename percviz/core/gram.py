@@ -503,7 +503,9 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
     SYNC_BUDGET seconds, not computable, or not resolved (undecided, or a separable ρ_K too thin to certify).
 
     Never blocks a run for long: what it starts gets SYNC_BUDGET seconds (a memo that ran out of time is kept,
-    and a later optimal_margin with a larger budget, e.g. the app's background job, resumes it).
+    and a later optimal_margin with a larger budget, e.g. the app's background job, resumes it), and it never
+    waits for a computation running on another thread. Cheap to call again: solvers may ask on every
+    snapshot until the margin is known.
     on_gram: the computation works on G or its factor (n×n); False for explicit rows.
     """
     if not enabled:
@@ -511,14 +513,16 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
     m = peek(problem, key)
     if m is None and on_gram and not margin_affordable(problem, key):
         return None
-    _LOCAL.budget = SYNC_BUDGET
-    try:
-        if compute is None:
-            m = optimal_margin(problem, SYNC_BUDGET)
-        elif m is None:
-            m = cached_on(problem, key, compute)
-    except (RuntimeError, np.linalg.LinAlgError):
-        return None
-    finally:
-        del _LOCAL.budget
+    if m is None or compute is None:
+        lock = _key_lock(problem, key)
+        if not lock.acquire(blocking=False):
+            return None  # another thread is computing it (e.g. the app's background job): absent until then
+        _LOCAL.budget = SYNC_BUDGET
+        try:
+            m = optimal_margin(problem, SYNC_BUDGET) if compute is None else cached_on(problem, key, compute)
+        except (RuntimeError, np.linalg.LinAlgError):
+            return None
+        finally:
+            del _LOCAL.budget
+            lock.release()
     return m if m.resolved else None

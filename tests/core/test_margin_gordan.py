@@ -14,10 +14,9 @@ from hypothesis import strategies as st
 from scipy.optimize import linprog
 from threadpoolctl import threadpool_limits
 
-from percviz.core import gram, min_norm
+from percviz.core import gram
 from percviz.core.data import PointSet
 from percviz.core.problem import Problem
-from percviz.core.solvers import get_solver
 
 EPS = np.finfo(float).eps
 LP_TOL = 1e-8  # what HiGHS resolves of τ (its feasibility tolerances are 1e-10 on entries of size ≤ 1)
@@ -146,44 +145,3 @@ def test_lemma_1_negative_loss_implies_a_separator():
             negative += 1
             assert (fsum_product(G, a) > 0).all()
     assert negative > 50  # the lemma was exercised, not vacuous
-
-
-class FakeClock:
-    """time.perf_counter stand-in that advances `step` seconds per call: deadlines without real waiting."""
-
-    def __init__(self, step: float):
-        self.t, self.step = 0.0, step
-
-    def __call__(self) -> float:
-        self.t += self.step
-        return self.t
-
-
-def overlapping_rbf_clouds(n: int, seed: int = 0) -> Problem:
-    """The audit's stall: two overlapping normal clouds under RBF γ = 0.5 (> 900 s in the former Gordan LP)."""
-    rng = np.random.default_rng(seed)
-    h = n // 2
-    X = np.vstack([rng.normal([0.5, 0], 1, (h, 2)), rng.normal([-0.5, 0], 1, (n - h, 2))])
-    return Problem(PointSet.from_signed(X, np.r_[np.ones(h), -np.ones(n - h)]), kernel="rbf:gamma=0.5")
-
-
-def test_the_margin_computation_ends_at_its_budget(monkeypatch):
-    """With a clock that moves 1 s per reading, a 5 s budget allows only a few of Wolfe's steps: the run stops
-    there (complete=False) with a verdict that still obeys Gordan's alternative."""
-    monkeypatch.setattr(min_norm.time, "perf_counter", FakeClock(1.0))
-    monkeypatch.setattr(gram.time, "perf_counter", FakeClock(1.0))
-    pr = overlapping_rbf_clouds(120)
-    m = gram.optimal_margin(pr, budget=5.0)
-    assert not m.complete and m.budget == 5.0 and not m.exact
-    assert np.count_nonzero(m.p) <= 6  # a handful of major steps, not a full solve
-    check_verdict(pr, m)
-
-
-def test_a_solver_run_does_not_wait_for_an_expensive_margin():
-    """`percviz solve --algorithm snkp` hung on the overlapping clouds (its `bound` metric computed ρ_K);
-    now the metric is absent (an undecided ρ_K gives no bound) and the run ends."""
-    pr = overlapping_rbf_clouds(200)
-    snap = get_solver("snkp")(pr, max_iter=20).run()
-    assert snap.iteration == 20 and "bound" not in snap.metrics
-    m = gram.peek(pr)
-    assert m is not None and m.budget == gram.SYNC_BUDGET and m.verdict != "separable"
