@@ -286,12 +286,13 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
     RBF kernel it drops tiny but real eigenvalues, and its hull's inradius is then only a bound.
     """
     t0 = time.perf_counter()
-    if warm is None:
-        warm = _opposite_pair(op)
     run = min_norm.min_norm_point(op, warm, deadline=t0 + budget)
-    p, Gp = run.p, run.Gp
-    n = op.n
     rl = min_norm.rounding_level(op)  # for p in the simplex (‖p‖_1 = 1)
+    if run.reason != "zero" and not run.Gp.min() > rl:
+        pair = _opposite_pair(op)
+        if pair is not None:  # one point with both labels: its exact witness
+            run = min_norm.min_norm_point(op, pair, deadline=t0 + budget + 1.0)
+    p, Gp = run.p, run.Gp
     # rounding of (Gp)_i and of pᵀGp: at most γ_width = width·eps/2 each (a sum of `width` products, ‖p‖_1 = 1)
     err = op.width * EPS * op.scale
     q = float(p @ Gp)
@@ -337,10 +338,13 @@ def _opposite_pair(op) -> np.ndarray | None:
     if not isinstance(op, min_norm.DenseColumns) or op.n < 2:
         return None
     d = np.sqrt(np.maximum(np.diagonal(op.G), 0.0))
-    S = op.G + np.outer(d, d)  # 0 exactly for φ̃_i = −φ̃_j, positive on the diagonal
-    k = int(np.argmin(S))
-    i, j = divmod(k, op.n)
-    if i == j or not S[i, j] <= 4 * EPS * op.scale:
+    for s in range(0, op.n, 1024):  # in row blocks: no second n×n array
+        S = op.G[s:s + 1024] + np.outer(d[s:s + 1024], d)  # 0 exactly for φ̃_i = −φ̃_j, > 0 on the diagonal
+        i, j = divmod(int(np.argmin(S)), op.n)
+        if S[i, j] <= 4 * EPS * op.scale and s + i != j:
+            i += s
+            break
+    else:
         return None
     p = np.zeros(op.n)
     p[[i, j]] = 0.5
