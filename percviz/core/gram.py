@@ -298,7 +298,7 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
     q = float(p @ Gp)
     hi = float(np.sqrt(max(q, 0.0) + err))  # ρ_K ≤ ‖p‖_G
     low = float(Gp.min())
-    complete = run.reason in ("optimal", "zero")
+    complete = run.reason in ("optimal", "zero", "rounding")  # "rounding": undecided for good, not for lack of time
     extra = {"complete": complete, "budget": budget}
     if low > rl:  # Gordan, first alternative: α = p has Gα > 0 beyond rounding (rl = 8 γ_width)
         lo = min((low - err) / hi, hi)  # ρ_K ≥ min_i (Gp)_i/‖p‖_G, each end moved by its rounding

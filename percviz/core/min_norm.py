@@ -62,7 +62,7 @@ class MinNormRun:
 
     p: np.ndarray
     Gp: np.ndarray
-    reason: str  # "optimal", "zero" (a Gordan witness), "budget", "stalled"
+    reason: str  # "optimal", "zero" (a Gordan witness), "rounding" (pᵀGp below rounding), "budget", "stalled"
     majors: int
 
 
@@ -77,7 +77,8 @@ def min_norm_point(op, p0: np.ndarray | None = None, deadline: float | None = No
 
     Stops when the gap pᵀGp − min_j (Gp)_j is at rounding level (optimal), when ‖Gp‖_∞ is at rounding level
     (a Gordan witness: p certifies that no α has Gα > 0 beyond rounding), at `deadline` (time.perf_counter()
-    seconds), or when the corral would exceed max_corral columns.
+    seconds), some time after pᵀGp fell below rounding without reaching a witness, or when the corral would
+    exceed max_corral columns.
     """
     n = op.n
     zero = rounding_level(op) / 2  # |(Gp)_i| at or below this is 0 up to rounding, for p in the simplex
@@ -91,14 +92,23 @@ def min_norm_point(op, p0: np.ndarray | None = None, deadline: float | None = No
     lam, C = _minor_steps(corral, lam, op.cols(corral.S))
     Gp = C @ lam
     reason, majors, retried = "stalled", 0, False
+    start, below = time.perf_counter(), None
     while True:
-        if deadline is not None and time.perf_counter() > deadline:
+        now = time.perf_counter()
+        if deadline is not None and now > deadline:
             reason = "budget"
             break
         if np.abs(Gp).max() <= zero:
             reason = "zero"
             break
         q = float(lam @ Gp[corral.S])
+        if q <= 2 * zero and below is None:
+            # min_i (Gp)_i ≤ pᵀGp ≤ rounding now and at every later p: only a witness can still be certified;
+            # give it as long again as the descent took (at least 50 ms), then stop
+            below = now + max(now - start, 0.05)
+        if below is not None and now > below:
+            reason = "rounding"
+            break
         j = int(np.argmin(Gp))
         if q - Gp[j] <= 1e-13 * q + 8 * EPS * op.scale:
             reason = "optimal"
@@ -190,11 +200,16 @@ class Corral:
         self.L = L
 
     def remove_many(self, ts: np.ndarray) -> None:
-        """Drop the corral's columns at positions ts."""
+        """Drop the corral's columns at positions ts (near the end: the factor by rank-one updates, O(|S|²))."""
+        ts = sorted((int(t) for t in ts), reverse=True)
+        refactor = self.L is None or self.S.size - ts[-1] > 64  # a long Python loop: LAPACK's refactor is faster
         for t in ts:
             self._members.discard(int(self.S[t]))
-        self.S = np.delete(self.S, ts)
-        self._refactor()
+            self.S = np.delete(self.S, t)
+            if not refactor:
+                self.L = _cholesky_delete(self.L, t)
+        if refactor:
+            self._refactor()
 
     def affine_min_norm(self) -> np.ndarray:
         """Weights w (Σ w = 1) of the minimum-norm point of the corral's affine hull."""
@@ -214,3 +229,20 @@ class Corral:
         w = np.linalg.lstsq(A, rhs, rcond=None)[0][1:]
         s = w.sum()
         return w / s if s != 0 and np.isfinite(s) else np.full(k, 1.0 / k)
+
+
+def _cholesky_delete(L: np.ndarray, t: int) -> np.ndarray:
+    """The Cholesky factor of L Lᵀ without row and column t: the trailing block takes back the rank-one
+    term its column below t carried (L₃₃L₃₃ᵀ + l l ᵀ, by the usual hyperbolic-free rotations)."""
+    k = L.shape[0]
+    x = L[t + 1:, t].copy()
+    out = np.delete(np.delete(L, t, axis=0), t, axis=1)
+    T = out[t:, t:]  # a view: updated in place
+    for i in range(k - 1 - t):
+        r = float(np.hypot(T[i, i], x[i]))
+        c, s = r / T[i, i], x[i] / T[i, i]
+        T[i, i] = r
+        if i + 1 < T.shape[0]:
+            T[i + 1:, i] = (T[i + 1:, i] + s * x[i + 1:]) / c
+            x[i + 1:] = c * x[i + 1:] - s * T[i + 1:, i]
+    return out

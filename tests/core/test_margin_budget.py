@@ -91,3 +91,15 @@ def test_margin_if_does_not_wait_for_another_threads_computation():
         release.set()
         th.join(10)
     assert gram.margin_if(pr, True) is gram.optimal_margin(pr)
+
+
+def test_wolfe_corral_factor_survives_deletions():
+    """Dropping columns from the corral keeps its Cholesky factor exact (checked against the submatrix)."""
+    rng = np.random.default_rng(0)
+    A = rng.normal(size=(30, 40))
+    H = A @ A.T + np.eye(30)
+    L = np.linalg.cholesky(H)
+    for t in (0, 7, 29):
+        keep = np.delete(np.arange(30), t)
+        L2 = min_norm._cholesky_delete(L, t)
+        assert np.allclose(np.tril(L2), L2) and np.allclose(L2 @ L2.T, H[np.ix_(keep, keep)], atol=1e-12)
