@@ -71,16 +71,23 @@ def rounding_level(op, l1: float = 1.0) -> float:
     return 4.0 * op.width * EPS * op.scale * l1
 
 
+#: Bytes the corral's n×|S| columns may take; with MAX_CORRAL, the size budget of one run.
+CORRAL_BYTES = 256 * 2**20
+MAX_CORRAL = 3000
+
+
 def min_norm_point(op, p0: np.ndarray | None = None, deadline: float | None = None,
-                   max_corral: int = 3000) -> MinNormRun:
+                   max_corral: int | None = None) -> MinNormRun:
     """Wolfe's method on the column oracle `op`, from p0 (a point of the simplex) or the vertex e_0.
 
     Stops when the gap pᵀGp − min_j (Gp)_j is at rounding level (optimal), when ‖Gp‖_∞ is at rounding level
     (a Gordan witness: p certifies that no α has Gα > 0 beyond rounding), at `deadline` (time.perf_counter()
     seconds), some time after pᵀGp fell below rounding without reaching a witness, or when the corral would
-    exceed max_corral columns.
+    exceed max_corral columns (default: MAX_CORRAL, and CORRAL_BYTES for its n×|S| columns).
     """
     n = op.n
+    if max_corral is None:
+        max_corral = max(2, min(MAX_CORRAL, CORRAL_BYTES // (8 * max(n, 1))))
     zero = rounding_level(op) / 2  # |(Gp)_i| at or below this is 0 up to rounding, for p in the simplex
     if p0 is not None and p0.shape == (n,) and p0.sum() > 0:
         S = np.flatnonzero(p0 > 0)
