@@ -28,13 +28,17 @@ class DenseColumns:
         self.width = self.n  # terms in one product (Gα)_i, for the rounding level
 
     def cols(self, S: np.ndarray) -> np.ndarray:
-        return self.G[:, S]
+        return self.G[S].T  # G is symmetric: rows are contiguous, columns strided
 
     def block(self, S: np.ndarray) -> np.ndarray:
         return self.G[np.ix_(S, S)]
 
     def matvec(self, v: np.ndarray) -> np.ndarray:
-        return self.G @ v
+        """G·v; for a sparse v (a corral's p) over its support only: the same sum, the zero terms left out."""
+        S = np.flatnonzero(v)
+        if S.size > self.n // 4:
+            return self.G @ v
+        return v[S] @ self.G[S]  # G symmetric: Σ_j v_j G_ji, rows contiguous
 
 
 class RowColumns:
