@@ -310,7 +310,6 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
         exact = complete and hi - lo <= 1e-6 * lo
         return MarginResult(True, lo, p, p / q, (lo, hi), exact, -1, low,
                             seconds=time.perf_counter() - t0, **extra)
-    vertex = _vertex_bound(op)  # α = e_j: ρ_K ≥ max_j min_i G_ij/√G_jj
     if float(np.abs(Gp).max()) <= rl / 2:  # Gordan, second alternative: Gp = 0 up to rounding
         rho, exact, rank = None, False, -1
         left = budget - (time.perf_counter() - t0)
@@ -323,12 +322,13 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
         if rho is not None and (finite_rank or rho == 0.0):
             interval, exact = (rho, rho), True
         elif rho is not None:  # the factor's hull contains the true one's: its inradius only bounds |ρ_K| above
-            rho, interval = 0.0, (max(rho, min(vertex, 0.0)), 0.0)
+            rho, interval = 0.0, (max(rho, min(_vertex_bound(op), 0.0)), 0.0)
         else:
-            rho, interval = 0.0, (min(vertex, 0.0), 0.0)
+            rho, interval = 0.0, (min(_vertex_bound(op), 0.0), 0.0)
         return MarginResult(False, rho, p, None, interval, exact, rank, low,
                             seconds=time.perf_counter() - t0, **extra)
     # neither alternative is certified: ρ_K ≥ (min_i (Gp)_i − rounding)/‖p‖_G (≤ 0 here) and ρ_K ≤ ‖p‖_G
+    vertex = _vertex_bound(op)  # α = e_j: ρ_K ≥ max_j min_i G_ij/√G_jj
     lo = max(vertex, (low - err) / hi) if hi > 0 else vertex
     return MarginResult(False, 0.0, p, None, (min(lo, 0.0), hi), False, -1, low,
                         seconds=time.perf_counter() - t0, decided=False, **extra)
