@@ -289,14 +289,12 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
     the verdict and interval are still read on op (G) from the p it reaches.
     """
     t0 = time.perf_counter()
+    if warm is None:
+        warm = _opposite_pair(op)  # one point with both labels: start at its exact witness (one pass over G)
     run = min_norm.min_norm_point(op if rows is None else rows, warm, deadline=t0 + budget)
     if rows is not None:  # the verdict is read on G itself
         run = dataclasses.replace(run, Gp=op.matvec(run.p))
     rl = min_norm.rounding_level(op)  # for p in the simplex (‖p‖_1 = 1)
-    if run.reason != "zero" and not run.Gp.min() > rl:
-        pair = _opposite_pair(op)
-        if pair is not None:  # one point with both labels: its exact witness
-            run = min_norm.min_norm_point(op, pair, deadline=t0 + budget + 1.0)
     p, Gp = run.p, run.Gp
     # rounding of (Gp)_i and of pᵀGp: at most γ_width = width·eps/2 each (a sum of `width` products, ‖p‖_1 = 1)
     err = op.width * EPS * op.scale
@@ -453,9 +451,11 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
 
 
 def _affordable_factor(problem) -> np.ndarray | None:
-    """cached_factor(problem) when it is cheap (explicit for linear/affine, eigh up to EIGH_MAX_N points)."""
-    if getattr(problem.kernel, "name", "") not in ("linear", "affine") and problem.n > EIGH_MAX_N:
-        return None
+    """cached_factor(problem) when it is cheap (explicit for linear/affine, eigh up to EIGH_MAX_N points, 200
+    for kernels of infinite rank)."""
+    name = getattr(problem.kernel, "name", "")
+    if name not in ("linear", "affine") and problem.n > (EIGH_MAX_N if name in FINITE_RANK_KERNELS else 200):
+        return None  # (for RBF-like kernels the factor's hull only bounds ρ_K: not worth an eigh beyond 200)
     try:
         return cached_factor(problem)
     except np.linalg.LinAlgError:
