@@ -289,7 +289,7 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
     the verdict and interval are still read on op (G) from the p it reaches.
     """
     t0 = time.perf_counter()
-    if warm is None:
+    if warm is None and rows is None:
         warm = _opposite_pair(op)  # one point with both labels: start at its exact witness (one pass over G)
     run = min_norm.min_norm_point(op if rows is None else rows, warm, deadline=t0 + budget)
     if rows is not None:  # the verdict is read on G itself
@@ -440,7 +440,7 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
         if _done(m, budget):
             return m
         G = np.asarray(problem.G)
-        warm = None if m is None else np.asarray(m.p)
+        warm = _same_point_both_labels(problem) if m is None else np.asarray(m.p)
         name = getattr(problem.kernel, "name", "")
         rows = min_norm.RowColumns(cached_factor(problem)) if name in ("linear", "affine") else None
         m = _margin_on(min_norm.DenseColumns(G), budget, warm, factor=lambda: _affordable_factor(problem),
@@ -448,6 +448,22 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
         with _LOCK:
             _CACHE.setdefault(problem, {})["rho_K"] = m
         return m
+
+
+def _same_point_both_labels(problem) -> np.ndarray | None:
+    """½(e_i + e_j) for two equal points x_i = x_j with opposite labels (rows i, j of G are then exact
+    negatives, so ‖p‖_G = 0 to rounding), or None; O(n log n) on the coordinates."""
+    X = np.asarray(problem.X, dtype=float)
+    if problem.n < 2 or X.ndim != 2:
+        return None
+    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    y = np.asarray(problem.y)
+    other = np.flatnonzero(y != y[first[inverse.ravel()]])  # points whose first equal point has the other label
+    if other.size == 0:
+        return None
+    p = np.zeros(problem.n)
+    p[[first[inverse.ravel()[other[0]]], other[0]]] = 0.5
+    return p
 
 
 def _affordable_factor(problem) -> np.ndarray | None:
