@@ -101,6 +101,8 @@ def margin_parser() -> argparse.ArgumentParser:
     _add_label_column(p)
     p.add_argument("--kernel", "-k", metavar="SPEC", help="kernel spec (default: the preset's, else affine)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
+    p.add_argument("--budget", type=float, metavar="S",
+                   help="seconds the computation may take (default 20); past it, the interval found so far")
     return p
 
 
@@ -352,7 +354,7 @@ def cmd_solve(argv: Sequence[str]) -> int:
 # percviz margin
 # ---------------------------------------------------------------------------------------------------
 
-def margin(preset) -> dict[str, Any]:
+def margin(preset, budget: float | None = None) -> dict[str, Any]:
     """ρ_K, separability and the witness p of the preset's points under its kernel."""
     from percviz.core.problem import Problem
 
@@ -367,11 +369,15 @@ def margin(preset) -> dict[str, Any]:
             f"{problem.points.n_classes} classes; relabel them as + and −."
         )
     problem.points.require_two_classes("The optimal margin")
-    res = optimal_margin(problem)
+    if budget is not None and not budget >= 0:
+        raise DataError(f"--budget must be a number of seconds ≥ 0; got {budget}.")
+    res = optimal_margin(problem, budget)
     return {
         "kernel": problem.kernel.spec,
         "n": problem.n,
         "separable": bool(res.separable),
+        "verdict": getattr(res, "verdict", "separable" if res.separable else "not separable"),
+        "complete": bool(getattr(res, "complete", True)),  # False: the time budget ended it first
         "rho": float(res.rho),
         "rho_interval": [float(v) for v in res.interval],  # certified: lo ≤ ρ_K ≤ hi
         "exact": bool(res.exact),  # ρ_K known to 1e-6 relative
@@ -383,13 +389,18 @@ def margin(preset) -> dict[str, Any]:
 def cmd_margin(argv: Sequence[str]) -> int:
     args = margin_parser().parse_args(argv)
     preset = load_with_overrides(args, need_algorithm=False)
-    result = margin(preset)
+    result = margin(preset, args.budget)
     if args.json:
         _print_json(result)
     else:
-        verdict = "separable" if result["separable"] else "not separable"
+        verdict = result["verdict"]
         line = f"{args.data}: {result['n']} points, kernel {result['kernel']}: {verdict}, ρ_K = {result['rho']:.6g}"
-        if not result["exact"]:
+        if verdict == "undecided":
+            lo, hi = result["rho_interval"]
+            why = "the time budget ran out" if not result["complete"] else "below what double precision resolves on G"
+            line = (f"{args.data}: {result['n']} points, kernel {result['kernel']}: separability undecided "
+                    f"({why}): {lo:.3g} ≤ ρ_K ≤ {hi:.3g}")
+        elif not result["exact"]:
             lo, hi = result["rho_interval"]
             line += f" (not resolved to 1e-6: {lo:.3g} ≤ ρ_K ≤ {hi:.3g})"
         print(line)
