@@ -25,6 +25,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import scipy.linalg
 
 from percviz.core.decision import DerivativeExpansion
 from percviz.core.kernel_derivatives import K_xy, k_x
@@ -95,6 +96,7 @@ class DualStep:
     objective: float
     status: str
     support: np.ndarray
+    qp_bias: float  # the QP's multiplier of Σ y_i α_i = 0 (equals f₀ of (11) on free support vectors)
 
 
 def solve_step(kernel: Kernel, Xh, y, omega: Omega, tmp: Temporaries, C: float | None, X) -> DualStep:
@@ -109,17 +111,23 @@ def solve_step(kernel: Kernel, Xh, y, omega: Omega, tmp: Temporaries, C: float |
     alpha = np.maximum(sol.alpha, 0.0)
     if C is not None:
         alpha = np.minimum(alpha, C)
-    d = np.asarray(Xh, float) - np.asarray(X, float)
-    beta = float(np.sum(alpha * tmp.qq / (tmp.g * tmp.r * tmp.r)))
-    a_new = alpha * y + beta * omega.a  # (10)
-    b_new = -alpha[:, None] * (y[:, None] * d + tmp.Gq / (tmp.g * tmp.r)[:, None]) + beta * omega.b
+    a_new, b_new = update_coefficients(alpha, y, np.asarray(Xh, float) - np.asarray(X, float), omega, tmp)
     top = float(alpha.max(initial=0.0))
     support = alpha > SV_FRACTION * top if top > 0 else np.zeros(n, dtype=bool)
     free = support & (alpha < (C * (1 - 1e-6) if C is not None else np.inf)) & (alpha > 1e-6 * top)
     Qa = tmp.Q @ alpha
     f0 = float(np.mean(y[free] * (tmp.g[free] - Qa[free]))) if free.any() else sol.bias  # (11)
     objective = float(tmp.g @ alpha - 0.5 * alpha @ tmp.Q @ alpha)
-    return DualStep(alpha, Omega(np.array(Xh, float), a_new, b_new, f0), objective, sol.status, support)
+    return DualStep(alpha, Omega(np.array(Xh, float), a_new, b_new, f0), objective, sol.status, support, sol.bias)
+
+
+def update_coefficients(alpha, y, d, omega: Omega, tmp: Temporaries) -> tuple[np.ndarray, np.ndarray]:
+    """(10): ω = Σ_i α_i v_i written on the bases, a_i = α_i y_i + β â_i, b_i = −α_i(y_i d̂_i + G⁻¹q̂_i/(ĝ_i r̂)) + β b̂_i."""
+    alpha, y = np.asarray(alpha, float), np.asarray(y, float)
+    beta = float(np.sum(alpha * tmp.qq / (tmp.g * tmp.r * tmp.r)))
+    a_new = alpha * y + beta * omega.a
+    b_new = -alpha[:, None] * (y[:, None] * d + tmp.Gq / (tmp.g * tmp.r)[:, None]) + beta * omega.b
+    return a_new, b_new
 
 
 def reproject(kernel: Kernel, omega: Omega, new_bases, keep, X) -> tuple[Omega, float]:
@@ -135,7 +143,7 @@ def reproject(kernel: Kernel, omega: Omega, new_bases, keep, X) -> tuple[Omega, 
     n, dim = new_bases.shape
     cols = [kernel(T, B), np.transpose(k_x(kernel, B, T), (1, 0, 2)).reshape(len(T), -1), np.ones((len(T), 1))]
     A = np.concatenate(cols, axis=1)
-    coef, *_ = np.linalg.lstsq(A, target, rcond=1e-9)
+    coef = scipy.linalg.lstsq(A, target, cond=1e-9, lapack_driver="gelsy")[0]
     a = np.zeros(n)
     b = np.zeros((n, dim))
     a[idx] = coef[: len(idx)]

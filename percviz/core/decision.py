@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from percviz.core.features import FeatureMap
-from percviz.core.kernels import Kernel
+from percviz.core.kernels import Kernel, PolynomialKernel, RBFKernel
 
 
 def _frozen(a) -> np.ndarray:
@@ -210,10 +210,20 @@ class DerivativeExpansion(DecisionFunction):
         if nz.size == 0:
             return out
         B, a, b = self.bases[nz], self.a[nz], self.b[nz]
+        kern = self.kernel
         for s in range(0, Z.shape[0], _CHUNK):
             Zc = Z[s : s + _CHUNK]
-            # k_x(x̂_j, z) = ∂k(u, z)/∂u at u = x̂_j: shape (n, rows, d)
-            out[s : s + _CHUNK] += self.kernel(Zc, B) @ a + np.einsum("jmd,jd->m", k_x(self.kernel, B, Zc), b)
+            # b_j·k_x(x̂_j, z), k_x(u, z) = ∂k(u, z)/∂u, from one kernel matrix where the form is known
+            if isinstance(kern, RBFKernel):  # k_x(u, z) = −2γ k(u, z)(u − z)
+                K = kern(Zc, B)
+                bz = Zc @ b.T
+                out[s : s + _CHUNK] += K @ a - 2.0 * kern.gamma * (K @ np.einsum("jd,jd->j", b, B) - (K * bz).sum(1))
+            elif isinstance(kern, PolynomialKernel):  # k_x(u, z) = p (u·z + c)^{p−1} z
+                S = Zc @ B.T + kern.c
+                p = kern.degree
+                out[s : s + _CHUNK] += S**p @ a + p * ((S ** (p - 1)) * (Zc @ b.T)).sum(1)
+            else:
+                out[s : s + _CHUNK] += kern(Zc, B) @ a + np.einsum("jmd,jd->m", k_x(kern, B, Zc), b)
         return out
 
     def gradient(self, Z):

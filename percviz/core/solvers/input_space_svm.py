@@ -28,6 +28,8 @@ from percviz.core.solvers.base import Status, register
 from percviz.core.solvers.svm import SVM, solve_dual
 
 _OK = {"Solved", "AlmostSolved"}
+#: Grid of the zero-contour sampling behind each step's measured margin (the feet themselves are exact).
+MEASURE_RESOLUTION = 160
 
 
 @dataclass(frozen=True)
@@ -121,7 +123,7 @@ class InputSpaceSVM(SVM):
         start = X if k == 0 else self._xhat
         proj = project(dec, X, start, self._Ginv)
         feet = proj.feet.copy()
-        measured = input_distances(dec, X, self._y, rect=self._rect)
+        measured = input_distances(dec, X, self._y, rect=self._rect, resolution=MEASURE_RESOLUTION)
         notes = list(notes)
         if self.values["metric"] == "identity":
             dist12 = np.where(proj.converged, np.linalg.norm(feet - X, axis=1), np.inf)
