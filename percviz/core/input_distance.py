@@ -146,8 +146,12 @@ def input_distances(
     rect: tuple[float, float, float, float] | None = None,
     resolution: int = DEFAULT_RESOLUTION,
     seeds: int = 4,
+    exact_lines: bool = True,
 ) -> InputDistances:
-    """Distances from the rows of X to f = 0 and the input-space margin (smallest distance; labels y ±1)."""
+    """Distances from the rows of X to f = 0 and the input-space margin (smallest distance; labels y ±1).
+
+    With exact_lines, a decision that is affine in the plane (f = w·x + b) gets the closed form |f|/‖w‖.
+    """
     X = np.atleast_2d(np.asarray(X, dtype=float))
     n, d = X.shape
     if decision.n_outputs != 1:
@@ -155,8 +159,14 @@ def input_distances(
     fx = np.asarray(decision(X), dtype=float) if n else np.zeros(0)
     mis = np.zeros(n, dtype=bool) if y is None else (np.asarray(y, dtype=float) * fx <= 0)
     dist, feet = np.full(n, np.inf), X.copy()
-    if n == 0 or isinstance(decision, ZeroDecision):
-        return InputDistances(dist, feet, fx, mis, None, "no curve f = 0 (f ≡ 0)", None, 0, 0)
+    ab = decision.affine() if d == 2 else None
+    if n == 0 or isinstance(decision, ZeroDecision) or (ab is not None and ab[0] == ab[1] == 0):
+        return InputDistances(dist, feet, fx, mis, None, "no curve f = 0 (f is constant)", None, 0, 0)
+    if exact_lines and ab is not None:
+        w = np.array(ab[:2])
+        dist = np.abs(fx) / np.linalg.norm(w)
+        feet = X - (fx / (w @ w))[:, None] * w
+        return InputDistances(dist, feet, fx, mis, *_margin(dist, mis, y), None, 0, 0)
     candidates = [project(decision, X, X)]
     from_contour = [False]
     resolution_used = None
@@ -205,13 +215,17 @@ def input_distances(
             other[bad[use]] = True
     on = fx == 0
     dist[on], feet[on] = 0.0, X[on]
-    margin, reason = None, ""
-    if y is None:
-        reason = "no labels"
-    elif mis.any():
-        reason = f"{int(mis.sum())} of {n} points are misclassified (on the wrong side of f = 0 or on it)"
-    elif not np.isfinite(dist).all():
-        reason = f"no point of f = 0 found near {int((~np.isfinite(dist)).sum())} points"
-    else:
-        margin = float(dist.min())
+    margin, reason = _margin(dist, mis, y)
     return InputDistances(dist, feet, fx, mis, margin, reason, resolution_used, int(slowed.sum()), int(other.sum()))
+
+
+def _margin(dist: np.ndarray, mis: np.ndarray, y) -> tuple[float | None, str]:
+    """The input-space margin min_i dist_i, or None and the reason."""
+    n = len(dist)
+    if y is None:
+        return None, "no labels"
+    if mis.any():
+        return None, f"{int(mis.sum())} of {n} points are misclassified (on the wrong side of f = 0 or on it)"
+    if not np.isfinite(dist).all():
+        return None, f"no point of f = 0 found near {int((~np.isfinite(dist)).sum())} points"
+    return float(dist.min()), ""

@@ -45,11 +45,12 @@ def _check_feet(f, X, res, rect):
 def test_straight_line_closed_form():
     f = FeatureLinear(parse_features("linear"), np.array([0.5, 2.0, -1.0]))  # 0.5 + 2x − y
     X = np.random.default_rng(0).normal(size=(40, 2)) * 2
-    res = input_distances(f, X)
     expected = np.abs(0.5 + 2 * X[:, 0] - X[:, 1]) / np.sqrt(5.0)
-    np.testing.assert_allclose(res.distances, expected, rtol=1e-10, atol=1e-12)
     foot = X - ((0.5 + 2 * X[:, 0] - X[:, 1]) / 5.0)[:, None] * np.array([2.0, -1.0])
-    np.testing.assert_allclose(res.feet, foot, atol=1e-10)
+    for exact in (False, True):  # the iteration (12) and the shortcut for lines
+        res = input_distances(f, X, exact_lines=exact)
+        np.testing.assert_allclose(res.distances, expected, rtol=1e-10, atol=1e-12)
+        np.testing.assert_allclose(res.feet, foot, atol=1e-10)
 
 
 def test_circle_closed_form_and_the_far_branch_is_not_taken():
