@@ -151,3 +151,22 @@ def test_each_step_is_a_snapshot_with_the_projection_points():
         assert s.feet.shape == pr.X.shape and not s.feet.flags.writeable
         assert np.abs(s.decision(s.feet)).max() < 1e-6
     assert snaps[-1].message.startswith("Best of steps 0–3")
+
+
+def test_the_shipped_scene_says_what_it_measures():
+    from percviz.core.presets import SHIPPED_DIR, load_preset
+
+    p = load_preset(SHIPPED_DIR / "input-space-margin.json")
+    pr = Problem(p.points, p.kernel)
+    svm = get_solver("svm")(pr, margin="hard", show_iterations=False).run()
+    d0 = input_distances(svm.decision, pr.X, pr.y)
+    # the SVM's curve passes closer to a point than its feature-space margin
+    assert d0.margin < 0.8 * svm.metrics["margin"]
+    assert f"{d0.margin:.3f}" in p.explanation and f"{svm.metrics['margin']:.3f}" in p.explanation
+    best = get_solver(p.algorithm)(pr, **p.params).run()
+    d1 = input_distances(best.decision, pr.X, pr.y)
+    # the input-space SVM moves it away, up to near the pair bound (which no curve can beat)
+    P, M = pr.X[pr.y > 0], pr.X[pr.y < 0]
+    bound = 0.5 * np.linalg.norm(P[:, None] - M[None], axis=2).min()
+    assert 1.3 * d0.margin < d1.margin <= bound
+    assert f"{d1.margin:.3f}" in p.explanation
