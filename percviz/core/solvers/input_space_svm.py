@@ -30,6 +30,10 @@ from percviz.core.solvers.svm import SVM, solve_dual
 _OK = {"Solved", "AlmostSolved"}
 #: Grid of the zero-contour sampling behind each step's measured margin (the feet themselves are exact).
 MEASURE_RESOLUTION = 160
+#: Larger sets are refused (the temporaries are n²·d², each step re-solves the QP and projects every point).
+MAX_POINTS = 300
+#: Floating-point trouble inside a step stops the run (the best step so far is kept) instead of drawing garbage.
+_RAISE = {"divide": "raise", "invalid": "raise", "over": "raise", "under": "ignore"}
 
 
 @dataclass(frozen=True)
@@ -85,6 +89,11 @@ class InputSpaceSVM(SVM):
 
     def _check_problem(self):
         require_differentiable(self.problem.kernel, self.display_name)
+        if self.problem.n > MAX_POINTS:
+            raise DataError(
+                f"The input-space SVM builds n²·d² temporaries and re-solves its QP at every step, so it is limited "
+                f"to {MAX_POINTS} points; this set has {self.problem.n}. Use the SVM, or fewer points."
+            )
         super()._check_problem()
 
     # -- the algorithm ---------------------------------------------------------------------------------
@@ -111,7 +120,16 @@ class InputSpaceSVM(SVM):
         self._union = svm.alpha > akaho.SV_FRACTION * top
         self._omega_hat = omega  # ω̂: the linearization point, bases at x̂
         self._xhat = X.copy()
-        self._steps = [self._measure(0, omega, svm.alpha, float("nan"), ("the ordinary SVM (x̂_i = x_i)",))]
+        try:
+            with np.errstate(**_RAISE):
+                first = self._measure(0, omega, svm.alpha, float("nan"), ("the ordinary SVM (x̂_i = x_i)",))
+        except (FloatingPointError, np.linalg.LinAlgError):
+            with np.errstate(all="ignore"):
+                measured = input_distances(omega.decision(self.problem.kernel), X, y, rect=self._rect,
+                                           resolution=MEASURE_RESOLUTION)
+            first = Step(0, omega, X.copy(), svm.alpha, float("nan"), measured, float("nan"),
+                         ("the ordinary SVM; its curve is too flat or too steep at the points to linearize",))
+        self._steps = [first]
         self._k = 0
         self._finished = False
         self._best: Step | None = None
@@ -173,7 +191,12 @@ class InputSpaceSVM(SVM):
 
     def _update(self):
         if self._k < self.values["steps"] and not self._finished:
-            step = self._outer_step()
+            try:
+                with np.errstate(**_RAISE):
+                    step = self._outer_step()
+            except (FloatingPointError, np.linalg.LinAlgError) as exc:
+                self._stop_note = f"step {self._k + 1}: numerical trouble ({exc}); stopped, the best step is kept"
+                step = None
             if step is None:
                 self._finished = True
             else:
