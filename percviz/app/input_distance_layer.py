@@ -92,6 +92,8 @@ class InputDistanceLayer(QObject):
         X = np.array(pts.X, dtype=float)
         y = pts.y if pts.n and pts.classes.max() <= 1 else None
         self._wanted += 1
+        if self._pending is not None:
+            self._pending.cancel()  # not started yet: drop it (a running one finishes and is ignored)
         self._pending = self._pool.submit(_compute, snap.decision, X, y)
         self._pending.generation = self._wanted  # type: ignore[attr-defined]
         self._pending.inputs = (X, snap)  # type: ignore[attr-defined]
@@ -109,7 +111,7 @@ class InputDistanceLayer(QObject):
             return
         self._timer.stop()
         self._pending = None
-        if fut.generation != self._wanted:  # type: ignore[attr-defined]
+        if fut.cancelled() or fut.generation != self._wanted:  # type: ignore[attr-defined]
             return
         X, snap = fut.inputs  # type: ignore[attr-defined]
         try:
