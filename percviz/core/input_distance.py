@@ -127,6 +127,35 @@ def contour_samples(decision: DecisionFunction, rect, resolution: int) -> tuple[
     return [p for p in pieces if len(p)], float(np.hypot(hx, hy))
 
 
+def crossing_seeds(decision: DecisionFunction, X, fx, k: int) -> list[np.ndarray]:
+    """Points of f = 0 on the segments from each x_i to its k nearest points of the other sign (bisection).
+
+    Dimension-free seeds for (12) where no contour can be sampled; rows without such a segment keep x_i.
+    """
+    X = np.asarray(X, dtype=float)
+    pos, neg = np.flatnonzero(fx > 0), np.flatnonzero(fx < 0)
+    if pos.size == 0 or neg.size == 0:
+        return []
+    out = []
+    D = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
+    other = np.where(fx[:, None] * fx[None, :] < 0, D, np.inf)
+    order = np.argsort(other, axis=1)[:, :k]
+    for r in range(order.shape[1]):
+        j = order[:, r]
+        ok = np.isfinite(other[np.arange(len(X)), j])
+        lo, hi = X.copy(), np.where(ok[:, None], X[j], X)
+        flo = fx.copy()
+        for _ in range(40):
+            mid = 0.5 * (lo + hi)
+            fm = np.asarray(decision(mid), dtype=float)
+            same = np.sign(fm) == np.sign(flo)
+            lo = np.where(same[:, None], mid, lo)
+            flo = np.where(same, fm, flo)
+            hi = np.where(same[:, None], hi, mid)
+        out.append(np.where(ok[:, None], 0.5 * (lo + hi), X))
+    return out
+
+
 def _push_onto_curve(decision: DecisionFunction, P: np.ndarray, iters: int = 30) -> np.ndarray:
     """Newton steps on f alone along ∇f (x ← x − f ∇f/‖∇f‖²): moves sampled points onto f = 0."""
     P = P.copy()
@@ -167,11 +196,17 @@ def input_distances(
         dist = np.abs(fx) / np.linalg.norm(w)
         feet = X - (fx / (w @ w))[:, None] * w
         return InputDistances(dist, feet, fx, mis, *_margin(dist, mis, y), None, 0, 0)
-    candidates = [project(decision, X, X)]
+    # in the plane a sampled contour backs (12) up; elsewhere slowed-down points get more iterations
+    iters = 200 if d == 2 else 1000
+    candidates = [project(decision, X, X, max_iter=iters)]
     from_contour = [False]
     resolution_used = None
     nearest_sample = np.full(n, np.inf)
     nearest_point = X.copy()
+    if d != 2:  # no contour to sample: seeds where the segments to points of the other sign cross f = 0
+        for start in crossing_seeds(decision, X, fx, seeds):
+            candidates.append(project(decision, X, start, max_iter=iters))
+            from_contour.append(True)
     if d == 2:
         pieces, resolution_used = contour_samples(decision, rect or default_rect(X), resolution)
         best_by_piece = []

@@ -144,3 +144,27 @@ def test_projection_in_three_dimensions():
     res = input_distances(f, X)
     assert res.resolution is None
     np.testing.assert_allclose(res.distances, np.abs(np.linalg.norm(X, axis=1) - 1.0), atol=1e-9)
+
+
+def test_three_dimensions_two_spheres_nearest_branch():
+    # f = e^{−‖x−c1‖²} + e^{−‖x−c2‖²} − 0.3: two bubbles around c1 and c2; a point beside c2's bubble must
+    # get c2's surface even though (12) from x_i alone could settle elsewhere
+    k = parse_kernel("rbf:gamma=1")
+    C = np.array([[0.0, 0, 0], [3.0, 0, 0]])
+    f = DerivativeExpansion(k, C, np.ones(2), np.zeros((2, 3)), -0.3)
+    r = np.random.default_rng(7)
+    X = np.vstack([C[0] + 0.3 * r.normal(size=(4, 3)), C[1] + 0.3 * r.normal(size=(4, 3)),
+                   r.uniform(-2, 5, size=(6, 3))])
+    res = input_distances(f, X)
+    assert np.abs(f(res.feet)).max() < 1e-9
+    # an independent dense check: many random starts of a constrained minimizer of ‖z − x‖ on f = 0
+    from scipy.optimize import minimize
+
+    for i in range(len(X)):
+        best = np.inf
+        for s in np.vstack([C + 1.1 * u for u in np.eye(3)[:2]] + [C - 1.1 * u for u in np.eye(3)[:2]]):
+            o = minimize(lambda z: np.sum((z - X[i]) ** 2), s, constraints={"type": "eq", "fun": lambda z: f(z)[0]},
+                         method="SLSQP", options={"ftol": 1e-12, "maxiter": 200})
+            if o.success and abs(f(o.x)[0]) < 1e-8:
+                best = min(best, float(np.linalg.norm(o.x - X[i])))
+        assert res.distances[i] <= best + 1e-6, (i, res.distances[i], best)
