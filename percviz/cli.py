@@ -100,6 +100,8 @@ def margin_parser() -> argparse.ArgumentParser:
                                                 "name")
     _add_label_column(p)
     p.add_argument("--kernel", "-k", metavar="SPEC", help="kernel spec (default: the preset's, else affine)")
+    p.add_argument("--input", action="store_true",
+                   help="also the SVM's input-space margin: the smallest distance from a point to its curve f = 0")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     p.add_argument("--budget", type=float, metavar="S",
                    help="seconds the computation may take (default 20); past it, the interval found so far")
@@ -274,6 +276,17 @@ def _certificate_norm(problem, snap) -> float | None:
     return math.sqrt(max(float(p @ problem.G @ p), 0.0))
 
 
+def _input_margin(problem, snap) -> float | None:
+    """Input-space margin of the result: min distance from x_i to f = 0; None unless it separates the points."""
+    from percviz.core.input_distance import input_distances
+
+    if snap.decision.n_outputs != 1 or problem.points.n_classes != 2 or _train_errors(problem, snap) > 0:
+        return None
+    if "input_margin" in snap.metrics:
+        return float(snap.metrics["input_margin"])
+    return input_distances(snap.decision, problem.X, problem.y).margin
+
+
 def solve(preset) -> dict[str, Any]:
     """Run the preset's algorithm to the end; the result as the JSON document `percviz solve` prints."""
     solver = preset.make_solver()
@@ -308,6 +321,7 @@ def solve(preset) -> dict[str, Any]:
         "iterations": snap.iteration,
         "train_errors": _train_errors(problem, snap),
         "margin": _separator_margin(problem, snap, rep),
+        "input_margin": _input_margin(problem, snap),
         "certificate_g_norm": _certificate_norm(problem, snap),
         "alpha": snap.alpha,
         "weights": snap.weights,
@@ -332,6 +346,8 @@ def _summary(result: dict[str, Any], title: str) -> str:
     ]
     if result["margin"] is not None:
         lines.append(f"normalized margin of the separator: {result['margin']:.6g}")
+    if result.get("input_margin") is not None:
+        lines.append(f"input-space margin (distance to the curve f = 0): {result['input_margin']:.6g}")
     if result["certificate_g_norm"] is not None:
         lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator exists in this space)")
     if result["message"]:
@@ -386,10 +402,29 @@ def margin(preset, budget: float | None = None) -> dict[str, Any]:
     }
 
 
+def svm_input_margin(preset) -> dict[str, Any]:
+    """The input-space margin of the SVM (hard margin when the kernel separates the points, else soft, C = 1)."""
+    from percviz.core.input_distance import input_distances
+    from percviz.core.problem import Problem
+    from percviz.core.solvers import get_solver
+
+    problem = Problem(preset.points, preset.kernel, preset.features)
+    cls = get_solver("svm")
+    try:
+        snap, kind = cls(problem, margin="hard", show_iterations=False).run(), "hard"
+    except DataError:
+        snap, kind = cls(problem, margin="soft", C=1.0, show_iterations=False).run(), "soft, C = 1"
+    res = input_distances(snap.decision, problem.X, problem.y)
+    return {"input_margin": res.margin, "input_margin_svm": kind, "input_margin_note": res.reason or None,
+            "svm_margin": snap.metrics.get("margin")}
+
+
 def cmd_margin(argv: Sequence[str]) -> int:
     args = margin_parser().parse_args(argv)
     preset = load_with_overrides(args, need_algorithm=False)
     result = margin(preset, args.budget)
+    if args.input:
+        result.update(svm_input_margin(preset))
     if args.json:
         _print_json(result)
     else:
@@ -404,6 +439,11 @@ def cmd_margin(argv: Sequence[str]) -> int:
             lo, hi = result["rho_interval"]
             line += f" (not resolved to 1e-6: {lo:.3g} ≤ ρ_K ≤ {hi:.3g})"
         print(line)
+        if args.input:
+            im = result["input_margin"]
+            head = f"SVM ({result['input_margin_svm']}): input-space margin "
+            print(head + (f"{im:.6g}" if im is not None else f"none ({result['input_margin_note']})")
+                  + (f"; its feature-space margin 1/‖w‖ = {result['svm_margin']:.6g}" if result["svm_margin"] else ""))
     return EXIT_OK
 
 

@@ -53,6 +53,7 @@ SHIPPED_ORDER = (
     "concentric-circles-rbf",
     "three-class-linear-machine",
     "winnow-sparse-stream",
+    "input-space-margin",
 )
 
 
