@@ -117,6 +117,11 @@ def simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: 
     The images φ(x_i) of random points are in general position in R^d̂ (d̂ = len φ; e.g. six points lie on
     no common conic), so the formula with that d̂ applies. features="linear" is the notes' plane, d̂ = 3.
     """
+    return list(iter_simulate_features(ns, features, trials, seed))
+
+
+def iter_simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: int = 0):
+    """simulate_features one row at a time (a background worker yields between rows)."""
     from percviz.core.features import parse_features
 
     if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
@@ -124,7 +129,6 @@ def simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: 
     fmap = parse_features(features)
     d_hat = feature_dimension(features)
     rng = np.random.default_rng(seed)
-    rows = []
     for n in ns:
         _check(n, d_hat)
         hits = 0
@@ -132,5 +136,4 @@ def simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: 
             Phi = np.asarray(fmap.transform(rng.normal(size=(int(n), 2))), dtype=float)
             hits += is_separable_rows(Phi, rng.integers(0, 2, int(n)))
         frac = hits / trials
-        rows.append(CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d_hat), trials))
-    return rows
+        yield CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d_hat), trials)

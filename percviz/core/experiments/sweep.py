@@ -164,11 +164,13 @@ def run_task(spec: SweepSpec, index: int, level: float, eps: float | None) -> li
     return records
 
 
-def iter_sweep(spec: SweepSpec, workers: int = 2) -> Iterator[tuple[int, int, list[RunRecord]]]:
+def iter_sweep(spec: SweepSpec, workers: int = 2, poll: float | None = None
+               ) -> Iterator[tuple[int, int, list[RunRecord]]]:
     """Yield (tasks done, tasks in all, the records of the task just done) as tasks finish.
 
     With more than one task and worker the tasks run in a spawn-context process pool; closing the
-    generator (Cancel) drops the tasks not yet started.
+    generator (Cancel) drops the tasks not yet started. With `poll` (seconds) it also yields
+    (done, total, []) while it waits, so a worker can check for Cancel that often.
     """
     tasks = spec.tasks()
     total = len(tasks)
@@ -181,7 +183,9 @@ def iter_sweep(spec: SweepSpec, workers: int = 2) -> Iterator[tuple[int, int, li
         pending = {ex.submit(run_task, spec, *task) for task in tasks}
         done = 0
         while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
+            finished, pending = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
+            if not finished:
+                yield done, total, []
             for fut in finished:
                 done += 1
                 yield done, total, fut.result()
