@@ -30,6 +30,18 @@ def style_plot(plot: pg.PlotWidget, theme) -> None:
         ax.setTickFont(font)
         ax.label.setFont(font)
     item.titleLabel.item.setFont(font)
+    legend = item.legend
+    if legend is not None:
+        legend.setLabelTextColor(theme.foreground)
+        legend.setLabelTextSize(f"{font.pointSizeF():.1f}pt")
+        for _sample, label in legend.items:  # setAttr alone does not re-render existing labels
+            label.setText(label.text)
+        legend.setBrush(pg.mkBrush(theme.background + "cc" if theme.background.startswith("#") else theme.background))
+
+
+def canvas_theme(theme):
+    """Small multiples stay legible but fit: their canvases grow at most 1.5× in presentation mode."""
+    return None if theme is None else theme.with_scale(min(theme.scale, 1.5))
 
 
 def line_width(theme) -> float:

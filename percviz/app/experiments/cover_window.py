@@ -153,7 +153,8 @@ class CoverWindow(QWidget):
             self.plot.plot(x, [r.fraction for r in rows], pen=None, symbol="o", symbolSize=size,
                            symbolBrush=color, symbolPen=color, name=f"LP simulation, d̂ = {d_hat}")
         self.plot.addItem(pg.InfiniteLine(pos=2.0, angle=90, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine),
-                                          label="n = 2d̂", labelOpts={"position": 0.1}))
+                                          label="n = 2d̂", labelOpts={
+                                              "position": 0.1, "color": self.theme.foreground if self.theme else "#444"}))
 
     def export_png(self, path) -> bool:
         return save_png(self.plot, path)

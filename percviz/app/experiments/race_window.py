@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 from superqt.utils import thread_worker
 
 from percviz.app.canvas import CanvasView
-from percviz.app.experiments.common import lane_color, line_width, save_png, style_plot
+from percviz.app.experiments.common import canvas_theme, lane_color, line_width, save_png, style_plot
 from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
 from percviz.core.experiments.race import DEFAULT_MAX_ITER, Race
@@ -25,7 +25,7 @@ from percviz.core.solvers import METRICS, get_solver
 #: Updates per play tick, by the speed menu's entry.
 SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
 TICK_MS = 40
-TABLE_COLUMNS = ("algorithm", "status", "halted at k", "normalized margin", "‖p‖_G")
+TABLE_COLUMNS = ("algorithm", "status", "halted at k", "margin", "‖p‖_G")
 
 
 def _fmt(v) -> str:
@@ -67,17 +67,13 @@ class RaceWindow(QWidget):
         self.lane_labels: list[QLabel] = []
         cols = 2 if len(self.lanes) == 4 else len(self.lanes)
         for i, lane in enumerate(self.lanes):
-            box = QVBoxLayout()
-            lab = QLabel(lane.label)
-            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
-            canvas = CanvasView(self.scene, theme=self.theme)
+            canvas = CanvasView(self.scene, theme=canvas_theme(self.theme))
             canvas.setAccessibleName(f"race-canvas-{i}")
             canvas.setMinimumSize(220, 200)
-            box.addWidget(lab)
-            box.addWidget(canvas, 1)
-            holder = QWidget()
-            holder.setLayout(box)
-            grid.addWidget(holder, i // cols, i % cols)
+            lab = canvas.title  # the canvas's own caption names the lane, in the lane's colour
+            lab.setText(lane.label)
+            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
+            grid.addWidget(canvas, i // cols, i % cols)
             self.canvases.append(canvas)
             self.lane_labels.append(lab)
         top = QWidget()
@@ -95,7 +91,7 @@ class RaceWindow(QWidget):
         self.quantity.currentIndexChanged.connect(lambda _i: self._draw_curves())
         self.curves_plot = pg.PlotWidget()
         self.curves_plot.setAccessibleName("race-curves")
-        self.curves_plot.addLegend(offset=(10, 10))
+        self.curves_plot.addLegend(offset=(-10, -10))
         self.curves_plot.setLabel("bottom", "iteration k")
         self.curve_items = [self.curves_plot.plot([], [], name=lane.label) for lane in self.lanes]
         self.cursor_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
@@ -112,13 +108,14 @@ class RaceWindow(QWidget):
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
-        row.addWidget(QLabel("quantity:"))
+        self.quantity_label = QLabel("quantity:")
+        row.addWidget(self.quantity_label)
         row.addWidget(self.quantity, 1)
         lv.addLayout(row)
         lv.addWidget(self.curves_plot, 1)
         bottom.addWidget(left)
         bottom.addWidget(self.table)
-        bottom.setSizes([600, 400])
+        bottom.setSizes([550, 450])
 
         self.step_button = self._button("Step", "step", self.step)
         self.play_button = self._button("Play", "play", self.toggle_play)
@@ -302,7 +299,7 @@ class RaceWindow(QWidget):
 
     def _fill_table(self, rows) -> None:
         for r, row in enumerate(rows):
-            cells = (row.label, row.status, "" if row.iteration is None else str(row.iteration),
+            cells = (row.algorithm, row.status, "" if row.iteration is None else str(row.iteration),
                      _fmt(row.margin), _fmt(row.p_g_norm))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
@@ -329,12 +326,14 @@ class RaceWindow(QWidget):
     def apply_theme(self, theme) -> None:
         self.theme = theme
         for c in self.canvases:
-            c.apply_theme(theme)
+            c.apply_theme(canvas_theme(theme))
+        for i, lab in enumerate(self.lane_labels):
+            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
         style_plot(self.curves_plot, theme)
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)
         for w in (self.table, self.status, self.quantity, self.speed, self.step_button, self.play_button,
-                  self.end_button, self.reset_button, *self.lane_labels):
+                  self.end_button, self.reset_button, self.quantity_label):
             w.setFont(font)
         self.table.resizeColumnsToContents()
         self._draw_curves()

@@ -227,6 +227,8 @@ class SweepWindow(QWidget):
     def apply_theme(self, theme) -> None:
         self.theme = theme
         style_plot(self.plot, theme)
+        # at projector size the minor decade labels (2·10¹ … 9·10¹) run into each other: decades only
+        self.plot.getPlotItem().getAxis("bottom").setStyle(maxTextLevel=0 if theme.presentation else 2)
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)
         self.setFont(font)
