@@ -82,6 +82,14 @@ def test_race_edit_of_the_scene_restarts_all(qtbot, race):
     assert all(s.problem.n == n + 1 for s in race.race.solvers)
 
 
+def test_race_live_runs_all_lanes_after_an_edit(qtbot, race):
+    qtbot.mouseClick(race.live, Qt.MouseButton.LeftButton)
+    assert race.live.isChecked()
+    race.scene.add_point(6.0, -2.0, 1)  # an edit restarts, and Live runs every lane on
+    race.wait_idle(qtbot)
+    assert race.race.done and race.shown == race.race.iteration > 0
+
+
 def test_race_presentation_scales_fonts(qtbot, race):
     before = race.table.font().pointSizeF()
     qtbot.keyClick(race, Qt.Key.Key_F5)
@@ -144,8 +152,14 @@ def test_main_window_experiments_menu_opens_the_race_preset(qtbot):
     rw = menu.windows[-1]
     assert isinstance(rw, RaceWindow) and [l.algorithm for l in rw.lanes] == ["perceptron", "nkp", "snkp"]
     assert rw.race.max_iter == 20000
+    from percviz.core.presets import SHIPPED_DIR, load_preset
+
+    win.load_preset(load_preset(SHIPPED_DIR / "race-thin-margin.json"))
+    menu.race_action.trigger()  # "race the current scene" takes the loaded preset's lanes
+    rw2 = menu.windows[-1]
+    assert rw2 is not rw and [l.algorithm for l in rw2.lanes] == ["perceptron", "nkp", "snkp"]
     win.close()
-    assert not rw.isVisible()
+    assert not rw.isVisible() and not rw2.isVisible()
 
 
 def test_lanes_from_a_preset_without_race_is_empty():

@@ -9,7 +9,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
+    QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
 from superqt.utils import thread_worker
@@ -122,6 +122,9 @@ class RaceWindow(QWidget):
         self.play_button.setCheckable(True)
         self.end_button = self._button("Run to end", "run", self.run_to_end)
         self.reset_button = self._button("Reset", "reset", self.reset)
+        self.live = QCheckBox("Live")
+        self.live.setAccessibleName("live")
+        self.live.setToolTip("Run every lane to its end after each edit of the points")
         self.speed = QComboBox()
         self.speed.setAccessibleName("speed")
         self.speed.addItems(list(SPEEDS))
@@ -131,7 +134,7 @@ class RaceWindow(QWidget):
         self.status = QLabel()
         self.status.setAccessibleName("status")
         controls = QHBoxLayout()
-        for w in (self.step_button, self.play_button, self.end_button, self.reset_button, self.speed):
+        for w in (self.step_button, self.play_button, self.end_button, self.reset_button, self.live, self.speed):
             controls.addWidget(w)
         controls.addWidget(self.scrub, 1)
         controls.addWidget(self.status)
@@ -177,6 +180,8 @@ class RaceWindow(QWidget):
             except PercvizError as e:
                 self.error, self.race = str(e), None
         self._on_restarted()
+        if self.live.isChecked():
+            self.run_to_end()
 
     def _on_restarted(self) -> None:
         self.shown = 0
@@ -333,7 +338,7 @@ class RaceWindow(QWidget):
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)
         for w in (self.table, self.status, self.quantity, self.speed, self.step_button, self.play_button,
-                  self.end_button, self.reset_button, self.quantity_label):
+                  self.end_button, self.reset_button, self.quantity_label, self.live):
             w.setFont(font)
         self.table.resizeColumnsToContents()
         self._draw_curves()
