@@ -65,7 +65,8 @@ def gui_parser() -> argparse.ArgumentParser:
                     "the window on DATA (a preset .json, a CSV x,y,label, or a shipped scene's name).",
         epilog="Sub-commands (no window): 'percviz solve DATA --algorithm NAME [--json]', "
                "'percviz margin DATA [--json]', 'percviz export PRESET.json --out run.gif', "
-               "'percviz list'. Run 'percviz solve --help' for details.",
+               "'percviz list', 'percviz sweep --algorithms snkp,nkp [--json]', 'percviz cover'. "
+               "Run 'percviz solve --help' for details.",
     )
     p.add_argument("data", nargs="?", metavar="DATA", help="preset .json, CSV x,y,label, or shipped scene name")
     _add_run_options(p, algorithm_help="algorithm to select (default: the preset's, else snkp)")

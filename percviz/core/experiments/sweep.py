@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import multiprocessing
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Iterator
 
@@ -179,16 +180,25 @@ def iter_sweep(spec: SweepSpec, workers: int = 2, poll: float | None = None
             yield done, total, run_task(spec, *task)
         return
     ex = ProcessPoolExecutor(max_workers=min(workers, total), mp_context=multiprocessing.get_context("spawn"))
+    left = dict(enumerate(tasks))
+    done = 0
     try:
-        pending = {ex.submit(run_task, spec, *task) for task in tasks}
-        done = 0
-        while pending:
-            finished, pending = wait(pending, timeout=poll, return_when=FIRST_COMPLETED)
+        pending = {ex.submit(run_task, spec, *task): i for i, task in left.items()}
+        waiting = set(pending)
+        while waiting:
+            finished, waiting = wait(waiting, timeout=poll, return_when=FIRST_COMPLETED)
             if not finished:
                 yield done, total, []
             for fut in finished:
+                records = fut.result()
+                del left[pending[fut]]
                 done += 1
-                yield done, total, fut.result()
+                yield done, total, records
+    except BrokenProcessPool:
+        # a worker process died (e.g. a script without the __main__ guard): finish here, one task at a time
+        for task in list(left.values()):
+            done += 1
+            yield done, total, run_task(spec, *task)
     finally:
         ex.shutdown(wait=False, cancel_futures=True)
 
