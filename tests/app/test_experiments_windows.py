@@ -128,6 +128,23 @@ def test_sweep_cancel_stops_early_and_bad_input_is_one_line(qtbot):
     w.close()
 
 
+def test_sweep_window_certificates_against_eps(qtbot):
+    w = SweepWindow(workers=1)
+    qtbot.addWidget(w)
+    w.family.setCurrentText("flip")
+    assert w.algorithms.text() == "nvn,isnkpvn"
+    w.kernel.setText("rbf:gamma=nope")
+    qtbot.mouseClick(w.run_button, Qt.MouseButton.LeftButton)
+    assert not w.busy and "gamma" in w.status.text()
+    w.kernel.setText("")
+    assert w.start(SweepSpec(("nvn", "isnkpvn"), "flip", eps=(0.1, 0.02, 0.005)))
+    w.wait_idle(qtbot)
+    assert w.plot.getPlotItem().getAxis("bottom").labelText.startswith("1/ε")
+    nvn = {r.eps: r.iterations for r in w.runs if r.algorithm == "nvn"}
+    assert all(it <= 1 / e**2 for e, it in nvn.items())  # the drawn NVN line, 1/ε²
+    w.close()
+
+
 def test_cover_window_simulates_off_the_ui_thread(qtbot):
     w = CoverWindow(theme_for())
     qtbot.addWidget(w)

@@ -53,6 +53,10 @@ class SweepWindow(QWidget):
         self.family.currentIndexChanged.connect(self._family_changed)
         self.algorithms = QLineEdit(DEFAULT_ALGORITHMS[True])
         self.algorithms.setAccessibleName("algorithms")
+        self.kernel = QLineEdit()
+        self.kernel.setAccessibleName("kernel")
+        self.kernel.setPlaceholderText("family's kernel")
+        self.kernel.setToolTip("A kernel spec such as rbf:gamma=0.5; empty: the family's own")
         self.seed = QSpinBox()
         self.seed.setAccessibleName("seed")
         self.seed.setRange(0, 10**6)
@@ -78,7 +82,8 @@ class SweepWindow(QWidget):
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.legend = self.plot.addLegend(offset=(10, 10))
         row = QHBoxLayout()
-        for text, w in (("family", self.family), ("algorithms", self.algorithms), ("seed", self.seed)):
+        for text, w in (("family", self.family), ("algorithms", self.algorithms), ("kernel", self.kernel),
+                        ("seed", self.seed)):
             row.addWidget(QLabel(text))
             row.addWidget(w, 2 if w is self.algorithms else 0)
         for w in (self.run_button, self.cancel_button, self.csv_button, self.png_button):
@@ -108,7 +113,12 @@ class SweepWindow(QWidget):
 
     def make_spec(self) -> SweepSpec:
         algs = tuple(a.strip() for a in self.algorithms.text().split(",") if a.strip())
-        return SweepSpec(algs, self.family.currentData(), seed=self.seed.value())
+        kernel = self.kernel.text().strip() or None
+        if kernel is not None:
+            from percviz.core.kernels import parse_kernel
+
+            kernel = parse_kernel(kernel).spec  # a bad spec is reported here, before any process starts
+        return SweepSpec(algs, self.family.currentData(), kernel=kernel, seed=self.seed.value())
 
     def start(self, spec: SweepSpec | None = None) -> bool:
         """Start a sweep on a worker thread; False (with the reason shown) when the choices are invalid."""
