@@ -167,6 +167,8 @@ def test_main_window_experiments_menu_opens_the_race_preset(qtbot):
     assert any("Race" in t for t in titles) and any("sweep" in t for t in titles) and any("Cover" in t for t in titles)
     menu.race_preset_action.trigger()
     rw = menu.windows[-1]
+    win.apply_theme(theme_for("dark", 2.0))  # what F5 / a theme change does: the open windows follow
+    assert rw.theme.presentation and rw.theme.dark
     assert isinstance(rw, RaceWindow) and [l.algorithm for l in rw.lanes] == ["perceptron", "nkp", "snkp"]
     assert rw.race.max_iter == 20000
     from percviz.core.presets import SHIPPED_DIR, load_preset

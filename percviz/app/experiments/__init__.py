@@ -86,6 +86,12 @@ class ExperimentsMenu:
 
         return self._show(CoverWindow(getattr(self.window, "theme", None)))
 
+    def follow_theme(self, theme) -> None:
+        """Restyle every open experiment window with the main window's new theme."""
+        self.windows = [w for w in self.windows if w.isVisible()]
+        for w in self.windows:
+            w.apply_theme(theme)
+
     def close_all(self) -> None:
         for w in self.windows:
             w.close()
@@ -96,6 +102,14 @@ def install(window) -> ExperimentsMenu:
     """Add the Experiments menu to the main window (called once from its constructor)."""
     menu = ExperimentsMenu(window)
     window.experiments = menu
+    restyle = getattr(window, "apply_theme", None)
+    if callable(restyle):  # presentation mode (F5) and themes restyle the open experiment windows too
+
+        def apply_theme(theme, _restyle=restyle):
+            _restyle(theme)
+            menu.follow_theme(theme)
+
+        window.apply_theme = apply_theme
     guards = getattr(window, "close_guards", None)
     if guards is not None:  # closing the main window closes the experiment windows too
         guards.append(lambda: menu.close_all() or True)

@@ -168,6 +168,8 @@ class CoverWindow(QWidget):
 
     def apply_theme(self, theme) -> None:
         self.theme = theme
+        if hasattr(theme, "palette"):
+            self.setPalette(theme.palette())
         style_plot(self.plot, theme)
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)

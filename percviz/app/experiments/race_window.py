@@ -330,6 +330,8 @@ class RaceWindow(QWidget):
     # -- presentation ----------------------------------------------------------------------------
     def apply_theme(self, theme) -> None:
         self.theme = theme
+        if hasattr(theme, "palette"):
+            self.setPalette(theme.palette())
         for c in self.canvases:
             c.apply_theme(canvas_theme(theme))
         for i, lab in enumerate(self.lane_labels):

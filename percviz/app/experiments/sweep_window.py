@@ -236,6 +236,8 @@ class SweepWindow(QWidget):
 
     def apply_theme(self, theme) -> None:
         self.theme = theme
+        if hasattr(theme, "palette"):
+            self.setPalette(theme.palette())
         style_plot(self.plot, theme)
         # at projector size the minor decade labels (2·10¹ … 9·10¹) run into each other: decades only
         self.plot.getPlotItem().getAxis("bottom").setStyle(maxTextLevel=0 if theme.presentation else 2)
