@@ -21,7 +21,7 @@ from percviz import __version__
 from percviz.core.errors import DataError, PercvizError, PresetError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
-SUBCOMMANDS = ("solve", "margin", "export", "list")
+SUBCOMMANDS = ("solve", "margin", "export", "list", "sweep", "cover")
 PANEL_CHOICES = ("canvas", "curves", "weight", "feature")
 
 
@@ -71,7 +71,8 @@ def gui_parser() -> argparse.ArgumentParser:
                     "the window on DATA (a preset .json, a CSV x,y,label, or a shipped scene's name).",
         epilog="Sub-commands (no window): 'percviz solve DATA --algorithm NAME [--json]', "
                "'percviz margin DATA [--json]', 'percviz export PRESET.json --out run.gif', "
-               "'percviz list'. Run 'percviz solve --help' for details.",
+               "'percviz list', 'percviz sweep --algorithms snkp,nkp [--json]', 'percviz cover'. "
+               "Run 'percviz solve --help' for details.",
     )
     p.add_argument("data", nargs="?", metavar="DATA", help="preset .json, CSV x,y,label, or shipped scene name")
     _add_run_options(p, algorithm_help="algorithm to select (default: the preset's, else snkp)")
@@ -579,12 +580,22 @@ def _fail(prog: str, message: str, code: int) -> int:
     return code
 
 
+def _experiments(name: str):
+    """A command of percviz.cli_experiments (sweep, cover), imported when it runs."""
+    def run(argv):
+        from percviz import cli_experiments
+
+        return getattr(cli_experiments, name)(argv)
+    return run
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     sub = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     prog = f"percviz {sub}" if sub else "percviz"
-    commands = {"solve": cmd_solve, "margin": cmd_margin, "export": cmd_export, "list": cmd_list}
+    commands = {"solve": cmd_solve, "margin": cmd_margin, "export": cmd_export, "list": cmd_list,
+                "sweep": _experiments("cmd_sweep"), "cover": _experiments("cmd_cover")}
     try:
         return commands[sub](argv[1:]) if sub else cmd_gui(argv)
     except Unavailable as e:

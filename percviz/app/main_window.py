@@ -90,6 +90,7 @@ class MainWindow(QMainWindow):
         self._on_problem(self.session.problem, self.session.solver_cls)
         if install_classroom:
             self._install_classroom()
+        importlib.import_module("percviz.app.experiments").install(self)  # the Experiments menu (docs/experiments.md)
 
     # -- construction --------------------------------------------------------------------------------------
     @staticmethod
