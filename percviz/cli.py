@@ -292,8 +292,8 @@ def solve(preset) -> dict[str, Any]:
 
 def _summary(result: dict[str, Any], title: str) -> str:
     status_text = {
-        "separator": "separator found", "certificate": "certificate of non-separability",
-        "nonseparable": "proof of non-separability", "converged": "converged",
+        "separator": "separator found", "certificate": "ε-certificate (no separator with a margin above ε)",
+        "diverged": "diverged", "nonseparable": "proof of non-separability", "converged": "converged",
         "max_iter": "iteration limit reached", "running": "running",
     }[result["status"]]
     space = result["kernel"] if result["representation"] == "kernel" else f"φ = {result['features']}"
@@ -305,7 +305,8 @@ def _summary(result: dict[str, Any], title: str) -> str:
     if result["margin"] is not None:
         lines.append(f"normalized margin of the separator: {result['margin']:.6g}")
     if result["certificate_g_norm"] is not None:
-        lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator exists in this space)")
+        lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator in this space has a "
+                     "margin above ‖p‖_G)")
     if result["message"]:
         lines.append(result["message"])
     return "\n".join(lines)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from percviz.core.errors import ParameterError
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers import _linear as L
 from percviz.core.solvers.base import Solver, Status, register
@@ -109,7 +108,7 @@ class LMS(_SquaredError):
 
     def _halt(self):
         if L.diverged(self.a):
-            raise ParameterError(
+            return self._diverged_because(
                 f"LMS diverged at step {self.iteration}: η(1) = {self.values['eta']:g} is too large for these "
                 "features; lower η or center and scale the points."
             )

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from percviz.core.certify import column_scales, refute_nonseparable
 from percviz.core.decision import FeatureLinear
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSet, ParamSpec
@@ -139,20 +140,42 @@ class _LPSolver(Solver):
     def _objective_at_zero(self) -> float:
         raise NotImplementedError
 
-    def _program(self) -> LPResult:
+    def _program(self, Y) -> LPResult:
         raise NotImplementedError
 
     def _update(self):
-        res = self._program()
+        res = self._scale_safe_program()
         self.a, self._value, self._iters = res.a, res.value, res.iterations
         self._solved = True
         return ()
 
+    def _scale_safe_program(self) -> LPResult:
+        """The LP as the notes pose it; if that claims non-separability (or fails), the same LP in rescaled
+        variables a = D a′ (columns of Y scaled to max 1), whose optimal value is the same in exact arithmetic."""
+        half = 0.5 * self._b.min()
+        try:
+            res = self._program(self._Y)
+            if res.value <= half:
+                return res
+        except DataError:
+            res = None
+        D = column_scales(self._Y)
+        try:
+            scaled = self._program(self._Y * D)
+        except DataError:
+            if res is None:
+                raise
+            return res
+        scaled = LPResult(D * scaled.a, scaled.value, scaled.iterations)
+        return scaled if res is None or scaled.value < res.value else res
+
     def _halt(self):
         if not self._solved:
             return None
+        self._refuted = ""
         if self._value > 0.5 * self._b.min():
-            return Status.NONSEPARABLE
+            self._refuted = refute_nonseparable(self._Y)
+            return Status.CONVERGED if self._refuted else Status.NONSEPARABLE
         if (self._Y @ self.a > 0).all():
             return Status.SEPARATOR
         return Status.CONVERGED
@@ -160,6 +183,11 @@ class _LPSolver(Solver):
     def _verdict(self) -> str:
         if not self._solved:
             return "a = 0: every sample counts as misclassified; one step solves the linear program."
+        if getattr(self, "_refuted", ""):
+            return (
+                f"{self._objective_name} = {self._value:.4g} > 0 at this scale, but no proof is claimed: "
+                f"{self._refuted}. Scale the points to about unit size."
+            )
         if self.status is Status.NONSEPARABLE:
             return (
                 f"{self._objective_name} = {self._value:.4g} > 0: a proof that no separating vector exists "
@@ -211,8 +239,8 @@ class LPFeasibility(_LPSolver):
     def _objective_at_zero(self):
         return float(self._b.max())  # a = 0 needs τ = max b_i
 
-    def _program(self):
-        return min_tau(self._Y, self._b)
+    def _program(self, Y):
+        return min_tau(Y, self._b)
 
 
 @register
@@ -231,8 +259,8 @@ class LPPerceptron(_LPSolver):
     def _objective_at_zero(self):
         return float(self._b.sum())
 
-    def _program(self):
-        return min_perceptron_criterion(self._Y, self._b)
+    def _program(self, Y):
+        return min_perceptron_criterion(Y, self._b)
 
     def _extra_metrics(self):
         return {"criterion": perceptron_criterion(self.a, self._Y, self._b)}

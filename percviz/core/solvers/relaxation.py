@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from percviz.core.errors import DataError, ParameterError
+from percviz.core.errors import DataError
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers import _linear as L
 from percviz.core.solvers.base import Solver, Status, register
@@ -86,7 +86,7 @@ class Relaxation(L.ScanPasses, Solver):
 
     def _halt(self):
         if L.diverged(self.a):
-            raise ParameterError(
+            return self._diverged_because(
                 f"Relaxation diverged at correction {self.iteration}: η = {self.values['eta']:g} overshoots each "
                 "hyperplane too far. Choose 0 < η < 2, where convergence is proved."
             )
@@ -160,7 +160,7 @@ class BatchRelaxation(Solver):
         if (s > 0).all():
             return Status.SEPARATOR
         if L.diverged(self.a):
-            raise ParameterError(
+            return self._diverged_because(
                 f"Batch relaxation diverged at step {self.iteration}: η is too large for the summed step; "
                 "lower η or turn 'mean' on."
             )
