@@ -60,10 +60,17 @@ def margin_vector(solver: Solver) -> np.ndarray:
     return np.where(y > 0, v["b_plus"], v["b_minus"])
 
 
+def stable_norm(a) -> float:
+    """‖a‖ without overflow for huge components (points at 1e-300 need weights near 1e300)."""
+    a = np.asarray(a, dtype=float)
+    m = float(np.abs(a).max(initial=0.0))
+    return m * float(np.linalg.norm(a / m)) if 0 < m < np.inf else float(np.linalg.norm(a))
+
+
 def weight_metrics(Y: np.ndarray, a: np.ndarray, scores: np.ndarray | None = None) -> dict[str, float | None]:
     """‖a‖, training errors (a·y_i ≤ 0 counts as wrong) and the margin min_i a·y_i / ‖a‖."""
     s = Y @ a if scores is None else scores
-    norm = float(np.linalg.norm(a))
+    norm = stable_norm(a)
     return {
         "weight_norm": norm,
         "train_errors": int((s <= 0).sum()),

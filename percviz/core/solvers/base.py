@@ -310,14 +310,15 @@ class Solver:
         metrics = dict(st.get("metrics") or {})
         bad = [k for k, v in metrics.items() if v is not None and not math.isfinite(float(v))]
         arrays = {k: st.get(k) for k in ("weights", "alpha", "p")}
-        bad += [k for k, v in arrays.items() if v is not None and not _finite_and_tame(v)]
+        scales = {"weights": _feature_size(self), "alpha": 1.0, "p": 1.0}
+        bad += [k for k, v in arrays.items() if v is not None and not _finite_and_tame(v, scales[k])]
         if bad and self.status is not Status.DIVERGED:
             self._diverge(f"{', '.join(sorted(bad))} became non-finite or exploded (beyond {EXPLODED:g})")
         if self.status is Status.DIVERGED:
             n_out = getattr(st.get("decision"), "n_outputs", 1)
             st["decision"] = ZeroDecision(n_outputs=n_out)
             for k, v in arrays.items():
-                if v is not None and not _finite_and_tame(v):
+                if v is not None and not _finite_and_tame(v, scales[k]):
                     st[k] = None
             metrics = {k: v for k, v in metrics.items() if v is None or math.isfinite(float(v))}
         elif self.status is Status.SEPARATOR:
@@ -344,17 +345,37 @@ SIGN_TOL = 1e-12
 _EVAL_CHUNK = 2048  # rows of the decision function evaluated at once (bounds the kernel block's memory)
 
 
-def _finite_and_tame(v) -> bool:
+def _finite_and_tame(v, scale=1.0) -> bool:
+    """Finite, and every |v|·scale within EXPLODED (scale broadcasts along v's last axis)."""
     a = np.asarray(v, dtype=float)
-    return bool(np.isfinite(a).all()) and float(np.abs(a).max(initial=0.0)) <= EXPLODED
+    if not np.isfinite(a).all():
+        return False
+    try:
+        return float((np.abs(a) * scale).max(initial=0.0)) <= EXPLODED
+    except ValueError:  # shapes differ (a solver's own vector): by size alone
+        return float(np.abs(a).max(initial=0.0)) <= EXPLODED
+
+
+def _feature_size(solver: "Solver"):
+    """max_i |φ_j(x_i)| per feature j, cached: a weight is measured by the scores it gives, |a_j|·max|φ_j|."""
+    size = solver.__dict__.get("_feature_size_cache")
+    if size is None:
+        size = 1.0
+        if solver.representation != "kernel":
+            size = np.abs(np.asarray(solver.problem.Phi)).max(axis=0, initial=0.0)
+        solver.__dict__["_feature_size_cache"] = size
+    return size
 
 
 def _exploded(solver: "Solver") -> str:
-    """Which iterate of the solver is non-finite or beyond EXPLODED ('' if none): checks a, W, b, p, Gp."""
+    """Which iterate is non-finite or exploding ('' if none): a and W by their scores (|a|·max|φ|, so points
+    scaled by 1e-300 may need weights of 1e300), b, p and Gp by their size."""
     for name in ("a", "W", "b", "p", "Gp"):
         v = solver.__dict__.get(name)
-        if isinstance(v, np.ndarray) and v.dtype.kind == "f" and not _finite_and_tame(v):
-            return f"the iterate {name} became non-finite or exploded (beyond {EXPLODED:g})"
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            scale = _feature_size(solver) if name in ("a", "W") else 1.0
+            if not _finite_and_tame(v, scale):
+                return f"the iterate {name} became non-finite or exploded (its scores beyond {EXPLODED:g})"
     return ""
 
 

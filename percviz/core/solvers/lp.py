@@ -20,6 +20,7 @@ from percviz.core.certify import column_scales, refute_nonseparable
 from percviz.core.decision import FeatureLinear
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSet, ParamSpec
+from percviz.core.solvers._linear import stable_norm
 from percviz.core.solvers.base import Solver, Status, register
 
 FAMILY = "Linear programming"
@@ -155,7 +156,7 @@ class _LPSolver(Solver):
         half = 0.5 * self._b.min()
         try:
             res = self._program(self._Y)
-            if res.value <= half:
+            if res.value <= half and (self._Y @ res.a > 0).all():
                 return res
         except DataError:
             res = None
@@ -167,7 +168,9 @@ class _LPSolver(Solver):
                 raise
             return res
         scaled = LPResult(D * scaled.a, scaled.value, scaled.iterations)
-        return scaled if res is None or scaled.value < res.value else res
+        if res is None or (self._Y @ scaled.a > 0).all() or scaled.value < res.value:
+            return scaled
+        return res
 
     def _halt(self):
         if not self._solved:
@@ -202,7 +205,7 @@ class _LPSolver(Solver):
 
     def _state(self):
         scores = self._Y @ self.a
-        nw = float(np.linalg.norm(self.a))
+        nw = stable_norm(self.a)
         msg = self._verdict()
         if self._solved:
             msg += f" (HiGHS: {self._iters} iterations)"
