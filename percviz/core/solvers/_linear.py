@@ -105,8 +105,13 @@ def state(solver: Solver, a: np.ndarray, metrics: dict, message: str = "", score
 DIVERGED = 1e100
 
 
-def diverged(a: np.ndarray) -> bool:
-    """True when a has a non-finite or astronomically large component."""
+def diverged(a: np.ndarray, solver: Solver | None = None) -> bool:
+    """True when a has a non-finite or astronomically large component (with a solver: large scores |a_j|·max|φ_j|,
+    the measure the base class applies to every run)."""
+    if solver is not None:
+        from percviz.core.solvers.base import _feature_size, _finite_and_tame
+
+        return not _finite_and_tame(a, _feature_size(solver))
     return not np.isfinite(a).all() or float(np.abs(a).max(initial=0.0)) > DIVERGED
 
 

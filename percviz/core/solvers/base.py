@@ -351,7 +351,8 @@ def _finite_and_tame(v, scale=1.0) -> bool:
     if not np.isfinite(a).all():
         return False
     try:
-        return float((np.abs(a) * scale).max(initial=0.0)) <= EXPLODED
+        with np.errstate(over="ignore"):
+            return float((np.abs(a) * scale).max(initial=0.0)) <= EXPLODED
     except ValueError:  # shapes differ (a solver's own vector): by size alone
         return float(np.abs(a).max(initial=0.0)) <= EXPLODED
 

@@ -132,7 +132,7 @@ class GradientDescent(Solver):
         return ()
 
     def _halt(self):
-        if L.diverged(self.a):
+        if L.diverged(self.a, self):
             return self._diverged_because(
                 f"Gradient descent diverged at step {self.iteration}: the fixed η is too large "
                 f"(it must be below 2/λ_max = {2 / self._lam_max:.3g}); lower η or set it to 0."
