@@ -75,28 +75,35 @@ def perceptron_criterion(a, Y, b=1.0) -> float:
 
 
 def kernel_separable(K, y) -> tuple[bool, float]:
-    """Is there f = Σ_j c_j K(x_j, ·) + β with y_i f(x_i) > 0 for all i?  (min τ over free c, β.)
+    """Is there f = Σ_j c_j K(x_j, ·) + β with y_i f(x_i) > 0 for all i?  (min τ on the normalized rows.)
 
-    By the representer argument every separating function of the kernel's feature space (with a bias) can be
-    replaced by one in the span of the points with the same values on them, so this LP decides separability
-    exactly; as above τ is 0 or at least 1, and the verdict uses τ < ½.
+    The bias is a feature of its own, K′ = K + 1, so f(x_i) = (K′c)_i by the representer argument, and the
+    question is whether some c has y_i(K′c)_i > 0: unchanged when row i is divided by √K′_ii and c absorbs
+    the same scaling. On G′ = D y K′ y D (entries in [−1, 1], unit diagonal) the LP min τ s.t. G′c + τ ≥ 1
+    is well scaled; τ is 0 or at least 1 as above, and the verdict uses τ < ½.
     """
     K = np.asarray(K, dtype=float)
-    K = K / (np.abs(K).max() or 1.0)  # the verdict is invariant to scaling K (c absorbs it)
     y = np.asarray(y, dtype=float)
     n = len(y)
-    A = np.column_stack([y[:, None] * K, y, np.ones(n)])  # y_i((Kc)_i + β) + τ ≥ 1
-    cost = np.r_[np.zeros(n + 1), 1.0]
-    bounds = [(None, None)] * (n + 1) + [(0, None)]
+    Kb = K + 1.0
+    d = np.sqrt(np.clip(np.diag(Kb), np.finfo(float).tiny, None))
+    Gb = (y / d)[:, None] * Kb * (y / d)[None, :]
+    A = np.column_stack([Gb, np.ones(n)])
+    cost = np.r_[np.zeros(n), 1.0]
+    bounds = [(None, None)] * n + [(0, None)]
     from scipy.optimize import linprog
 
-    res = linprog(cost, A_ub=-A, b_ub=-np.ones(n), bounds=bounds)
-    if res.status != 0 or res.x is None:
-        raise DataError(
-            f"The separability test failed ({res.message.strip()}). Scale the points down or change the kernel."
-        )
-    tau = float(res.x[-1])
-    return tau < 0.5, tau
+    messages = []
+    for method in ("highs-ds", "highs-ipm"):  # the dual simplex first; the interior point when it trips
+        res = linprog(cost, A_ub=-A, b_ub=-np.ones(n), bounds=bounds, method=method)
+        if res.status == 0 and res.x is not None:
+            tau = float(res.x[-1])
+            return tau < 0.5, tau
+        messages.append(res.message.strip())
+    raise DataError(
+        f"Cannot decide whether the kernel separates these points: the linear program failed ({messages[-1]}). "
+        "Use the soft margin (margin=soft), or scale the points to about unit size."
+    )
 
 
 MARGIN_PARAMS = (
