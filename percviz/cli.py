@@ -168,10 +168,17 @@ def load_with_overrides(args: argparse.Namespace, *, need_algorithm: bool):
     except PresetError as e:
         if e.path != _FROM_FLAGS:
             raise
+        if not _is_flag_field(e.field):  # about the data itself (e.g. a class index), not a flag
+            raise PresetError(path, e.field, e.problem) from None
         raise UsageError(f"{_flag_of(e.field)}: {e.problem}") from None
 
 
 _FROM_FLAGS = "<command line>"
+
+
+def _is_flag_field(field: str | None) -> bool:
+    """True when a preset field is set by a command-line flag (--algorithm, --param, --max-iter, …)."""
+    return bool(field) and (field.startswith("params.") or field in ("algorithm", "kernel", "features", "max_iter"))
 
 
 def _flag_of(field: str | None) -> str:

@@ -12,6 +12,10 @@ from percviz.core.errors import DataError
 POSITIVE, NEGATIVE = 0, 1
 
 
+#: Classes 0 … 63 (the preset format's limit).
+MAX_CLASSES = 64
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     a = np.array(a, copy=True)
     a.setflags(write=False)
@@ -70,6 +74,11 @@ class PointSet:
             return cls(X, np.where(lab == 1, POSITIVE, NEGATIVE))
         if min(vals) < 0:
             raise DataError(f"Labels {sorted(vals)} mix negative numbers with classes; use +1/−1 or 0, 1, 2, ….")
+        if max(vals) >= MAX_CLASSES:
+            i = int(np.argmax(lab))
+            raise DataError(
+                f"Label {lab[i]:g} (point {i}) is not a class: use +1/−1, 1/0, or classes 0, 1, … {MAX_CLASSES - 1}."
+            )
         return cls(X, lab.astype(np.int64))
 
     @property
