@@ -349,6 +349,12 @@ def margin(preset) -> dict[str, Any]:
             f"{problem.points.n_classes} classes; relabel them as + and −."
         )
     problem.points.require_two_classes("The optimal margin")
+    from percviz.core import budget
+
+    n = problem.n
+    budget.require(budget.square_matrices(n, budget.SQUARE_MATRICES["kernel"]),
+                   f"The optimal margin on {n:,} points (the {n:,}×{n:,} Gram matrix and its temporaries)",
+                   f"Use at most {budget.largest_n(budget.SQUARE_MATRICES['kernel']):,} points")
     res = optimal_margin(problem)
     return {
         "kernel": problem.kernel.spec,

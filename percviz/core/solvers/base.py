@@ -10,6 +10,7 @@ from typing import Any, Callable, ClassVar, Iterator, Mapping
 
 import numpy as np
 
+from percviz.core import budget
 from percviz.core.decision import DecisionFunction, ZeroDecision
 from percviz.core.errors import ParameterError
 from percviz.core.params import ParamSet, ParamSpec
@@ -145,6 +146,7 @@ class Solver:
         mi = self.default_max_iter if max_iter is None else max_iter
         self.max_iter = MAX_ITER_SPEC.coerce(mi, self.display_name or self.name)
         self.values = self.params.validate(values, self.display_name or self.name)
+        budget.check_solver(self)  # before _check_problem, which may build K or G
         self._check_problem()
         self.iteration = 0
         self.status = Status.RUNNING
