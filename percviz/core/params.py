@@ -54,7 +54,7 @@ class ParamSpec:
             hi = f"{FLOAT_LIMIT:g}" if self.high is None else hi
             lb = "[" if self.low is None else lb
             rb = "]" if self.high is None else rb
-        kind = "an integer" if self.type is int else "a finite number"
+        kind = "an integer" if self.type is int else "a number"
         return f"{kind} in {lb}{lo}, {hi}{rb}"
 
     def coerce(self, value: Any, owner: str = "") -> Any:

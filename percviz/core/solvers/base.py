@@ -181,6 +181,10 @@ class Solver:
     # -- the interface --------------------------------------------------------
     def start(self) -> Snapshot:
         """Reset to the initial state and return its snapshot (iteration 0)."""
+        with np.errstate(all="ignore"):  # overflow is detected and reported as DIVERGED, never as warnings
+            return self._start()
+
+    def _start(self) -> Snapshot:
         self._reset()
         self.iteration = 0
         self._stop_note = ""
@@ -192,6 +196,10 @@ class Solver:
 
     def step(self) -> Snapshot:
         """Perform one update and return its snapshot; once done, returns the last snapshot again."""
+        with np.errstate(all="ignore"):
+            return self._step()
+
+    def _step(self) -> Snapshot:
         if not self._started:
             return self.start()
         if self.status.done:
@@ -201,8 +209,7 @@ class Solver:
         return self._last
 
     def _one_update(self) -> tuple[int, ...]:
-        with np.errstate(all="ignore"):  # a diverging update must not print warnings; it is caught below
-            triggers = self._update()
+        triggers = self._update()
         self.iteration += 1
         halted = self._guarded_halt()
         if halted is not None:
@@ -213,6 +220,10 @@ class Solver:
 
     def advance(self, updates: int) -> Snapshot:
         """Fast-forward: perform up to `updates` updates, building only the last snapshot, and return it."""
+        with np.errstate(all="ignore"):
+            return self._advance(updates)
+
+    def _advance(self, updates: int) -> Snapshot:
         if not self._started:
             self.start()
         triggers = None
@@ -228,6 +239,10 @@ class Solver:
     def run_recording(self, record: Callable[[int, dict[str, float]], None]) -> Snapshot:
         """Run to the end like run(), building only the first and last snapshots; record(iteration, metrics)
         is called for the start and after every update (the metrics only: no decision function is kept)."""
+        with np.errstate(all="ignore"):
+            return self._run_recording(record)
+
+    def _run_recording(self, record) -> Snapshot:
         snap = self.start()
         record(snap.iteration, dict(snap.metrics))
         while not self.status.done:
@@ -275,19 +290,18 @@ class Solver:
         return snap
 
     def _snapshot(self, triggers) -> Snapshot:
-        with np.errstate(all="ignore"):
-            st = dict(self._state())
+        st = dict(self._state())
         st = self._checked(st)
         return Snapshot(iteration=self.iteration, status=self.status, triggers=tuple(triggers), **st)
 
     # -- the claims, checked before they are shown ---------------------------------
     def _guarded_halt(self) -> Status | None:
         """The halting test, then the divergence test of the iterates (cheap: O(size of the iterate))."""
-        with np.errstate(all="ignore"):  # overflow is detected below and reported once, not as warnings
-            halted = self._halt()
+        halted = self._halt()
         if halted is Status.DIVERGED:
             return halted
-        why = _exploded(self)
+        # every CHECK_EVERY updates (and at every snapshot, in _checked): cheap enough for single-sample rules
+        why = _exploded(self) if self.iteration % CHECK_EVERY == 0 or halted is not None else ""
         if why:
             self._stop_note = f"Diverged at iteration {self.iteration}: {why}. {DIVERGED_ADVICE}"
             return Status.DIVERGED
@@ -339,6 +353,8 @@ class Solver:
         return st
 
 
+#: How often (in updates) the iterates are checked for divergence between snapshots.
+CHECK_EVERY = 32
 #: An iterate component beyond this means the run is diverging (long before floats overflow).
 EXPLODED = 1e100
 DIVERGED_ADVICE = "Nothing is claimed; lower the step size or margin parameters, or scale the points to unit size"
