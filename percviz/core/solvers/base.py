@@ -182,9 +182,9 @@ class Solver:
     def start(self) -> Snapshot:
         """Reset to the initial state and return its snapshot (iteration 0)."""
         with np.errstate(all="ignore"):  # overflow is detected and reported as DIVERGED, never as warnings
-            return self._start()
+            return self._base_start()
 
-    def _start(self) -> Snapshot:
+    def _base_start(self) -> Snapshot:
         self._reset()
         self.iteration = 0
         self._stop_note = ""
@@ -197,9 +197,9 @@ class Solver:
     def step(self) -> Snapshot:
         """Perform one update and return its snapshot; once done, returns the last snapshot again."""
         with np.errstate(all="ignore"):
-            return self._step()
+            return self._base_step()
 
-    def _step(self) -> Snapshot:
+    def _base_step(self) -> Snapshot:
         if not self._started:
             return self.start()
         if self.status.done:
@@ -221,9 +221,9 @@ class Solver:
     def advance(self, updates: int) -> Snapshot:
         """Fast-forward: perform up to `updates` updates, building only the last snapshot, and return it."""
         with np.errstate(all="ignore"):
-            return self._advance(updates)
+            return self._base_advance(updates)
 
-    def _advance(self, updates: int) -> Snapshot:
+    def _base_advance(self, updates: int) -> Snapshot:
         if not self._started:
             self.start()
         triggers = None
@@ -240,9 +240,9 @@ class Solver:
         """Run to the end like run(), building only the first and last snapshots; record(iteration, metrics)
         is called for the start and after every update (the metrics only: no decision function is kept)."""
         with np.errstate(all="ignore"):
-            return self._run_recording(record)
+            return self._base_run_recording(record)
 
-    def _run_recording(self, record) -> Snapshot:
+    def _base_run_recording(self, record) -> Snapshot:
         snap = self.start()
         record(snap.iteration, dict(snap.metrics))
         while not self.status.done:
