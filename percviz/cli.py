@@ -284,6 +284,7 @@ def solve(preset) -> dict[str, Any]:
         "n": problem.n,
         "n_classes": problem.points.n_classes,
         "status": snap.status.value,
+        "status_text": snap.status.text,  # e.g. "ε-certificate (no separator with a margin above ε)"
         "iterations": snap.iteration,
         "train_errors": _train_errors(problem, snap),
         "margin": _separator_margin(problem, snap, rep),

@@ -193,3 +193,10 @@ def test_nvn_and_isnkpvn_say_epsilon_certificate():
         if s.status is Status.CERTIFICATE:
             assert "ε-certificate" in s.message and "no separator exists" not in s.message
     assert "ε" in Status.CERTIFICATE.text
+
+
+def test_json_says_epsilon_certificate(capsys):
+    assert cli.main(["solve", "xor-linear-certificate", "-a", "isnkpvn", "--json"]) == 0
+    res = json.loads(capsys.readouterr().out)
+    assert res["status"] == "certificate" and res["status_text"].startswith("ε-certificate")
+    assert "ε-certificate" in res["message"] and "no separator exists" not in res["message"]
