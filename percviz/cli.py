@@ -182,6 +182,8 @@ def load_with_overrides(args: argparse.Namespace, *, need_algorithm: bool):
     except PresetError as e:
         if e.path != _FROM_FLAGS:
             raise
+        if not _is_flag_field(e.field):  # about the data itself (e.g. a class index), not a flag
+            raise PresetError(path, e.field, e.problem) from None
         raise UsageError(f"{_flag_of(e.field)}: {e.problem}") from None
 
 
@@ -190,9 +192,10 @@ _FROM_FLAGS = "<command line>"
 
 def _load_scene_or_table(path: Path, label_column):
     """A preset or x,y,label CSV as before; a CSV of other widths, --label-column, .npy or .npz as a table in R^d."""
-    from percviz.core.presets import Preset, load_scene
+    from percviz.core.presets import Preset, check_file, load_scene
     from percviz.core.tables import NUMPY_SUFFIXES, csv_column_count, read_table
 
+    check_file(path)  # before any peek at the content: a FIFO would block, /dev/zero never end
     suffix = path.suffix.lower()
     if suffix in NUMPY_SUFFIXES:
         return Preset(read_table(path, label_column), title=path.stem)
@@ -203,6 +206,9 @@ def _load_scene_or_table(path: Path, label_column):
     if label_column is None and csv_column_count(path) in (3, None):
         return load_scene(path)
     return Preset(read_table(path, label_column), title=path.stem)
+def _is_flag_field(field: str | None) -> bool:
+    """True when a preset field is set by a command-line flag (--algorithm, --param, --max-iter, …)."""
+    return bool(field) and (field.startswith("params.") or field in ("algorithm", "kernel", "features", "max_iter"))
 
 
 def _flag_of(field: str | None) -> str:
@@ -319,6 +325,7 @@ def solve(preset) -> dict[str, Any]:
         "n": problem.n,
         "n_classes": problem.points.n_classes,
         "status": snap.status.value,
+        "status_text": snap.status.text,  # e.g. "ε-certificate (no separator with a margin above ε)"
         "iterations": snap.iteration,
         "train_errors": _train_errors(problem, snap),
         "margin": _separator_margin(problem, snap, rep),
@@ -335,8 +342,8 @@ def solve(preset) -> dict[str, Any]:
 
 def _summary(result: dict[str, Any], title: str) -> str:
     status_text = {
-        "separator": "separator found", "certificate": "certificate of non-separability",
-        "nonseparable": "proof of non-separability", "converged": "converged",
+        "separator": "separator found", "certificate": "ε-certificate (no separator with a margin above ε)",
+        "diverged": "diverged", "nonseparable": "proof of non-separability", "converged": "converged",
         "max_iter": "iteration limit reached", "running": "running",
     }[result["status"]]
     space = result["kernel"] if result["representation"] == "kernel" else f"φ = {result['features']}"
@@ -350,7 +357,8 @@ def _summary(result: dict[str, Any], title: str) -> str:
     if result.get("input_margin") is not None:
         lines.append(f"input-space margin (distance to the curve f = 0): {result['input_margin']:.6g}")
     if result["certificate_g_norm"] is not None:
-        lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator exists in this space)")
+        lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator in this space has a "
+                     "margin above ‖p‖_G)")
     if result["message"]:
         lines.append(result["message"])
     return "\n".join(lines)
@@ -388,6 +396,12 @@ def margin(preset, budget: float | None = None) -> dict[str, Any]:
     problem.points.require_two_classes("The optimal margin")
     if budget is not None and not budget >= 0:
         raise DataError(f"--budget must be a number of seconds ≥ 0; got {budget}.")
+    from percviz.core import budget as memory
+
+    n = problem.n
+    memory.require(memory.square_matrices(n, memory.SQUARE_MATRICES["kernel"]),
+                   f"The optimal margin on {n:,} points (the {n:,}×{n:,} Gram matrix and its temporaries)",
+                   f"Use at most {memory.largest_n(memory.SQUARE_MATRICES['kernel']):,} points")
     res = optimal_margin(problem, budget)
     return {
         "kernel": problem.kernel.spec,

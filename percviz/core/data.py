@@ -16,6 +16,8 @@ def format_point(row, shown: int = 4) -> str:
     """A point's coordinates for a message: (x1, x2, …), the first few only."""
     vals = ", ".join(f"{float(v):g}" for v in row[:shown])
     return f"({vals}{', …' if len(row) > shown else ''})"
+#: Classes 0 … 63 (the preset format's limit).
+MAX_CLASSES = 64
 
 
 def _readonly(a: np.ndarray) -> np.ndarray:
@@ -78,6 +80,11 @@ class PointSet:
             return cls(X, np.where(lab == 1, POSITIVE, NEGATIVE))
         if min(vals) < 0:
             raise DataError(f"Labels {sorted(vals)} mix negative numbers with classes; use +1/−1 or 0, 1, 2, ….")
+        if max(vals) >= MAX_CLASSES:
+            i = int(np.argmax(lab))
+            raise DataError(
+                f"Label {lab[i]:g} (point {i}) is not a class: use +1/−1, 1/0, or classes 0, 1, … {MAX_CLASSES - 1}."
+            )
         return cls(X, lab.astype(np.int64))
 
     @property

@@ -9,6 +9,16 @@ from typing import Any, ClassVar
 from percviz.core.errors import ParameterError
 
 
+#: No float parameter may exceed this in size, even where its range is open: beyond it, products overflow.
+FLOAT_LIMIT = 1e100
+
+
+def _short(value: Any) -> str:
+    """repr(value), cut to 40 characters (a 4,000-digit number is not repeated in full)."""
+    r = repr(value)
+    return r if len(r) <= 40 else f"{r[:18]}…{r[-18:]} ({len(r)} characters)"
+
+
 @dataclass(frozen=True)
 class ParamSpec:
     """One parameter: name, type (int, float, bool or choice), default, range and help text."""
@@ -35,9 +45,15 @@ class ParamSpec:
         if self.type is bool:
             return "true or false"
         lo = "-inf" if self.low is None else f"{self.low:g}"
+        if self.type is float:
+            lo = f"{-FLOAT_LIMIT:g}" if self.low is None else lo
         hi = "inf" if self.high is None else f"{self.high:g}"
         lb = "(" if (self.low_open or self.low is None) else "["
         rb = ")" if (self.high_open or self.high is None) else "]"
+        if self.type is float:
+            hi = f"{FLOAT_LIMIT:g}" if self.high is None else hi
+            lb = "[" if self.low is None else lb
+            rb = "]" if self.high is None else rb
         kind = "an integer" if self.type is int else "a number"
         return f"{kind} in {lb}{lo}, {hi}{rb}"
 
@@ -74,18 +90,19 @@ class ParamSpec:
                 if isinstance(value, bool):
                     raise ValueError
                 v = float(value.strip() if isinstance(value, str) else value)
-                if math.isnan(v):
+                if not math.isfinite(v):  # inf is never a usable value, even where the range is open to it
                     raise ValueError
-        except (TypeError, ValueError):
+        except (TypeError, ValueError, OverflowError):
             raise ParameterError(
-                f"{where} must be {self.range_text()}. Got {value!r} instead."
+                f"{where} must be {self.range_text()}. Got {_short(value)} instead."
             ) from None
         bad = (
-            (self.low is not None and (v < self.low or (self.low_open and v == self.low)))
+            (self.type is float and abs(v) > FLOAT_LIMIT)
+            or (self.low is not None and (v < self.low or (self.low_open and v == self.low)))
             or (self.high is not None and (v > self.high or (self.high_open and v == self.high)))
         )
         if bad:
-            raise ParameterError(f"{where} must be {self.range_text()}. Got {value!r} instead.")
+            raise ParameterError(f"{where} must be {self.range_text()}. Got {_short(value)} instead.")
         return v
 
 

@@ -10,6 +10,7 @@ import dataclasses
 import json
 import math
 import os
+import stat
 import tempfile
 import types
 from dataclasses import dataclass, field
@@ -203,7 +204,10 @@ class _Checker:
     def number(self, value: Any, fld: str, limit: float = MAX_COORD) -> float:
         if isinstance(value, bool) or not isinstance(value, (int, float)):
             self.fail(fld, f"must be a number, not {_kind(value)}.")
-        v = float(value)
+        try:
+            v = float(value)
+        except OverflowError:  # an integer beyond 1.8e308
+            self.fail(fld, f"{_short(value)} is too large (the limit is ±{limit:g}); scale the data down.")
         if not math.isfinite(v):
             self.fail(fld, f"must be a finite number, not {value!r}.")
         if abs(v) > limit:
@@ -388,7 +392,7 @@ def preset_from_dict(
     if version > VERSION:
         ck.fail(
             "version",
-            f"the file has format version {version}, written by a newer percviz; this percviz reads "
+            f"the file has format version {_short(version)}, written by a newer percviz; this percviz reads "
             f"version {VERSION} and older. Update percviz to open it.",
         )
     for key in doc:
@@ -443,11 +447,22 @@ def _scene_remarks(ck: _Checker, points: PointSet, algorithm: str) -> None:
 # Files
 # ---------------------------------------------------------------------------------------------------
 
-def _read_text(path: Path) -> str:
-    size = path.stat().st_size
+def check_file(path: Path) -> None:
+    """Refuse, before any read, what is not a regular file or is over the size limit (PresetError)."""
+    st = path.stat()
+    if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero would never end
+        raise PresetError(path, None, "is not a regular file (a pipe or device); save the points to a file first.")
+    size = st.st_size
     if size > MAX_FILE_BYTES:
         raise PresetError(path, None, f"is {size / 1e6:.0f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB.")
-    data = path.read_bytes()
+
+
+def _read_text(path: Path) -> str:
+    check_file(path)
+    with open(path, "rb") as fh:
+        data = fh.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows while it is read
+    if len(data) > MAX_FILE_BYTES:
+        raise PresetError(path, None, f"is larger than the limit of {MAX_FILE_BYTES / 1e6:.0f} MB.")
     try:
         return data.decode("utf-8-sig")
     except UnicodeDecodeError as e:
@@ -469,6 +484,9 @@ def load_preset(path: "str | os.PathLike") -> Preset:
         raise PresetError(path, None, f"is not valid JSON ({where}){hint}.") from None
     except RecursionError:
         raise PresetError(path, None, "is not a percviz preset: it is nested too deeply.") from None
+    except ValueError:  # Python refuses integers of more than 4,300 digits
+        raise PresetError(path, None, "contains a number with thousands of digits; no coordinate or parameter "
+                                      "can be that large.") from None
     return preset_from_dict(doc, path)
 
 

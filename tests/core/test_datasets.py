@@ -6,21 +6,13 @@ import pytest
 from percviz.core import datasets as ds
 from percviz.core.data import PointSet
 from percviz.core.errors import ParameterError
+from percviz.core.problem import Problem
+from percviz.core.solvers import get_solver
 
 
 def normalized(points: PointSet) -> np.ndarray:
     """The notes' normalize(augment(X), labels), written out independently."""
     return np.column_stack([np.ones(points.n), points.X]) * points.y[:, None]
-
-
-def naive_batch_perceptron(Y):
-    a = np.zeros(Y.shape[1])
-    for k in range(1, 10000):
-        mis = Y @ a <= 0
-        if not mis.any():
-            return a, k - 1
-        a = a + Y[mis].sum(axis=0)
-    raise AssertionError("did not converge")
 
 
 def naive_fixed_increment(Y, passes):
@@ -39,10 +31,11 @@ def test_separable_80_matches_the_notes():
     assert (Y @ ds.W_GEN > 0).all()  # notes: "w_gen separates them: True"
     dist = Y @ ds.W_GEN / np.linalg.norm(ds.W_GEN[1:])
     assert dist.min() > 0.3
-    # The notes' batch perceptron pins the samples and their shuffled order down.
-    a, k = naive_batch_perceptron(Y)
-    assert k == 40
-    np.testing.assert_allclose(a, [-66.0, -125.3012, 130.6631], atol=5e-5)
+    # The notes' batch perceptron pins the samples and their shuffled order down (the project's solver, the
+    # notes' printed 40 updates and a).
+    s = get_solver("batch-perceptron")(Problem(pts)).run()
+    assert s.iteration == 40
+    np.testing.assert_allclose(s.weights, [-66.0, -125.3012, 130.6631], atol=5e-5)
     # The stored order interleaves the classes (a permutation was applied).
     assert not (pts.classes[:40] == 0).all()
 
@@ -86,23 +79,24 @@ def test_ring_is_separated_by_the_circle_of_radius_1_1():
 def test_overlapping_gaussians_reproduce_the_fixed_increment_run():
     pts = ds.overlapping_gaussians()
     assert pts.n == 100 and (pts.classes[:50] == 0).all()
-    a, corrections = naive_fixed_increment(normalized(pts), 300)
-    assert corrections == 2800  # notes: "2800 corrections in 300 passes"
-    assert np.sum(normalized(pts) @ a <= 0) == 32  # notes: "errors: last a(k) 32"
+    s = get_solver("fixed-increment")(Problem(pts), max_passes=300, max_iter=10**6).run()
+    assert s.metrics["mistakes"] == 2800  # notes: "2800 corrections in 300 passes"
+    assert s.metrics["train_errors"] == 32  # notes: "errors: last a(k) 32"
 
 
 def test_xor_and_five_points():
     assert ds.xor().n == 4 and list(ds.xor().y) == [1, 1, -1, -1]
-    Y4 = normalized(ds.mse_five())
-    a4 = np.linalg.pinv(Y4) @ np.ones(5)
-    np.testing.assert_allclose(a4, [0.2, -0.5647, 0.3529], atol=5e-5)
+    s = get_solver("mse")(Problem(ds.mse_five())).run()
+    np.testing.assert_allclose(s.weights, [0.2, -0.5647, 0.3529], atol=5e-5)  # the notes' a = Y⁺1
 
 
 def test_bayes_1d_draws_in_the_notes_order():
     x, lab = ds.bayes_1d_arrays(sizes=(200,))[0]
-    P = np.column_stack([x**j for j in range(4)]) * np.where(lab == 0, 1.0, -1.0)[:, None]
-    a = np.linalg.lstsq(P, np.ones(200), rcond=None)[0]
-    np.testing.assert_allclose(a, [-0.0211, 0.9548, 0.0317, -0.0972], atol=5e-5)  # notes, n = 200
+    problem = Problem(PointSet(np.column_stack([x, np.zeros_like(x)]), lab), features="poly:degree=3")
+    w = dict(zip(problem.features.term_names(), get_solver("mse")(problem).run().weights))
+    # notes, n = 200: the cubic least-squares fit a = (−0.0211, 0.9548, 0.0317, −0.0972); the x2 terms are 0
+    np.testing.assert_allclose([w["1"], w["x1"], w["x1²"], w["x1³"]], [-0.0211, 0.9548, 0.0317, -0.0972], atol=5e-5)
+    assert max(abs(v) for k, v in w.items() if "x2" in k) < 1e-9
     pts = ds.bayes_1d()
     np.testing.assert_array_equal(pts.X[:, 0], x)
 
@@ -112,6 +106,8 @@ def test_winnow_streams_reproduce_the_perceptron_mistakes():
     counts = []
     for Yb, z in streams:
         assert Yb.shape[0] == 3000 and set(np.unique(Yb)) <= {0.0, 1.0}
+        # The solvers work on points of the plane, so the reference rule runs here; what is under test is the
+        # stream (its draws and order), through the notes' printed mistake counts.
         counts.append(naive_fixed_increment(z[:, None] * Yb, 1)[1])
     assert counts == [32, 161]  # notes: perceptron 32 and 161 mistakes for d = 20, 200
 

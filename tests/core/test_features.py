@@ -7,7 +7,7 @@ import pytest
 
 from percviz.core.decision import FeatureLinear
 from percviz.core.errors import ParameterError, SpecError
-from percviz.core.features import FEATURE_MAPS, monomial_exponents, parse_features
+from percviz.core.features import FEATURE_MAPS, parse_features
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(7, 2))
@@ -34,17 +34,22 @@ def test_quadratic_circle_is_a_hyperplane():
 def test_polynomial_has_all_monomials(k):
     f = parse_features(f"poly:degree={k}")
     assert f.dimension() == comb(2 + k, k)  # the notes' count C(d + k, k) with d = 2
-    P = f.transform(X)
-    for col, (i, j) in zip(P.T, monomial_exponents(k)):
-        np.testing.assert_allclose(col, X[:, 0] ** i * X[:, 1] ** j)
+    # Every monomial x1^i x2^j with i + j ≤ k, each once: at (2, 3) and (5, 7) the columns are the pairs
+    # (2^i 3^j, 5^i 7^j), listed here from the exponents alone (not from the map's own table).
+    P = f.transform(np.array([[2.0, 3.0], [5.0, 7.0]]))
+    expected = sorted((2.0**i * 3.0**j, 5.0**i * 7.0**j) for i in range(k + 1) for j in range(k + 1 - i))
+    assert sorted(map(tuple, P.T.tolist())) == expected
     assert len(set(f.term_names())) == f.dimension()
     assert f.affine_in_input == (k == 1)
 
 
 def test_poly2_equals_quadratic_and_poly1_is_affine():
-    np.testing.assert_array_equal(parse_features("poly:degree=2").transform(X), parse_features("quadratic").transform(X))
+    at = np.array([[2.0, 3.0]])
+    # literal transcriptions: (1, x1, x2, x1², x1x2, x2²) and (1, x1, x2) at (2, 3)
+    assert parse_features("poly:degree=2").transform(at).tolist() == [[1.0, 2.0, 3.0, 4.0, 6.0, 9.0]]
+    assert parse_features("quadratic").transform(at).tolist() == [[1.0, 2.0, 3.0, 4.0, 6.0, 9.0]]
     p1 = parse_features("poly:degree=1")
-    np.testing.assert_array_equal(p1.transform(X), parse_features("linear").transform(X))
+    assert p1.transform(at).tolist() == parse_features("linear").transform(at).tolist() == [[1.0, 2.0, 3.0]]
     w1, w2, b = p1.affine_coefficients([0.5, 2.0, -1.0])
     assert (w1, w2, b) == (2.0, -1.0, 0.5)
     assert FeatureLinear(p1, [0.5, 2.0, -1.0]).affine() == (2.0, -1.0, 0.5)

@@ -7,6 +7,8 @@ our iterations; passes are `solver.passes`.
 from functools import lru_cache
 from typing import ClassVar
 
+import re
+
 import numpy as np
 import pytest
 
@@ -90,8 +92,15 @@ def test_cone_rays_bound_the_3d_solution_region():
     R = cone.cone_rays_3d(Y)
     assert len(R) >= 3 and (Y @ R.T >= -1e-12).all()
     a_batch = run("batch-perceptron", sep())[1].weights
-    lam = np.linalg.lstsq(R.T, a_batch, rcond=None)[0]
-    np.testing.assert_allclose(R.T @ lam, a_batch, atol=1e-8)  # a separating vector lies in their span
+    # A separating vector lies in the cone the rays generate: a nonnegative combination of them (NNLS), with a
+    # relative residual at rounding level; a vector outside the solution region is not one.
+    from scipy.optimize import nnls
+
+    def cone_residual(v):
+        return nnls(R.T, v)[1] / np.linalg.norm(v)
+
+    assert cone_residual(a_batch) < 1e-9
+    assert not (Y @ np.array([5.0, -3.0, 7.0]) > 0).all() and cone_residual(np.array([5.0, -3.0, 7.0])) > 1e-3
     assert len(cone.cone_rays_3d(Problem(ds.xor()).Y)) == 0
 
 
@@ -103,8 +112,9 @@ def test_gradient_descent_iteration_counts():
     _, s_opt = run("gradient-descent", sep(), step="optimal")
     assert s_opt.iteration == 4560  # notes: optimal eta(k): 4560 iterations
     _, s_newton = run("gradient-descent", sep(), step="newton")
-    assert s_newton.iteration == 1 and s_newton.metrics["gradient_norm"] < 1e-10  # notes: 3.0e-13 (noise)
-    assert np.linalg.norm(s_newton.weights - s_opt.weights) < 1e-8  # notes: 1.0e-09
+    # notes: "gradient norm 3.0e-13, distance to the others 1.0e-09" (rounding level: the same order here)
+    assert s_newton.iteration == 1 and s_newton.metrics["gradient_norm"] < 1e-12
+    assert f"{np.linalg.norm(s_newton.weights - s_opt.weights):.1e}" == "1.0e-09"
     for s in (s_fixed, s_opt, s_newton):  # the MSE vector misclassifies 6: no separator claim
         assert s.status is Status.CONVERGED and s.metrics["train_errors"] == 6
 
@@ -259,7 +269,8 @@ def test_single_sample_relaxation(eta, passes, corrections, ratio):
     deltas = np.array([1.0 - W[k] @ Y[s.triggers[0]] for k, s in enumerate(snaps[1:])])
     rows = np.array([Y[s.triggers[0]] for s in snaps[1:]])
     promised = eta * (2 - eta) * deltas**2 / np.sum(rows**2, axis=1)
-    assert np.min(-np.diff(d2) - promised) > -1e-7  # notes: slack >= -5e-09 (rounding on values ~1e7)
+    # notes: slack >= -5e-09, -3e-09, -2e-09, -3e-09 for η = 0.5 … 1.9 (rounding on squared distances ~1e7)
+    assert np.min(-np.diff(d2) - promised) > -1e-8
     assert "Warning" not in last.message
 
 
@@ -331,22 +342,8 @@ def test_lms_schedules_against_the_mse_solution():
         assert snaps[-1].status is Status.MAX_ITER
 
 
-def _a_star():
-    """The notes' limit a* by quadrature: the best cubic mean-square approximation of P1 − P2."""
-    def pdf(x, mu, s):
-        return np.exp(-0.5 * ((x - mu) / s) ** 2) / (s * np.sqrt(2 * np.pi))
-
-    xq = np.linspace(-9, 9, 36001)
-    dx = xq[1] - xq[0]
-    p1, p2 = 0.5 * pdf(xq, 1.0, 1.0), 0.5 * pdf(xq, -1.0, 0.5)
-    px = p1 + p2
-    Pq = np.column_stack([xq**j for j in range(4)])
-    return np.linalg.solve(Pq.T @ (Pq * px[:, None]) * dx, Pq.T @ ((p1 - p2) / px * px) * dx)
-
-
 def test_lms_and_rls_on_the_stochastic_stream():
-    a_star = _a_star()
-    np.testing.assert_allclose(a_star, [0.0903, 0.8628, -0.0134, -0.061], atol=5e-5)
+    a_star = np.array([0.0903, 0.8628, -0.0134, -0.061])  # the notes' printed limit a* (not recomputed here)
     x, lab = ds.stochastic_stream_arrays()
     # The stream on the x-axis at x/2 (the notes' rescaling) with the full cubic: the x2 terms stay 0.
     problem = Problem(PointSet(np.column_stack([x / 2, np.zeros_like(x)]), lab), features="poly:degree=3")
@@ -354,16 +351,20 @@ def test_lms_and_rls_on_the_stochastic_stream():
     target = a_star * 2.0 ** np.arange(4)
     expected = {"lms": ["0.5053", "0.1017", "0.0248"], "rls": ["0.1898", "0.0327", "0.0159"]}
     kws = {"lms": dict(eta=0.1, schedule="1/(1+k/m)", m=100, max_passes=1), "rls": {}}
+    gaps = []
     for name in ("lms", "rls"):
         got = []
         for snap in checkpoints(get_solver(name)(problem, **kws[name]), (200, 2000, 20000)):
-            got.append(f"{np.linalg.norm(snap.weights[cols] - target):.4f}")
+            got.append(np.linalg.norm(snap.weights[cols] - target))
             assert np.all(np.delete(snap.weights, cols) == 0)
-            if name == "rls":  # notes: ||RLS − batch LS|| 8.5e-05, 1.0e-05, 9.8e-07 (ridge 1/r0)
+            if name == "rls":  # the ridge 1/r0 keeps RLS off the batch LS fit by the notes' printed amounts
                 k = snap.iteration
                 ls = np.linalg.lstsq(problem.Y[:k][:, cols], np.ones(k), rcond=None)[0]
-                assert np.linalg.norm(snap.weights[cols] - ls) < 1e-4
-        assert got == expected[name]
+                gaps.append(f"{np.linalg.norm(snap.weights[cols] - ls):.1e}")
+        # a* is printed to 4 decimals, so the target is known to ‖5e-5·(1, 2, 4, 8)‖ < 4.7e-4, plus the rounding
+        # of the printed distances
+        np.testing.assert_allclose(got, [float(v) for v in expected[name]], atol=4.7e-4 + 5e-5)
+    assert gaps == ["8.5e-05", "1.0e-05", "9.8e-07"]  # notes: ||RLS - batch LS|| at k = 200, 2000, 20000
 
 
 def test_rls_after_one_pass_is_the_least_squares_fit():
@@ -513,8 +514,11 @@ def test_snapshots_follow_the_interface(name):
      ("batch-relaxation", dict(mean=False, eta=1.9), "mean")],
 )  # fmt: skip
 def test_divergence_is_reported_with_advice(name, kw, match):
-    with pytest.raises(ParameterError, match=match):
-        get_solver(name)(sep(), **kw).advance(10**5)
+    snap = get_solver(name)(sep(), **kw).advance(10**5)
+    assert snap.status is Status.DIVERGED and re.search(match, snap.message)
+    assert all(np.isfinite(v) for v in snap.metrics.values())
+    assert snap.weights is None or np.isfinite(snap.weights).all()
+    assert snap.iteration < 10**5  # it stopped at the divergence
 
 
 def test_winnow_refuses_features_that_overflow():

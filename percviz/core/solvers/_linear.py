@@ -60,10 +60,17 @@ def margin_vector(solver: Solver) -> np.ndarray:
     return np.where(y > 0, v["b_plus"], v["b_minus"])
 
 
+def stable_norm(a) -> float:
+    """‖a‖ without overflow for huge components (points at 1e-300 need weights near 1e300)."""
+    a = np.asarray(a, dtype=float)
+    m = float(np.abs(a).max(initial=0.0))
+    return m * float(np.linalg.norm(a / m)) if 0 < m < np.inf else float(np.linalg.norm(a))
+
+
 def weight_metrics(Y: np.ndarray, a: np.ndarray, scores: np.ndarray | None = None) -> dict[str, float | None]:
     """‖a‖, training errors (a·y_i ≤ 0 counts as wrong) and the margin min_i a·y_i / ‖a‖."""
     s = Y @ a if scores is None else scores
-    norm = float(np.linalg.norm(a))
+    norm = stable_norm(a)
     return {
         "weight_norm": norm,
         "train_errors": int((s <= 0).sum()),
@@ -98,8 +105,13 @@ def state(solver: Solver, a: np.ndarray, metrics: dict, message: str = "", score
 DIVERGED = 1e100
 
 
-def diverged(a: np.ndarray) -> bool:
-    """True when a has a non-finite or astronomically large component."""
+def diverged(a: np.ndarray, solver: Solver | None = None) -> bool:
+    """True when a has a non-finite or astronomically large component (with a solver: large scores |a_j|·max|φ_j|,
+    the measure the base class applies to every run)."""
+    if solver is not None:
+        from percviz.core.solvers.base import _feature_size, _finite_and_tame
+
+        return not _finite_and_tame(a, _feature_size(solver))
     return not np.isfinite(a).all() or float(np.abs(a).max(initial=0.0)) > DIVERGED
 
 

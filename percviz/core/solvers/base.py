@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import enum
+import math
 import types
 from dataclasses import dataclass
 from typing import Any, Callable, ClassVar, Iterator, Mapping
 
 import numpy as np
 
-from percviz.core.decision import DecisionFunction
+from percviz.core import budget
+from percviz.core.decision import DecisionFunction, ZeroDecision
 from percviz.core.errors import ParameterError
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
@@ -24,6 +26,7 @@ class Status(str, enum.Enum):
     NONSEPARABLE = "nonseparable"  # a proof of non-separability (Ho–Kashyap e ≤ 0, LP τ > 0)
     CONVERGED = "converged"  # an optimizer converged without a separator claim (MSE, SVM, …)
     MAX_ITER = "max_iter"  # the iteration limit was reached
+    DIVERGED = "diverged"  # non-finite or exploding iterates: the run stopped, nothing is claimed
 
     @property
     def done(self) -> bool:
@@ -34,10 +37,11 @@ class Status(str, enum.Enum):
         return {
             "running": "running",
             "separator": "separator found",
-            "certificate": "certificate of non-separability",
+            "certificate": "ε-certificate (no separator with a margin above ε)",
             "nonseparable": "proof of non-separability",
             "converged": "converged",
             "max_iter": "iteration limit",
+            "diverged": "diverged (numerical failure)",
         }[self.value]
 
 
@@ -149,6 +153,7 @@ class Solver:
         mi = self.default_max_iter if max_iter is None else max_iter
         self.max_iter = MAX_ITER_SPEC.coerce(mi, self.display_name or self.name)
         self.values = self.params.validate(values, self.display_name or self.name)
+        budget.check_solver(self)  # before _check_problem, which may build K or G
         self._check_problem()
         self.iteration = 0
         self.status = Status.RUNNING
@@ -183,9 +188,14 @@ class Solver:
     # -- the interface --------------------------------------------------------
     def start(self) -> Snapshot:
         """Reset to the initial state and return its snapshot (iteration 0)."""
+        with np.errstate(all="ignore"):  # overflow is detected and reported as DIVERGED, never as warnings
+            return self._base_start()
+
+    def _base_start(self) -> Snapshot:
         self._reset()
         self.iteration = 0
-        halted = self._halt()
+        self._stop_note = ""
+        halted = self._guarded_halt()
         self.status = halted or (Status.MAX_ITER if self.max_iter == 0 else Status.RUNNING)
         self._started = True
         self._last = self._snapshot(())
@@ -193,6 +203,10 @@ class Solver:
 
     def step(self) -> Snapshot:
         """Perform one update and return its snapshot; once done, returns the last snapshot again."""
+        with np.errstate(all="ignore"):
+            return self._base_step()
+
+    def _base_step(self) -> Snapshot:
         if not self._started:
             return self.start()
         if self.status.done:
@@ -204,7 +218,7 @@ class Solver:
     def _one_update(self) -> tuple[int, ...]:
         triggers = self._update()
         self.iteration += 1
-        halted = self._halt()
+        halted = self._guarded_halt()
         if halted is not None:
             self.status = halted
         elif self.iteration >= self.max_iter:
@@ -213,6 +227,10 @@ class Solver:
 
     def advance(self, updates: int) -> Snapshot:
         """Fast-forward: perform up to `updates` updates, building only the last snapshot, and return it."""
+        with np.errstate(all="ignore"):
+            return self._base_advance(updates)
+
+    def _base_advance(self, updates: int) -> Snapshot:
         if not self._started:
             self.start()
         triggers = None
@@ -228,15 +246,26 @@ class Solver:
     def run_recording(self, record: Callable[[int, dict[str, float]], None]) -> Snapshot:
         """Run to the end like run(), building only the first and last snapshots; record(iteration, metrics)
         is called for the start and after every update (the metrics only: no decision function is kept)."""
+        with np.errstate(all="ignore"):
+            return self._base_run_recording(record)
+
+    def _base_run_recording(self, record) -> Snapshot:
         snap = self.start()
         record(snap.iteration, dict(snap.metrics))
         while not self.status.done:
             triggers = self._one_update()
+            clean: dict[str, float] = {}
+            if not self.status.done:
+                raw = {k: float(v) for k, v in self._metrics().items() if v is not None}
+                clean = {k: v for k, v in raw.items() if math.isfinite(v)}
+                if len(clean) < len(raw):
+                    bad = sorted(set(raw) - set(clean))
+                    self._diverge(f"the metric {', '.join(bad)} became non-finite at iteration {self.iteration}")
             if self.status.done:
                 self._last = self._snapshot(triggers)
                 record(self._last.iteration, dict(self._last.metrics))
             else:
-                record(self.iteration, {k: float(v) for k, v in self._metrics().items() if v is not None})
+                record(self.iteration, clean)
         assert self._last is not None
         return self._last
 
@@ -269,7 +298,141 @@ class Solver:
 
     def _snapshot(self, triggers) -> Snapshot:
         st = dict(self._state())
+        st = self._checked(st)
         return Snapshot(iteration=self.iteration, status=self.status, triggers=tuple(triggers), **st)
+
+    # -- the claims, checked before they are shown ---------------------------------
+    def _guarded_halt(self) -> Status | None:
+        """The halting test, then the divergence test of the iterates (cheap: O(size of the iterate))."""
+        halted = self._halt()
+        if halted is Status.DIVERGED:
+            return halted
+        # every CHECK_EVERY updates (and at every snapshot, in _checked): cheap enough for single-sample rules
+        why = _exploded(self) if self.iteration % CHECK_EVERY == 0 or halted is not None else ""
+        if why:
+            self._stop_note = f"Diverged at iteration {self.iteration}: {why}. {DIVERGED_ADVICE}"
+            return Status.DIVERGED
+        return halted
+
+    def _diverged_because(self, message: str) -> Status:
+        """For a solver's _halt: stop the run as DIVERGED with the solver's own explanation."""
+        self._stop_note = message
+        return Status.DIVERGED
+
+    def _diverge(self, why: str) -> None:
+        self.status = Status.DIVERGED
+        self._stop_note = f"Diverged: {why}. {DIVERGED_ADVICE}"
+
+    def _checked(self, st: dict[str, Any]) -> dict[str, Any]:
+        """Apply the central checks to a state before it becomes a snapshot.
+
+        Non-finite or exploding numbers stop the run as DIVERGED (never drawn: the decision becomes f ≡ 0 and
+        non-finite metrics are dropped); a SEPARATOR claim stands only if the snapshot's own decision function,
+        evaluated on the training points, has the right sign everywhere with a scale-aware tolerance.
+        """
+        metrics = dict(st.get("metrics") or {})
+        bad = [k for k, v in metrics.items() if v is not None and not math.isfinite(float(v))]
+        arrays = {k: st.get(k) for k in ("weights", "alpha", "p")}
+        scales = {"weights": _feature_size(self), "alpha": 1.0, "p": 1.0}
+        bad += [k for k, v in arrays.items() if v is not None and not _finite_and_tame(v, scales[k])]
+        if bad and self.status is not Status.DIVERGED:
+            self._diverge(f"{', '.join(sorted(bad))} became non-finite or exploded (beyond {EXPLODED:g})")
+        if self.status is Status.DIVERGED:
+            n_out = getattr(st.get("decision"), "n_outputs", 1)
+            st["decision"] = ZeroDecision(n_outputs=n_out)
+            for k, v in arrays.items():
+                if v is not None and not _finite_and_tame(v, scales[k]):
+                    st[k] = None
+            metrics = {k: v for k, v in metrics.items() if v is None or math.isfinite(float(v))}
+        elif self.status is Status.SEPARATOR:
+            why = separator_refuted(self.problem, st["decision"], self.representation)
+            if why:
+                self.status = Status.CONVERGED
+                self._stop_note = (
+                    f"Not claimed as a separator: the halting test passed, but {why} (rounding at this scale). "
+                    "Scale the points to about unit size, or change the kernel's parameters."
+                )
+        st["metrics"] = metrics
+        note = getattr(self, "_stop_note", "")
+        if note and self.status.done:
+            msg = st.get("message") or ""
+            st["message"] = f"{msg} {note}".strip() if note not in msg else msg
+        return st
+
+
+#: How often (in updates) the iterates are checked for divergence between snapshots.
+CHECK_EVERY = 32
+#: An iterate component beyond this means the run is diverging (long before floats overflow).
+EXPLODED = 1e100
+DIVERGED_ADVICE = "Nothing is claimed; lower the step size or margin parameters, or scale the points to unit size"
+#: A separator must beat rounding: min_i y_i f(x_i) > SIGN_TOL · max_i |f(x_i)|.
+SIGN_TOL = 1e-12
+_EVAL_CHUNK = 2048  # rows of the decision function evaluated at once (bounds the kernel block's memory)
+
+
+def _finite_and_tame(v, scale=1.0) -> bool:
+    """Finite, and every |v|·scale within EXPLODED (scale broadcasts along v's last axis)."""
+    a = np.asarray(v, dtype=float)
+    if not np.isfinite(a).all():
+        return False
+    try:
+        with np.errstate(over="ignore"):
+            return float((np.abs(a) * scale).max(initial=0.0)) <= EXPLODED
+    except ValueError:  # shapes differ (a solver's own vector): by size alone
+        return float(np.abs(a).max(initial=0.0)) <= EXPLODED
+
+
+def _feature_size(solver: "Solver"):
+    """max_i |φ_j(x_i)| per feature j, cached: a weight is measured by the scores it gives, |a_j|·max|φ_j|."""
+    size = solver.__dict__.get("_feature_size_cache")
+    if size is None:
+        size = 1.0
+        if solver.representation != "kernel":
+            size = np.abs(np.asarray(solver.problem.Phi)).max(axis=0, initial=0.0)
+        solver.__dict__["_feature_size_cache"] = size
+    return size
+
+
+def _exploded(solver: "Solver") -> str:
+    """Which iterate is non-finite or exploding ('' if none): a and W by their scores (|a|·max|φ|, so points
+    scaled by 1e-300 may need weights of 1e300), b, p and Gp by their size."""
+    for name in ("a", "W", "b", "p", "Gp"):
+        v = solver.__dict__.get(name)
+        if isinstance(v, np.ndarray) and v.dtype.kind == "f":
+            scale = _feature_size(solver) if name in ("a", "W") else 1.0
+            if not _finite_and_tame(v, scale):
+                return f"the iterate {name} became non-finite or exploded (its scores beyond {EXPLODED:g})"
+    return ""
+
+
+def decision_on_points(decision: DecisionFunction, X: np.ndarray) -> np.ndarray:
+    """The decision function's values on the training points, evaluated in bounded chunks."""
+    X = np.asarray(X, dtype=float)
+    parts = [np.asarray(decision(X[i : i + _EVAL_CHUNK]), dtype=float) for i in range(0, len(X), _EVAL_CHUNK)]
+    return np.concatenate(parts) if parts else np.zeros(0)
+
+
+def separator_refuted(problem: Problem, decision: DecisionFunction, representation: str) -> str:
+    """'' when the decision function classifies every training point correctly beyond rounding, else why not."""
+    f = decision_on_points(decision, problem.X)
+    if not np.isfinite(f).all():
+        return "the decision function is not finite at some training point"
+    if f.ndim == 1:
+        yf = problem.y * f
+        scale = float(np.abs(f).max(initial=0.0))
+        i = int(np.argmin(yf)) if yf.size else 0
+        if yf.size and not yf[i] > SIGN_TOL * scale:
+            return f"the decision function gives y·f = {yf[i]:.3g} at point {i}"
+        return ""
+    cls = np.asarray(problem.points.classes)
+    own = f[np.arange(len(cls)), cls]
+    rival = np.where(np.arange(f.shape[1])[None, :] == cls[:, None], -np.inf, f).max(axis=1)
+    gap = own - rival
+    scale = float(np.abs(f).max(initial=0.0))
+    i = int(np.argmin(gap)) if gap.size else 0
+    if gap.size and not gap[i] > SIGN_TOL * scale:
+        return f"point {i}'s own discriminant does not beat its strongest rival (gap {gap[i]:.3g})"
+    return ""
 
 
 #: Feature vectors beyond this size are refused: squares and sums of products of them would overflow.

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from percviz.core.errors import DataError, ParameterError
+from percviz.core.errors import DataError
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers import _linear as L
 from percviz.core.solvers.base import Solver, Status, register
@@ -132,8 +132,8 @@ class GradientDescent(Solver):
         return ()
 
     def _halt(self):
-        if L.diverged(self.a):
-            raise ParameterError(
+        if L.diverged(self.a, self):
+            return self._diverged_because(
                 f"Gradient descent diverged at step {self.iteration}: the fixed η is too large "
                 f"(it must be below 2/λ_max = {2 / self._lam_max:.3g}); lower η or set it to 0."
             )

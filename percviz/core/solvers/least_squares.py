@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import numpy as np
 
-from percviz.core.errors import ParameterError
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers import _linear as L
 from percviz.core.solvers.base import Solver, Status, register
@@ -108,8 +107,8 @@ class LMS(_SquaredError):
         return (i,)
 
     def _halt(self):
-        if L.diverged(self.a):
-            raise ParameterError(
+        if L.diverged(self.a, self):
+            return self._diverged_because(
                 f"LMS diverged at step {self.iteration}: η(1) = {self.values['eta']:g} is too large for these "
                 "features; lower η or center and scale the points."
             )
@@ -146,17 +145,37 @@ class RLS(_SquaredError):
     def _reset(self):
         self._setup()
         self.R = self.values["r0"] * np.eye(self._Y.shape[1])
+        self._lost = False
 
     def _update(self):
         i = self.iteration % len(self._b)
         y = self._Y[i]
         Ry = self.R @ y
-        self.R = self.R - np.outer(Ry, Ry) / (1 + y @ Ry)
+        den = 1 + y @ Ry
+        # R stays positive definite in exact arithmetic, so 1 + yᵗRy ≥ 1; below that, rounding has taken over.
+        self._lost = self._lost or not den >= 1 - 1e-9
+        self.R = self.R - np.outer(Ry, Ry) / den
         self.a = self.a + self.R @ y * (self._b[i] - self.a @ y)
         return (i,)
 
     def _halt(self):
-        if self.iteration >= self.values["passes"] * len(self._b):
+        if self._lost:
+            return self._diverged_because(
+                f"RLS lost positive definiteness at step {self.iteration} (1 + yᵗRy < 1, impossible in exact "
+                "arithmetic): the recursion is ill-conditioned for these features. Use MSE, a lower-degree map "
+                "or a smaller r0."
+            )
+        passes = self.values["passes"]
+        if self.iteration >= passes * len(self._b):
+            # a minimizes passes·J_s(a) + ‖a‖²/r0, which is at most its value passes·‖b‖² at a = 0.
+            e = self._Y @ self.a - self._b
+            value = passes * float(e @ e) + float(self.a @ self.a) / self.values["r0"]
+            if not value <= passes * float(self._b @ self._b) * (1 + 1e-6):
+                return self._diverged_because(
+                    f"RLS's result fits worse than a = 0 (criterion {value:.3g} > {passes * self._b @ self._b:.3g}): "
+                    "rounding ruined the recursion on these ill-conditioned features. Use MSE, a lower-degree "
+                    "map or a smaller r0."
+                )
             return self._final_status()
         return None
 

@@ -16,9 +16,11 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from percviz.core.certify import column_scales, refute_nonseparable
 from percviz.core.decision import FeatureLinear
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSet, ParamSpec
+from percviz.core.solvers._linear import stable_norm
 from percviz.core.solvers.base import Solver, Status, register
 
 FAMILY = "Linear programming"
@@ -62,7 +64,10 @@ def min_perceptron_criterion(Y, b=None) -> LPResult:
     Y = np.asarray(Y, dtype=float)
     n, dh = Y.shape
     b = np.ones(n) if b is None else np.broadcast_to(np.asarray(b, dtype=float), (n,))
-    A = np.column_stack([Y, -Y, np.eye(n)])  # rows (y_iᵗ, −y_iᵗ, e_iᵗ)
+    from scipy import sparse
+
+    # rows (y_iᵗ, −y_iᵗ, e_iᵗ), sparse: the identity block would make a dense A of n² numbers (3.2 GB at n = 20,000)
+    A = sparse.hstack([sparse.csr_matrix(np.column_stack([Y, -Y])), sparse.identity(n, format="csr")], format="csr")
     cost = np.r_[np.zeros(2 * dh), np.ones(n)]
     return _solve(cost, A, b, dh, "the perceptron criterion")
 
@@ -73,28 +78,35 @@ def perceptron_criterion(a, Y, b=1.0) -> float:
 
 
 def kernel_separable(K, y) -> tuple[bool, float]:
-    """Is there f = Σ_j c_j K(x_j, ·) + β with y_i f(x_i) > 0 for all i?  (min τ over free c, β.)
+    """Is there f = Σ_j c_j K(x_j, ·) + β with y_i f(x_i) > 0 for all i?  (min τ on the normalized rows.)
 
-    By the representer argument every separating function of the kernel's feature space (with a bias) can be
-    replaced by one in the span of the points with the same values on them, so this LP decides separability
-    exactly; as above τ is 0 or at least 1, and the verdict uses τ < ½.
+    The bias is a feature of its own, K′ = K + 1, so f(x_i) = (K′c)_i by the representer argument, and the
+    question is whether some c has y_i(K′c)_i > 0: unchanged when row i is divided by √K′_ii and c absorbs
+    the same scaling. On G′ = D y K′ y D (entries in [−1, 1], unit diagonal) the LP min τ s.t. G′c + τ ≥ 1
+    is well scaled; τ is 0 or at least 1 as above, and the verdict uses τ < ½.
     """
     K = np.asarray(K, dtype=float)
-    K = K / (np.abs(K).max() or 1.0)  # the verdict is invariant to scaling K (c absorbs it)
     y = np.asarray(y, dtype=float)
     n = len(y)
-    A = np.column_stack([y[:, None] * K, y, np.ones(n)])  # y_i((Kc)_i + β) + τ ≥ 1
-    cost = np.r_[np.zeros(n + 1), 1.0]
-    bounds = [(None, None)] * (n + 1) + [(0, None)]
+    Kb = K + 1.0
+    d = np.sqrt(np.clip(np.diag(Kb), np.finfo(float).tiny, None))
+    Gb = (y / d)[:, None] * Kb * (y / d)[None, :]
+    A = np.column_stack([Gb, np.ones(n)])
+    cost = np.r_[np.zeros(n), 1.0]
+    bounds = [(None, None)] * n + [(0, None)]
     from scipy.optimize import linprog
 
-    res = linprog(cost, A_ub=-A, b_ub=-np.ones(n), bounds=bounds)
-    if res.status != 0 or res.x is None:
-        raise DataError(
-            f"The separability test failed ({res.message.strip()}). Scale the points down or change the kernel."
-        )
-    tau = float(res.x[-1])
-    return tau < 0.5, tau
+    messages = []
+    for method in ("highs-ds", "highs-ipm"):  # the dual simplex first; the interior point when it trips
+        res = linprog(cost, A_ub=-A, b_ub=-np.ones(n), bounds=bounds, method=method)
+        if res.status == 0 and res.x is not None:
+            tau = float(res.x[-1])
+            return tau < 0.5, tau
+        messages.append(res.message.strip())
+    raise DataError(
+        f"Cannot decide whether the kernel separates these points: the linear program failed ({messages[-1]}). "
+        "Use the soft margin (margin=soft), or scale the points to about unit size."
+    )
 
 
 MARGIN_PARAMS = (
@@ -139,20 +151,44 @@ class _LPSolver(Solver):
     def _objective_at_zero(self) -> float:
         raise NotImplementedError
 
-    def _program(self) -> LPResult:
+    def _program(self, Y) -> LPResult:
         raise NotImplementedError
 
     def _update(self):
-        res = self._program()
+        res = self._scale_safe_program()
         self.a, self._value, self._iters = res.a, res.value, res.iterations
         self._solved = True
         return ()
 
+    def _scale_safe_program(self) -> LPResult:
+        """The LP as the notes pose it; if that claims non-separability (or fails), the same LP in rescaled
+        variables a = D a′ (columns of Y scaled to max 1), whose optimal value is the same in exact arithmetic."""
+        half = 0.5 * self._b.min()
+        try:
+            res = self._program(self._Y)
+            if res.value <= half and (self._Y @ res.a > 0).all():
+                return res
+        except DataError:
+            res = None
+        D = column_scales(self._Y)
+        try:
+            scaled = self._program(self._Y * D)
+        except DataError:
+            if res is None:
+                raise
+            return res
+        scaled = LPResult(D * scaled.a, scaled.value, scaled.iterations)
+        if res is None or (self._Y @ scaled.a > 0).all() or scaled.value < res.value:
+            return scaled
+        return res
+
     def _halt(self):
         if not self._solved:
             return None
+        self._refuted = ""
         if self._value > 0.5 * self._b.min():
-            return Status.NONSEPARABLE
+            self._refuted = refute_nonseparable(self._Y)
+            return Status.CONVERGED if self._refuted else Status.NONSEPARABLE
         if (self._Y @ self.a > 0).all():
             return Status.SEPARATOR
         return Status.CONVERGED
@@ -160,6 +196,11 @@ class _LPSolver(Solver):
     def _verdict(self) -> str:
         if not self._solved:
             return "a = 0: every sample counts as misclassified; one step solves the linear program."
+        if getattr(self, "_refuted", ""):
+            return (
+                f"{self._objective_name} = {self._value:.4g} > 0 at this scale, but no proof is claimed: "
+                f"{self._refuted}. Scale the points to about unit size."
+            )
         if self.status is Status.NONSEPARABLE:
             return (
                 f"{self._objective_name} = {self._value:.4g} > 0: a proof that no separating vector exists "
@@ -174,7 +215,7 @@ class _LPSolver(Solver):
 
     def _state(self):
         scores = self._Y @ self.a
-        nw = float(np.linalg.norm(self.a))
+        nw = stable_norm(self.a)
         msg = self._verdict()
         if self._solved:
             msg += f" (HiGHS: {self._iters} iterations)"
@@ -211,8 +252,8 @@ class LPFeasibility(_LPSolver):
     def _objective_at_zero(self):
         return float(self._b.max())  # a = 0 needs τ = max b_i
 
-    def _program(self):
-        return min_tau(self._Y, self._b)
+    def _program(self, Y):
+        return min_tau(Y, self._b)
 
 
 @register
@@ -231,8 +272,8 @@ class LPPerceptron(_LPSolver):
     def _objective_at_zero(self):
         return float(self._b.sum())
 
-    def _program(self):
-        return min_perceptron_criterion(self._Y, self._b)
+    def _program(self, Y):
+        return min_perceptron_criterion(Y, self._b)
 
     def _extra_metrics(self):
         return {"criterion": perceptron_criterion(self.a, self._Y, self._b)}

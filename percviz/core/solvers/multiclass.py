@@ -70,7 +70,10 @@ class _LinearMachine(Solver):
     def _halt(self):
         return Status.SEPARATOR if (self._gaps() > 0).all() else None
 
-    def _metrics(self, gaps) -> dict:
+    def _metrics(self) -> dict:
+        return self._gap_metrics(self._gaps())
+
+    def _gap_metrics(self, gaps) -> dict:
         nw = float(np.linalg.norm(self.W))
         return {
             "train_errors": int((gaps <= 0).sum()),
@@ -85,7 +88,7 @@ class _LinearMachine(Solver):
         return {
             "decision": FeatureLinear(self.problem.features, self.W),
             "weights": self.W,
-            "metrics": self._metrics(gaps),
+            "metrics": self._gap_metrics(gaps),
             "message": self._message(gaps),
         }
 
@@ -182,8 +185,8 @@ class MulticlassMSE(_LinearMachine):
             return None
         return Status.SEPARATOR if (self._gaps() > 0).all() else Status.CONVERGED
 
-    def _metrics(self, gaps):
-        m = super()._metrics(gaps)
+    def _gap_metrics(self, gaps):
+        m = super()._gap_metrics(gaps)
         del m["mistakes"]
         e2 = float(np.sum((self._Phi @ self.W.T - self._B) ** 2))
         return {**m, "criterion": e2, "error_norm": float(np.sqrt(e2))}

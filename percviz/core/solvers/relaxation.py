@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from percviz.core.errors import DataError, ParameterError
+from percviz.core.certify import refute_nonseparable
+from percviz.core.errors import DataError
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers import _linear as L
 from percviz.core.solvers.base import Solver, Status, register
@@ -85,8 +86,8 @@ class Relaxation(L.ScanPasses, Solver):
         return (i,)
 
     def _halt(self):
-        if L.diverged(self.a):
-            raise ParameterError(
+        if L.diverged(self.a, self):
+            return self._diverged_because(
                 f"Relaxation diverged at correction {self.iteration}: η = {self.values['eta']:g} overshoots each "
                 "hyperplane too far. Choose 0 < η < 2, where convergence is proved."
             )
@@ -159,11 +160,16 @@ class BatchRelaxation(Solver):
         s = self._Y @ self.a
         if (s > 0).all():
             return Status.SEPARATOR
-        if L.diverged(self.a):
-            raise ParameterError(
+        if L.diverged(self.a, self):
+            return self._diverged_because(
                 f"Batch relaxation diverged at step {self.iteration}: η is too large for the summed step; "
                 "lower η or turn 'mean' on."
             )
+        if self._stalled and j_relaxation(s, self._sq, self.values["b"]) > 0:
+            # The step Σ w_i y_i vanished with every w_i = (b − a·y_i)/‖y_i‖² > 0: a nonnegative, non-zero
+            # combination of samples is 0 (Gordan), so no separating vector exists; the exact LP confirms it.
+            self._refuted = refute_nonseparable(self._Y)
+            return Status.CONVERGED if self._refuted else Status.NONSEPARABLE
         if self._stalled or (self.iteration == 0 and (s >= self.values["b"]).all()):
             return Status.CONVERGED  # J_r = 0 but some a·y_i = 0: only possible with b = 0
         return None
@@ -172,7 +178,18 @@ class BatchRelaxation(Solver):
         s = self._Y @ self.a
         b = self.values["b"]
         msg = f"{self.iteration} batch steps; {int((s <= b).sum())} samples with a·y ≤ {b:g}."
-        if self.status is Status.CONVERGED:
+        jr = j_relaxation(s, self._sq, b)
+        if self.status is Status.NONSEPARABLE:
+            msg += (
+                f" The corrections of the violated samples cancel (the step is 0 while J_r = {jr:.4g} > 0): a nonnegative "
+                "combination of samples vanishes, so no separating vector exists (confirmed by the exact LP)."
+            )
+        elif self.status is Status.CONVERGED and jr > 0:
+            msg += (
+                f" The step vanished with J_r = {jr:.4g} > 0, but no proof is claimed: "
+                f"{getattr(self, '_refuted', '')}."
+            )
+        elif self.status is Status.CONVERGED:
             msg += " J_r = 0 but some a·y_i = 0: with b = 0 the rule stalls on the boundary. Use b > 0."
         msg += _eta_warning(self.values["eta"])
         return L.state(self, self.a, {"j_relaxation": j_relaxation(s, self._sq, b)}, msg, s)

@@ -142,9 +142,9 @@ class SVM(Solver):
                 ok, tau = kernel_separable(self._K, y)
             if not ok:
                 raise DataError(
-                    f"A hard-margin SVM needs points that the {self.problem.kernel.spec} kernel can separate, "
-                    f"and these cannot be (the LP min τ = {tau:.3g} > 0 proves it). "
-                    "Use the soft margin (margin=soft) with a finite C, or a more flexible kernel."
+                    f"Not separable by the {self.problem.kernel.spec} kernel: use the soft margin (margin=soft) "
+                    f"with a finite C, or a more flexible kernel. A hard-margin SVM needs separable points, and "
+                    f"the LP min τ = {tau:.3g} > 0 proves these are not."
                 )
 
     def _reset(self):
@@ -226,7 +226,9 @@ class SVM(Solver):
             "weights": None if wb is None else np.concatenate([[wb[1]], wb[0]]),
             "metrics": {
                 "objective": float(alpha.sum() - 0.5 * w2),
-                "margin": 1.0 / wn if wn > 0 else None,
+                # The metric's definition, min_i y_i f(x_i)/‖w‖: 1/‖w‖ for a hard-margin solution, below it
+                # (negative with training errors) for a soft one.
+                "margin": float(scores.min() / wn) if wn > 0 else None,
                 "weight_norm": wn,
                 "train_errors": int((scores <= 0).sum()),
                 "slack_sum": float(slack.sum()),
@@ -251,8 +253,11 @@ class SVM(Solver):
             parts.append(f"Σξ = {slack.sum():.4g} (ξ_i > 0 on {inside} points)" if inside else "no slack: ξ = 0")
         elif slack.max() > 1e-6:
             parts.append(f"margin constraints met to within {slack.max():.1e} (the margin is tiny for this kernel)")
-        if wn > 0:
+        if wn > 0 and slack.max() <= 1e-6:
             parts.append(f"margin 1/‖w‖ = {1 / wn:.4g}")
+        elif wn > 0:
+            parts.append(f"1/‖w‖ = {1 / wn:.4g} is the width of the soft margin, not a margin of the data "
+                         f"(min_i y_i f(x_i)/‖w‖ = {(1 - slack.max()) / wn:.4g})")
         if self._final.status != "Solved":
             parts.append("reduced accuracy")
         return "; ".join(parts) + "."

@@ -109,7 +109,12 @@ class NVN(Solver):
     def _state(self):
         nrm = math.sqrt(self._sq)
         bound = 1.0 / math.sqrt(self.iteration + self._inv0) if self.status is not Status.SEPARATOR else None
-        msg = f"‖p‖_G = {nrm:.3g} ≤ ε: no separator exists" if self.status is Status.CERTIFICATE else ""
+        msg = (
+            f"ε-certificate: ‖p‖_G = {nrm:.3g} ≤ ε = {self.values['eps']:g}, so no separator has a margin above ε "
+            "(one with a smaller margin may still exist)"
+            if self.status is Status.CERTIFICATE
+            else ""
+        )
         return kernel_state(self, self.p, self.Gp, {"p_g_norm": nrm, "bound": bound}, p=self.p, message=msg)
 
 
@@ -165,7 +170,11 @@ class SNKPVN(Solver):
         it = self.it
         bound = snkpvn_bound(self.problem.n, it.k, self.q_norm, self._margin)
         extra = {"p_g_norm": it.p_norm, "mu": it.mu, "bound": bound, "delta": self.values["delta"]}
-        msg = f"‖p‖_G = {it.p_norm:.3g} < δ" if self.status is Status.CERTIFICATE else ""
+        msg = (
+            f"δ-certificate: ‖p‖_G = {it.p_norm:.3g} < δ, so no separator has a margin above δ"
+            if self.status is Status.CERTIFICATE
+            else ""
+        )
         return kernel_state(self, it.alpha, it.Ga, extra, p=it.p, message=msg)
 
 
@@ -253,5 +262,8 @@ class ISNKPVN(Solver):
         }
         msg = f"call t = {self.t}, δ_t = {self.delta:.3g}"
         if self.status is Status.CERTIFICATE:
-            msg = f"‖p‖_G = {pn:.3g} < ε after {self.t + 1} calls: no separator exists"
+            msg = (
+                f"ε-certificate: ‖p‖_G = {pn:.3g} < ε = {self.values['eps']:g} after {self.t + 1} calls, so no "
+                "separator has a margin above ε (one with a smaller margin may still exist)"
+            )
         return kernel_state(self, it.alpha, it.Ga, extra, p=p, message=msg)

@@ -1,0 +1,67 @@
+"""The memory budget: estimated before allocating, refused with one line saying what to do."""
+
+import tracemalloc
+
+import numpy as np
+import pytest
+
+from percviz import cli
+from percviz.core import budget
+from percviz.core.data import PointSet
+from percviz.core.presets import write_csv
+from percviz.core.problem import Problem
+from percviz.core.solvers import get_solver
+
+
+@pytest.mark.parametrize("text, expect", [
+    ("", 4 * 2**30), ("16G", 16 * 2**30), ("512M", 512 * 2**20), ("1.5GiB", int(1.5 * 2**30)), ("2048", 2048),
+    ("lots", 4 * 2**30),
+])  # fmt: skip
+def test_budget_from_the_environment(monkeypatch, text, expect):
+    monkeypatch.setenv(budget.ENV, text)
+    assert budget.budget_bytes() == expect
+
+
+def points(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.normal(size=(n, 2))
+    return PointSet.from_signed(X, np.where(X[:, 0] > 0, 1, -1))
+
+
+def test_100000_point_snkp_is_refused_before_allocating():
+    # Before: an internal MemoryError after asking for 74.5 GiB (one n×n matrix of 8·10¹⁰ bytes).
+    problem = Problem(points(100_000))
+    tracemalloc.start()
+    with pytest.raises(budget.BudgetError, match=r"74\.5 GiB each.*budget is 4 GiB.*at most 1[0-9],[0-9]{3} points"):
+        get_solver("snkp")(problem)
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert peak < 50 * 2**20  # nothing n×n was allocated (8 n² bytes would be 80 GB)
+
+
+def test_weight_vector_algorithms_on_many_points_are_allowed():
+    for name in ("perceptron", "lp-perceptron", "fixed-increment", "mse"):
+        get_solver(name)(Problem(points(100_000)))  # O(n·d̂) memory: within the budget
+
+
+def test_the_cli_refuses_with_one_line_and_the_env_raises_the_budget(capsys, tmp_path, monkeypatch):
+    path = write_csv(points(400), tmp_path / "p.csv")
+    monkeypatch.setenv(budget.ENV, "1M")  # 400 points: 3.5 · 8 · 400² = 4.5 MB > 1 MiB
+    for argv in (["solve", path, "-a", "nvn"], ["solve", path, "-a", "svm"], ["margin", path]):
+        assert cli.main([str(a) for a in argv]) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and err.count("\n") == 1 and "budget is 1 MiB" in err and budget.ENV in err
+    monkeypatch.setenv(budget.ENV, "64M")
+    assert cli.main(["solve", str(path), "-a", "nvn", "--max-iter", "5"]) == 0
+    capsys.readouterr()
+
+
+def test_estimates_bound_the_measured_peak():
+    # The kernel estimate (3.5 n×n matrices) covers what a kernel run really allocates (traced by numpy).
+    n = 1500
+    problem = Problem(points(n), kernel="rbf:gamma=0.5")
+    tracemalloc.start()
+    get_solver("snkp")(problem, max_iter=5, bound=False).run()
+    peak = tracemalloc.get_traced_memory()[1]
+    tracemalloc.stop()
+    assert 2 * 8 * n * n < peak < budget.square_matrices(n, budget.SQUARE_MATRICES["kernel"])
