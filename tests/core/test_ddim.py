@@ -275,6 +275,11 @@ def test_common_checks_in_d_dims(name, lifted_common):
 #: per-coordinate updates, and the LPs' vertex in the split a = a⁺ − a⁻ ≥ 0 (any feasible vertex answers).
 COORDINATE_WISE = {"winnow", "lp-feasibility", "lp-perceptron"}
 
+#: Akaho's input-space SVM chains one interior-point QP and one projection (12) per step, and off the plane its
+#: projections start from the points alone (no sampled contour): the lifted run agrees to those solvers'
+#: accuracy (measured 4e-7 relative in R^3, 4e-5 in R^30), not to rounding.
+TOLERANCE = {"input-space-svm": 1e-3}
+
 
 @pytest.mark.parametrize("d", DIMS)
 @pytest.mark.parametrize("name", NAMES)
@@ -291,7 +296,8 @@ def test_a_rotated_embedding_in_d_dims_gives_the_planes_run(name, d):
     assert (a.iteration, a.status) == (b.iteration, b.status)
     probe = np.random.default_rng(5).normal(size=(9, 2)) * 2
     Q = up.X.T @ np.linalg.pinv(flat.X.T)  # the embedding, recovered from the points
-    np.testing.assert_allclose(b.decision(probe @ Q.T), a.decision(probe), rtol=1e-7, atol=1e-9)
+    rtol = TOLERANCE.get(name, 1e-7)
+    np.testing.assert_allclose(b.decision(probe @ Q.T), a.decision(probe), rtol=rtol, atol=1e-9)
     for x, z in ((a.alpha, b.alpha), (a.p, b.p)):
         if x is not None:
-            np.testing.assert_allclose(z, x, rtol=1e-7, atol=1e-10)
+            np.testing.assert_allclose(z, x, rtol=rtol, atol=1e-10 if rtol == 1e-7 else 1e-7)
