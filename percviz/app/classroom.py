@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFormLayout,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QTextBrowser,
@@ -37,7 +38,9 @@ from PySide6.QtWidgets import (
 from percviz.app import file_actions
 from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, PictureDialog, export_picture
 from percviz.app.file_actions import FileActions
-from percviz.app.overlays import SHORTCUT_ROWS, HelpOverlay, RunOverlay, attach_run_overlay
+from percviz.app.help_page import HelpSheet, help_rows
+from percviz.app.keys import FocusKeeper
+from percviz.app.overlays import SHORTCUT_ROWS, RunOverlay, attach_run_overlay
 from percviz.app.prefs import Preferences
 from percviz.app.theme import PRESENTATION_SCALE, THEMES, Theme, theme_for
 
@@ -135,7 +138,7 @@ class Classroom(QObject):
             current = getattr(w.session, "current", None)
             if current is not None:
                 self.caption.show_snapshot(current)
-        self.help = HelpOverlay(w, SHORTCUT_ROWS, self.theme)
+        self.help = HelpSheet(w, SHORTCUT_ROWS, self.theme)
 
     def _build_info_dock(self) -> None:
         self.info = InfoPanel(self)
@@ -238,6 +241,52 @@ class Classroom(QObject):
                 action.triggered.connect(lambda _=False, f=slot: f())
                 w.addAction(action)
             self.actions[name] = action
+        self._add_run_keys()
+        self.focus_keeper = FocusKeeper(w)
+
+    def _add_run_keys(self) -> None:
+        """End, a guarded Reset, Delete and the class keys, each as a menu item (so F1 can list them)."""
+        w, s = self.window, self.window.session
+        controls = getattr(w, "controls", None)
+        run_menu = getattr(w, "run_menu", None)
+        reset = self.actions.get("reset")
+        if controls is not None and hasattr(controls, "request_reset") and reset is not None:
+            reset.triggered.disconnect()
+            reset.triggered.connect(lambda _=False: controls.request_reset())
+            controls.resetArmed.connect(lambda text: w.show_message(text, 4000))
+            reset.setText("&Reset (asks before discarding a long run)")
+        if run_menu is not None:
+            end = QAction("Latest snapshot", w)
+            end.setObjectName("action_latest")
+            end.setShortcut(QKeySequence("End"))
+            end.setShortcutContext(Qt.WindowShortcut)
+            end.triggered.connect(lambda _=False: s.show_index(len(s.history) - 1))
+            forward = self.actions.get("forward")
+            run_menu.insertAction(_after(run_menu, forward), end)
+            self.actions["latest"] = end
+        edit = getattr(w, "edit_menu", None)
+        canvas = w.panels.get("canvas")
+        if edit is None or canvas is None:
+            return
+        delete = QAction("&Delete point under the cursor", w)
+        delete.setObjectName("action_delete_point")
+        delete.setShortcuts([QKeySequence("Delete"), QKeySequence("Backspace")])
+        delete.setShortcutContext(Qt.WindowShortcut)
+        delete.triggered.connect(lambda _=False: getattr(canvas, "delete_hovered", lambda: False)())
+        edit.insertAction(_after(edit, getattr(w, "redo_action", None)), delete)
+        self.actions["delete_point"] = delete
+        if controls is None:
+            return
+        place = QMenu("&Place class", edit)
+        place.setObjectName("menu_place")
+        for cls, button in enumerate(controls.class_selector.buttons):
+            a = place.addAction(f"Class {button.text()}" if cls < 2 else f"Class {cls + 1}")
+            a.setObjectName(f"action_place_{cls}")
+            a.setShortcut(QKeySequence(str(cls + 1)))
+            a.setShortcutContext(Qt.WindowShortcut)
+            a.triggered.connect(lambda _=False, c=cls: controls.class_selector.set_current_class(c))
+            w.addAction(a)
+        edit.insertMenu(_after(edit, delete), place)
 
     def _build_help(self) -> None:
         w = self.window
@@ -245,13 +294,19 @@ class Classroom(QObject):
         action.setObjectName("action_help_keys")
         action.setShortcuts([QKeySequence("F1"), QKeySequence("?")])
         action.setShortcutContext(Qt.WindowShortcut)
-        action.triggered.connect(self.help.toggle)
+        action.triggered.connect(self.toggle_help)
         w.addAction(action)
         help_menu = getattr(w, "help_menu", None)
         if help_menu is not None:
             first = help_menu.actions()[0] if help_menu.actions() else None
             help_menu.insertAction(first, action) if first else help_menu.addAction(action)
         self.actions["help"] = action
+
+    def toggle_help(self) -> None:
+        """F1: the sheet lists every key of every menu item (read now, so added items appear) and the mouse."""
+        if not self.help.isVisible():
+            self.help.set_rows(help_rows(self.window))
+        self.help.toggle()
 
     def _on_preset_loaded(self, preset) -> None:
         """Refresh the info panel and title whenever the window shows a new scene (launch, Open, restore)."""
@@ -450,6 +505,7 @@ class Classroom(QObject):
     def shutdown(self) -> None:
         """Window closing: stop an export, remember the layout, leave no autosave behind."""
         self.animations.cancel_and_wait()
+        self.focus_keeper.detach()
         if self.window.isFullScreen():
             self.window.showNormal()
         self.prefs.save_window(self.window)
@@ -458,6 +514,15 @@ class Classroom(QObject):
 
 
 _DEFAULT_ASK_RESTORE = file_actions.ask_restore
+
+
+def _after(menu, action):
+    """The item following `action` in `menu` (None: the end), to insert right after it."""
+    items = menu.actions()
+    if action in items:
+        i = items.index(action)
+        return items[i + 1] if i + 1 < len(items) else None
+    return None
 
 
 def _plain(text: str) -> str:

@@ -36,6 +36,10 @@ from percviz.core.spec import format_spec
 
 #: Positions of the speed slider, in updates per second (0 = as fast as possible).
 SPEEDS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000, 0)
+#: A run at least this long is discarded by Reset only when asked twice (the first press says what it would lose).
+LONG_RUN = 1000
+#: Seconds in which the second Reset must follow the first.
+RESET_CONFIRM_S = 4.0
 #: Class symbols offered by the class selector: + and − for two classes, 3..6 for multi-class.
 CLASS_LABELS = ("+", "−", "3", "4", "5", "6")
 
@@ -154,6 +158,8 @@ class ControlsPanel(QWidget):
 
     #: The class a left click on the canvas places.
     classChanged = Signal(int)
+    #: A first Reset of a long run: the sentence that says what a second one would discard.
+    resetArmed = Signal(str)
 
     def __init__(self, scene: SceneModel, session: RunSession, parent=None):
         super().__init__(parent)
@@ -163,6 +169,8 @@ class ControlsPanel(QWidget):
         self._feature_params: dict[str, dict] = {}
         self._syncing = False
         self._status_error = False
+        self._form_error = False
+        self._reset_armed: float | None = None
         self.setMinimumWidth(300)
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
@@ -213,6 +221,7 @@ class ControlsPanel(QWidget):
         self.algo_form = ParamForm()
         self.algo_form.valuesChanged.connect(self._on_algo_params)
         self.algo_form.validityChanged.connect(lambda _v: self._update_enabled())
+        self.algo_form.errorsChanged.connect(self._update_enabled)
         lay.addWidget(self.algo_form)
         return box
 
@@ -229,6 +238,7 @@ class ControlsPanel(QWidget):
         self.kernel_form = ParamForm()
         self.kernel_form.valuesChanged.connect(self._on_kernel_params)
         self.kernel_form.validityChanged.connect(lambda _v: self._update_enabled())
+        self.kernel_form.errorsChanged.connect(self._update_enabled)
         lay.addWidget(self.kernel_form)
         self.features = QComboBox()
         self.features.setAccessibleName("features")
@@ -241,6 +251,7 @@ class ControlsPanel(QWidget):
         self.feature_form = ParamForm()
         self.feature_form.valuesChanged.connect(self._on_feature_params)
         self.feature_form.validityChanged.connect(lambda _v: self._update_enabled())
+        self.feature_form.errorsChanged.connect(self._update_enabled)
         lay.addWidget(self.feature_form)
         return self.kernel_box
 
@@ -254,7 +265,7 @@ class ControlsPanel(QWidget):
         self.step_button.clicked.connect(self.session.step)
         self.play_button.clicked.connect(self.session.toggle_play)
         self.run_button.clicked.connect(self.session.run_to_end)
-        self.reset_button.clicked.connect(self.session.reset)
+        self.reset_button.clicked.connect(self.request_reset)
         grid = QGridLayout()
         grid.setSpacing(4)
         grid.addWidget(self.step_button, 0, 0)
@@ -450,6 +461,35 @@ class ControlsPanel(QWidget):
             form.set_values(dict(obj.values))
         memory[obj.name] = dict(obj.values)
 
+    def request_reset(self) -> bool:
+        """Reset (R, Home, the button); a long run is discarded only by a second press within a few seconds."""
+        import time
+
+        latest = self.session.latest
+        long_run = latest is not None and latest.iteration >= LONG_RUN
+        armed = self._reset_armed is not None and time.monotonic() - self._reset_armed < RESET_CONFIRM_S
+        if long_run and not armed:
+            self._reset_armed = time.monotonic()
+            self.reset_button.setText("Again to discard")
+            self.resetArmed.emit(f"Reset would discard {latest.iteration:,} iterations: press R (or Reset) again to do it.")
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(int(RESET_CONFIRM_S * 1000), self._disarm_reset)
+            return False
+        self._disarm_reset()
+        self.session.reset()
+        return True
+
+    def _disarm_reset(self) -> None:
+        self._reset_armed = None
+        self.reset_button.setText("Reset")
+
+    def revert_edits(self) -> None:
+        """Escape in a field: every field shows the scene's settings again (typed text that was not committed goes)."""
+        for form in (self.algo_form, self.kernel_form, self.feature_form):
+            form.revert()
+        self.sync_from_scene()
+
     # -- widgets → scene ---------------------------------------------------------------------------------
     def _apply(self, **changes: Any) -> None:
         if self._syncing:
@@ -525,6 +565,17 @@ class ControlsPanel(QWidget):
         if not ok:
             bad = next(iter({**self.algo_form.errors(), **self.kernel_form.errors(), **self.feature_form.errors()}.values()), "")
             self._set_status(f"Fix the highlighted value before running. {bad}", error=True)
+            self._form_error = True
+        elif self._form_error:
+            # the field is valid again: its message goes, the run's own status comes back
+            self._form_error = False
+            snap = self.session.current
+            if self.session.error:
+                self._set_status(self.session.error, error=True)
+            elif snap is not None:
+                self._set_status(status_text(snap), error=False, done=snap.status.done)
+            else:
+                self._set_status("", error=False)
 
     def _on_state(self, state: str) -> None:
         playing = state in (PLAYING, RUNNING)

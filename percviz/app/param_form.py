@@ -41,6 +41,8 @@ class ParamForm(QWidget):
     valuesChanged = Signal(dict)
     #: Whether every field currently holds a valid value.
     validityChanged = Signal(bool)
+    #: Some field's message changed (it now describes the field's current text, or is gone).
+    errorsChanged = Signal()
 
     def __init__(self, params: ParamSet | None = None, values: dict | None = None, owner: str = "", parent=None):
         super().__init__(parent)
@@ -179,8 +181,13 @@ class ParamForm(QWidget):
         if self.is_valid():
             self.valuesChanged.emit(dict(self._values))
 
+    def revert(self) -> None:
+        """Put every field back to its last valid value (Escape) and drop the messages."""
+        self.set_values(dict(self._values))
+
     def _mark(self, name: str, message: str) -> None:
         was_valid = self.is_valid()
+        changed = self._bad.get(name, "") != message
         editor, label = self._editors[name], self._errors[name]
         if message:
             self._bad[name] = message
@@ -193,3 +200,5 @@ class ParamForm(QWidget):
             label.hide()
         if was_valid != self.is_valid():
             self.validityChanged.emit(self.is_valid())
+        if changed:
+            self.errorsChanged.emit()

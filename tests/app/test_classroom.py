@@ -170,7 +170,7 @@ def test_help_overlay_opens_with_f1_and_question_mark(qtbot, window):
     w, help_ = window, window.classroom.help
     _key(qtbot, w, Qt.Key.Key_F1)
     assert help_.isVisible() and help_.geometry() == w.rect()
-    assert "Space" in help_.label.text() and "play / pause" in help_.label.text()
+    assert "Space" in help_.label.text() and "Run ▸ Play / Pause" in help_.label.text()
     _key(qtbot, help_, Qt.Key.Key_Escape)
     assert not help_.isVisible()
     _key(qtbot, w, Qt.Key.Key_Question)
