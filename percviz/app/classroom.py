@@ -139,6 +139,15 @@ class Classroom(QObject):
             if current is not None:
                 self.caption.show_snapshot(current)
         self.help = HelpSheet(w, SHORTCUT_ROWS, self.theme)
+        if canvas is not None and hasattr(canvas, "title"):
+            w.session.problemChanged.connect(lambda _p, cls: self._title_canvas(canvas, cls))
+            self._title_canvas(canvas, w.session.solver_cls)
+
+    @staticmethod
+    def _title_canvas(canvas, solver_cls) -> None:
+        """Multi-class scenes show class regions (argmax), two-class ones the decision function f."""
+        multi = getattr(solver_cls, "representation", "") == "multiclass"
+        canvas.title.setText("Class regions  argmax_j f_j(x)" if multi else "Decision function  f(x)")
 
     def _build_info_dock(self) -> None:
         self.info = InfoPanel(self)
@@ -280,7 +289,7 @@ class Classroom(QObject):
         place = QMenu("&Place class", edit)
         place.setObjectName("menu_place")
         for cls, button in enumerate(controls.class_selector.buttons):
-            a = place.addAction(f"Class {button.text()}" if cls < 2 else f"Class {cls + 1}")
+            a = place.addAction(f"Class {button.text()} (multi-class: {cls + 1})" if cls < 2 else f"Class {cls + 1}")
             a.setObjectName(f"action_place_{cls}")
             a.setShortcut(QKeySequence(str(cls + 1)))
             a.setShortcutContext(Qt.WindowShortcut)
@@ -327,6 +336,8 @@ class Classroom(QObject):
         theme = self.current_theme()
         self.theme = theme
         w = self.window
+        # the style sheet first: dropping one restores the palette saved when it was set
+        w.setStyleSheet(theme.field_style_sheet())
         w.setPalette(theme.palette())
         font = QFont(w.font())
         font.setPointSizeF(self.base_font_pt * theme.scale)

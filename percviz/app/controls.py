@@ -25,9 +25,11 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.app.param_form import ParamForm
+from percviz.app.theme import theme_for
 from percviz.app.session import FINISHED, INVALID, PLAYING, RUNNING, RunSession
 from percviz.core.errors import PercvizError
 from percviz.core.features import FEATURE_MAPS, parse_features
+from percviz.core.glossary import degenerate_note, margin_text, outcome
 from percviz.core.kernels import KERNELS, parse_kernel
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import by_family, get_solver
@@ -56,17 +58,20 @@ def format_number(v: float | None) -> str:
     return f"{v:.3e}"
 
 
-def status_text(snap: Any) -> str:
-    """One line: iteration, status, margin, training errors (and the solver's message)."""
-    m = snap.metrics
-    parts = [f"Iteration {snap.iteration}", snap.status.text]
-    if "margin" in m:
-        parts.append(f"margin {format_number(m['margin'])}")
+def status_text(snap: Any, solver_cls: Any = None) -> str:
+    """One line: iteration, status, which margin and its value, training errors (and the solver's message)."""
+    m = dict(snap.metrics)
+    parts = [f"Iteration {snap.iteration}", outcome(snap.status, m).words]
+    margin = margin_text(solver_cls, m, format_number)
+    if margin:
+        parts.append(margin)
     if "train_errors" in m:
         k = int(m["train_errors"])
         parts.append(f"{k} training error{'s' if k != 1 else ''}")
     text = " · ".join(parts)
-    return f"{text}\n{snap.message}" if snap.message else text
+    note = degenerate_note(solver_cls, m)
+    lines = [text] + [t for t in (note, snap.message) if t]
+    return "\n".join(lines)
 
 
 def _group(title: str) -> tuple[QGroupBox, QVBoxLayout]:
@@ -100,7 +105,8 @@ class ClassSelector(QWidget):
             b.setFont(f)
             b.setAccessibleName(f"class:{cls}")
             b.setToolTip(
-                {0: "Left click places a + point (class 0, y = +1)", 1: "Left click places a − point (class 1, y = −1); right click always places −"}.get(
+                {0: "Left click places a + point (y = +1; class 1 in multi-class scenes)",
+                 1: "Left click places a − point (y = −1; class 2 in multi-class scenes); right click always places −"}.get(
                     cls, f"Left click places a point of class {cls + 1} (multi-class algorithms)"
                 )
             )
@@ -146,6 +152,9 @@ class ClassSelector(QWidget):
             self.classChanged.emit(cls)
 
     def set_multiclass(self, on: bool) -> None:
+        """Multi-class algorithms name the classes 1…6 (and offer 3…6); two-class ones + and −."""
+        for cls, b in enumerate(self.buttons[:2]):
+            b.setText(str(cls + 1) if on else CLASS_LABELS[cls])
         for b in self.buttons[2:]:
             b.setEnabled(on)
             b.setVisible(on)
@@ -171,6 +180,8 @@ class ControlsPanel(QWidget):
         self._status_error = False
         self._form_error = False
         self._reset_armed: float | None = None
+        self._theme = theme_for()
+        self.status_role = "neutral"
         self.setMinimumWidth(300)
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
@@ -213,6 +224,7 @@ class ControlsPanel(QWidget):
         self.algorithm.setMinimumContentsLength(18)
         self._fill_algorithms()
         self.algorithm.currentIndexChanged.connect(self._on_algorithm_chosen)
+        self.fit_popup()
         lay.addWidget(self.algorithm)
         self.description = QLabel()
         self.description.setWordWrap(True)
@@ -364,6 +376,25 @@ class ControlsPanel(QWidget):
     def apply_theme(self, theme) -> None:
         """Colour the class buttons like the canvas markers (palettes, so fonts still follow the window)."""
         self.class_selector.set_colors([theme.class_color(c) for c in range(len(self.class_selector.buttons))])
+        self._theme = theme
+        self.fit_popup()
+        snap = self.session.current
+        if not self._status_error and snap is not None:
+            self._set_status(status_text(snap, self.session.solver_cls), error=False, snap=snap)
+
+    def fit_popup(self) -> None:
+        """The algorithm list is as wide as its longest heading or name (never 'Von Neumann & prima…ual')."""
+        from PySide6.QtGui import QFontMetrics
+
+        view = self.algorithm.view()
+        model = self.algorithm.model()
+        widest = 0
+        for i in range(self.algorithm.count()):
+            font = model.data(model.index(i, 0), Qt.ItemDataRole.FontRole) or view.font()
+            f = QFont(font)
+            f.setPointSizeF(view.font().pointSizeF())
+            widest = max(widest, QFontMetrics(f).horizontalAdvance(self.algorithm.itemText(i)))
+        view.setMinimumWidth(widest + 12 * QFontMetrics(view.font()).averageCharWidth() // 4 + 40)
 
     # -- reading -----------------------------------------------------------------------------------------
     @property
@@ -420,7 +451,7 @@ class ControlsPanel(QWidget):
                 self.description.setVisible(bool(cls.description))
                 self.algorithm.setToolTip(cls.description or cls.display_name)
                 if self.algo_form.params is not cls.params:
-                    self.algo_form.set_params(cls.params, dict(s.params), cls.display_name)
+                    self.algo_form.set_params(cls.params, dict(s.params), cls.display_name, cls.name)
                 else:
                     self.algo_form.set_values(dict(s.params))
                 self._algo_params[cls.name] = dict(s.params)
@@ -456,7 +487,7 @@ class ControlsPanel(QWidget):
             combo.setCurrentIndex(idx)
             combo.blockSignals(False)
         if form.params is not type(obj).params:
-            form.set_params(type(obj).params, dict(obj.values), f"the {obj.name} {what}")
+            form.set_params(type(obj).params, dict(obj.values), f"the {obj.name} {what}", obj.name)
         else:
             form.set_values(dict(obj.values))
         memory[obj.name] = dict(obj.values)
@@ -505,7 +536,7 @@ class ControlsPanel(QWidget):
             return
         cls = get_solver(name)
         params = self._algo_params.get(name, {})
-        self.algo_form.set_params(cls.params, params, cls.display_name)
+        self.algo_form.set_params(cls.params, params, cls.display_name, name)
         self._apply(algorithm=name, params=self.algo_form.values())
 
     def _on_algo_params(self, values: dict) -> None:
@@ -518,7 +549,7 @@ class ControlsPanel(QWidget):
         if not name or self._syncing:
             return
         cls = KERNELS[name]
-        self.kernel_form.set_params(cls.params, self._kernel_params.get(name, {}), f"the {name} kernel")
+        self.kernel_form.set_params(cls.params, self._kernel_params.get(name, {}), f"the {name} kernel", name)
         self.kernel_form.setVisible(bool(cls.params.specs))
         self._apply(kernel=format_spec(name, self.kernel_form.values()))
 
@@ -533,7 +564,7 @@ class ControlsPanel(QWidget):
         if not name or self._syncing:
             return
         cls = FEATURE_MAPS[name]
-        self.feature_form.set_params(cls.params, self._feature_params.get(name, {}), f"the {name} feature map")
+        self.feature_form.set_params(cls.params, self._feature_params.get(name, {}), f"the {name} feature map", name)
         self.feature_form.setVisible(bool(cls.params.specs))
         self._apply(features=format_spec(name, self.feature_form.values()))
 
@@ -573,7 +604,7 @@ class ControlsPanel(QWidget):
             if self.session.error:
                 self._set_status(self.session.error, error=True)
             elif snap is not None:
-                self._set_status(status_text(snap), error=False, done=snap.status.done)
+                self._set_status(status_text(snap, self.session.solver_cls), error=False, snap=snap)
             else:
                 self._set_status("", error=False)
 
@@ -620,19 +651,25 @@ class ControlsPanel(QWidget):
         self.history.blockSignals(False)
         self._update_history_label()
         if self.forms_valid():
-            self._set_status(status_text(snap), error=False, done=snap.status.done)
+            self._set_status(status_text(snap, self.session.solver_cls), error=False, snap=snap)
         self._update_enabled()
 
     def _on_error(self, text: str) -> None:
         self._set_status(text, error=True)
 
-    def _set_status(self, text: str, error: bool, done: bool = False) -> None:
+    def _set_status(self, text: str, error: bool, snap: Any = None) -> None:
+        """The status box: its words, and a colour by outcome (separator, certificate, proof, limit, …)."""
         self._status_error = error
         if error:
-            style = "color: #b71c1c; background: #fdecea; border: 1px solid #ef9a9a;"
-        elif done:
-            style = "color: #1b5e20; background: #edf7ee; border: 1px solid #a5d6a7;"
+            role = "error"
+        elif snap is not None and snap.status.done:
+            role = outcome(snap.status, dict(snap.metrics)).role
+            if degenerate_note(self.session.solver_cls, dict(snap.metrics)):
+                role = "warning"
         else:
-            style = "background: palette(base); border: 1px solid palette(midlight);"
+            role = "neutral"
+        self.status_role = role
+        fg, bg, border = self._theme.status_style(role)
+        style = f"color: {fg}; background: {bg}; border: 1px solid {border};"
         self.status.setStyleSheet(f"QLabel {{ {style} border-radius: 4px; padding: 5px; }}")
         self.status.setText(text or "Place + and − points, then Step or Play.")

@@ -31,6 +31,7 @@ from PySide6.QtGui import QFontMetrics, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
+from percviz.core.glossary import MARGINS, margin_term
 from percviz.core.solvers.base import METRICS
 
 #: Metric keys plotted with the counts (integers), and with the margins (signed, linear).
@@ -386,7 +387,7 @@ class CurvesView(QWidget):
                 if group_of(k, keys) != g:
                     continue
                 mark = _MARKS[self._styles[k]]
-                label = SHORT_LABELS.get(k, METRICS[k].label)
+                label = self._label(k)
                 if k == "bound" and self.off_scale.get(g) is not None:
                     label += " (far above the plot)"
                 entries.append(f"<span style='color:{self.colors[k]}'>{mark}&nbsp;{_nb(label)}</span>")
@@ -396,8 +397,19 @@ class CurvesView(QWidget):
                 rho_named = True
             groups.append(f"<b>{_nb(title.split(',')[0])}:</b>&nbsp;" + "&nbsp;&nbsp; ".join(entries))
         self.legend.setText("&nbsp;&nbsp;&nbsp;&nbsp; ".join(groups))
-        self.legend.setToolTip("<br>".join(f"<b>{html.escape(METRICS[k].label)}</b>: {html.escape(METRICS[k].help)}"
-                                           for k in self.curves))
+        tips = [f"<b>{html.escape(self._label(k))}</b>: {html.escape(self._help(k))}" for k in self.curves]
+        if self.rho is not None:
+            tips.append(f"<b>┈ ρ_K</b>: {html.escape(MARGINS['rho'].tooltip)}")
+        self.legend.setToolTip("<br>".join(tips))
+
+    def _label(self, key: str) -> str:
+        """A curve's name in the legend; the margin says which margin it is (core.glossary)."""
+        if key == "margin":
+            return margin_term(self.solver_cls).short
+        return SHORT_LABELS.get(key, METRICS[key].label)
+
+    def _help(self, key: str) -> str:
+        return margin_term(self.solver_cls).tooltip if key == "margin" else METRICS[key].help
 
     # -- pushing data ---------------------------------------------------------------------------------
     def _schedule(self) -> None:

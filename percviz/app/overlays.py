@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QLabel, QWidget
 
 from percviz.app.theme import Theme, theme_for
+from percviz.core.glossary import margin_text, outcome
 
 
 def _fmt(value: float) -> str:
@@ -33,11 +34,11 @@ def run_caption(snapshot, solver_cls) -> tuple[str, str, str]:
     if snapshot is None:
         return algo, "", ""
     details = []
-    margin = snapshot.metrics.get("margin")
-    if margin is not None and margin == margin:
-        details.append(f"margin {_fmt(margin)}")
+    margin = margin_text(solver_cls, dict(snapshot.metrics), _fmt)  # says which margin (core.glossary)
+    if margin:
+        details.append(margin)
     if snapshot.status.done:
-        details.append(snapshot.status.text)
+        details.append(outcome(snapshot.status, dict(snapshot.metrics)).words)
     return algo, f"iteration {snapshot.iteration}", "  ·  ".join(details)
 
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.core.errors import ParameterError
+from percviz.core.param_labels import human_label
 from percviz.core.params import ParamSet, ParamSpec
 
 _INT_LIMIT = 2**31 - 1
@@ -27,10 +28,10 @@ def _fmt(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def spec_tooltip(spec: ParamSpec) -> str:
-    """Help text, allowed range and default of one parameter, for its tooltip."""
-    parts = [spec.help] if spec.help else []
-    parts.append(f"Allowed: {spec.range_text()}. Default: {_fmt(spec.default)}.")
+def spec_tooltip(spec: ParamSpec, key: str = "") -> str:
+    """Label, help text, allowed range, default and script name of one parameter, for its tooltip."""
+    parts = [f"{human_label(spec, key)}: {spec.help}" if spec.help else human_label(spec, key)]
+    parts.append(f"Allowed: {spec.range_text()}. Default: {_fmt(spec.default)}. In presets and the CLI: {spec.name}.")
     return "\n".join(parts)
 
 
@@ -59,8 +60,8 @@ class ParamForm(QWidget):
         self.set_params(params or ParamSet(), values, owner)
 
     # -- building -----------------------------------------------------------------------------------
-    def set_params(self, params: ParamSet, values: dict | None = None, owner: str = "") -> None:
-        """Rebuild the form for another ParamSet (values default to the specs' defaults)."""
+    def set_params(self, params: ParamSet, values: dict | None = None, owner: str = "", key: str = "") -> None:
+        """Rebuild the form for another ParamSet (values default to the specs' defaults); key names the owner."""
         while self._layout.rowCount():
             self._layout.removeRow(0)
         self._params, self._owner = params, owner
@@ -71,11 +72,12 @@ class ParamForm(QWidget):
             self._values = params.defaults()
         for spec in params.specs:
             editor = self._make_editor(spec)
-            editor.setToolTip(spec_tooltip(spec))
+            editor.setToolTip(spec_tooltip(spec, key))
             editor.setAccessibleName(f"param:{spec.name}")
             editor.setObjectName(f"param_{spec.name}")
-            label = QLabel(spec.display)
-            label.setToolTip(spec_tooltip(spec))
+            label = QLabel(human_label(spec, key))
+            label.setWordWrap(True)
+            label.setToolTip(spec_tooltip(spec, key))
             label.setBuddy(editor)
             error = QLabel()
             error.setWordWrap(True)
