@@ -38,7 +38,7 @@ from PySide6.QtWidgets import (
 from percviz.app import file_actions
 from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, PictureDialog, export_picture
 from percviz.app.file_actions import FileActions
-from percviz.app.help_page import HelpSheet, help_rows
+from percviz.app.help_page import HelpSheet, help_rows, show_glossary
 from percviz.app.keys import FocusKeeper
 from percviz.app.overlays import SHORTCUT_ROWS, RunOverlay, attach_run_overlay
 from percviz.app.prefs import Preferences
@@ -310,6 +310,12 @@ class Classroom(QObject):
             first = help_menu.actions()[0] if help_menu.actions() else None
             help_menu.insertAction(first, action) if first else help_menu.addAction(action)
         self.actions["help"] = action
+        if help_menu is not None:
+            terms = QAction("What the &numbers mean (margins, outcomes)", w)
+            terms.setObjectName("action_glossary")
+            terms.triggered.connect(lambda _=False: show_glossary(w))
+            help_menu.insertAction(_after(help_menu, action), terms)
+            self.actions["glossary"] = terms
 
     def toggle_help(self) -> None:
         """F1: the sheet lists every key of every menu item (read now, so added items appear) and the mouse."""

@@ -10,6 +10,7 @@ from PySide6.QtWidgets import QMenu
 
 from percviz.app.keys import key_text
 from percviz.app.overlays import HelpOverlay
+from percviz.core.glossary import MARGINS, OUTCOMES
 
 #: Mouse actions on the canvas, each with the menu item that does the same without a mouse.
 MOUSE_ROWS = (
@@ -69,6 +70,36 @@ def help_rows(window) -> list[tuple[str, str]]:
 
 
 
+def glossary_html() -> str:
+    """The help page 'What the numbers mean': every margin with its formula, every outcome with its meaning."""
+    rows = "".join(
+        f"<tr><td><b>{html.escape(t.name)}</b></td><td>{html.escape(t.symbol)} = {html.escape(t.formula)}</td>"
+        f"<td>{html.escape(t.meaning)}</td></tr>" for t in MARGINS.values()
+    )
+    outs = "".join(
+        f"<tr><td><b>{html.escape(o.words)}</b></td><td>{html.escape(o.meaning)}</td></tr>" for o in OUTCOMES.values()
+    )
+    return ("<h2>Margins</h2><p>Four different numbers are called a margin; percviz always says which one it shows.</p>"
+            f"<table cellpadding='4'>{rows}</table><h2>How a run ends</h2><table cellpadding='4'>{outs}</table>")
+
+
+def show_glossary(window) -> None:
+    """Help ▸ What the numbers mean: the glossary in a dialog."""
+    from PySide6.QtWidgets import QDialog, QTextBrowser, QVBoxLayout
+
+    dlg = QDialog(window)
+    dlg.setObjectName("glossary_dialog")
+    dlg.setWindowTitle("What the numbers mean")
+    lay = QVBoxLayout(dlg)
+    text = QTextBrowser()
+    text.setObjectName("glossary_text")
+    text.setHtml(glossary_html())
+    lay.addWidget(text)
+    dlg.resize(int(window.width() * 0.7), int(window.height() * 0.7))
+    dlg.show()
+    window._glossary_dialog = dlg
+
+
 class HelpSheet(HelpOverlay):
     """The F1 sheet, laid out in as many columns and at the largest type that fit the window."""
 
@@ -109,4 +140,4 @@ class HelpSheet(HelpOverlay):
                 "<p><i>Every key is also in a menu. Press any key to close.</i></p>")
 
 
-__all__ = ["HelpSheet", "MOUSE_ROWS", "help_rows", "key_rows", "menu_actions"]
+__all__ = ["HelpSheet", "glossary_html", "show_glossary", "MOUSE_ROWS", "help_rows", "key_rows", "menu_actions"]

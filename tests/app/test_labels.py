@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 from PySide6.QtGui import QColor, QFontMetrics
-from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QStyle, QStyleOptionButton
+from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QStyle, QStyleOptionButton, QTextBrowser
 
 from percviz.app.main_window import MainWindow
 from percviz.core.data import PointSet
@@ -179,3 +179,13 @@ def test_dark_themes_draw_check_box_and_field_borders(window):
                 if abs(c.red() - bg.red()) + abs(c.green() - bg.green()) + abs(c.blue() - bg.blue()) > 200:
                     far += 1
         assert far >= 8, (name, far)  # the indicator's border stands out from the window
+
+
+def test_help_page_defines_every_margin_with_its_formula(window):
+    window.classroom.actions["glossary"].trigger()
+    text = window._glossary_dialog.findChild(QTextBrowser, "glossary_text").toPlainText()
+    for t in MARGINS.values():
+        assert t.name in text and t.formula in text
+    for o in OUTCOMES.values():
+        assert o.words in text
+    window._glossary_dialog.close()
