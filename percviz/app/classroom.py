@@ -40,6 +40,7 @@ from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, Picture
 from percviz.app.file_actions import FileActions
 from percviz.app.help_page import HelpSheet, help_rows, show_glossary
 from percviz.app.keys import FocusKeeper
+from percviz.app.live import LiveMode
 from percviz.app.overlays import SHORTCUT_ROWS, RunOverlay, attach_run_overlay
 from percviz.app.prefs import Preferences
 from percviz.app.theme import PRESENTATION_SCALE, THEMES, Theme, theme_for
@@ -250,6 +251,7 @@ class Classroom(QObject):
                 action.triggered.connect(lambda _=False, f=slot: f())
                 w.addAction(action)
             self.actions[name] = action
+        self.live = LiveMode(w, self.prefs)
         self._add_run_keys()
         self.focus_keeper = FocusKeeper(w)
 

@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QGridLayout,
@@ -285,6 +286,11 @@ class ControlsPanel(QWidget):
         grid.addWidget(self.run_button, 1, 0)
         grid.addWidget(self.reset_button, 1, 1)
         lay.addLayout(grid)
+        self.live_box = QCheckBox("Live")
+        self.live_box.setAccessibleName("live")
+        self.live_box.setObjectName("live")
+        self.live_box.setToolTip("Live: every edit reruns the algorithm to its end (L)")
+        lay.addWidget(self.live_box)
 
         form = QFormLayout()
         form.setContentsMargins(0, 4, 0, 0)

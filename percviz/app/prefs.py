@@ -79,6 +79,16 @@ class Preferences:
     def presentation_theme(self, name: str) -> None:
         self.store.setValue("view/presentation_theme", name)
 
+    @property
+    def live(self) -> bool:
+        """Live mode (rerun to the end on every edit) as last chosen."""
+        value = self.store.value("run/live", False)
+        return value in (True, "true", "1", 1)
+
+    @live.setter
+    def live(self, on: bool) -> None:
+        self.store.setValue("run/live", bool(on))
+
     # -- files ---------------------------------------------------------------------------
     @property
     def last_folder(self) -> str:

@@ -54,7 +54,7 @@ def default() -> Preset:
         ),
         kernel="affine",
         algorithm="snkp",
-        view=ViewSettings(panels=CANVAS_CURVES, range=(-4.0, 4.0, -4.0, 4.0)),
+        view=ViewSettings(panels=CANVAS_CURVES, range=(-4.0, 4.0, -4.0, 4.0), live=True),
     )
 
 
