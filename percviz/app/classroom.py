@@ -252,6 +252,9 @@ class Classroom(QObject):
                 w.addAction(action)
             self.actions[name] = action
         self.live = LiveMode(w, self.prefs)
+        clear = getattr(w, "clear_action", None)
+        if clear is not None:
+            clear.triggered.connect(lambda _=False: self.new_untitled())
         self._add_run_keys()
         self.focus_keeper = FocusKeeper(w)
 
@@ -431,6 +434,14 @@ class Classroom(QObject):
             return False
         self.set_info(title.text(), text.toPlainText())
         return True
+
+    def new_untitled(self) -> None:
+        """After Clear all points: a new untitled scene (no title, explanation or file; Save asks for a name)."""
+        w = self.window
+        w.title, w.explanation = "Untitled scene", ""
+        self.files.current_path = None
+        self.files._update_title()
+        self.refresh_info()
 
     def set_info(self, title: str, explanation: str) -> None:
         w = self.window
