@@ -436,6 +436,7 @@ class CurvesView(QWidget):
                     y = np.where(y > 0, y, np.nan)
                 c.setData(x, y, connect="finite", skipFiniteCheck=bool(np.isfinite(y).all()))
             self._mark_single(b.n == 1)
+            self._mark_lonely()
             self._update_ranges()
         last = b.last_iteration
         scrubbing = self.shown_iteration is not None and 0 <= self.shown_iteration < last
@@ -457,6 +458,28 @@ class CurvesView(QWidget):
                 c.setSymbolPen(colour)
                 c.setSymbolBrush(colour)
             else:
+                c.setSymbol(None)
+
+    def _mark_lonely(self) -> None:
+        """A curve with values but no two finite ones in a row (the margin is undefined at α = 0) has no segment
+        to draw either: it keeps its dots, so every plot shows something from the first step."""
+        if getattr(self, "_single", False):
+            return
+        for k, c in self.curves.items():
+            if k not in self.buffers.keys:
+                continue
+            y = self.buffers.series(k)[1]
+            if self.log_boxes[group_of(k, self.buffers.keys)].isChecked():
+                y = np.where(y > 0, y, np.nan)
+            ok = np.isfinite(y)
+            lonely = bool(ok.any()) and not bool((ok[1:] & ok[:-1]).any())
+            if lonely:
+                colour = c.opts["pen"].color() if hasattr(c.opts["pen"], "color") else "w"
+                c.setSymbol("o")
+                c.setSymbolSize(7)
+                c.setSymbolPen(colour)
+                c.setSymbolBrush(colour)
+            elif c.opts.get("symbol") is not None:
                 c.setSymbol(None)
 
     def _update_ranges(self) -> None:
@@ -553,7 +576,23 @@ class _DecadeAxis(pg.AxisItem):
             d + math.log10(m) for d in range(math.floor(minVal), math.ceil(maxVal) + 1) for m in (1, 2, 5)
             if minVal <= d + math.log10(m) <= maxVal
         ]
+        if len(values) < 2 and maxVal > minVal:
+            # a narrow range (e.g. 0.31…0.33): evenly spaced round values, so the axis is never bare
+            lo, hi = 10.0**minVal, 10.0**maxVal
+            raw = (hi - lo) / 3
+            mag = 10.0 ** math.floor(math.log10(raw))
+            step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+            values = [math.log10(v) for v in np.arange(math.ceil(lo / step) * step, hi + step * 1e-9, step) if v > 0]
         return [(None, values)]
+
+    def tickStrings(self, values, scale, spacing):
+        if self.logMode and any(float(v) != round(float(v)) for v in values):  # not decades: '0.32', not '0.3'
+            out = []
+            for v in values:
+                x = 10.0 ** float(v)
+                out.append(f"{x:.3g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.0e}".replace("e-0", "e-").replace("e+0", "e"))
+            return out
+        return super().tickStrings(values, scale, spacing)
 
 
 class _IterationAxis(pg.AxisItem):
@@ -565,6 +604,8 @@ class _IterationAxis(pg.AxisItem):
         dif = maxVal - minVal
         if not levels or dif <= 0 or size <= 0:
             return levels
+        # iterations are whole numbers: no tick between two of them (never 0.2, 0.4, …)
+        levels = [(max(1.0, step), offset) for step, offset in levels if step >= 1.0] or [(1.0, 0.0)]
         major = levels[0][0]
         metrics = QFontMetricsF(self.style.get("tickFont") or self.font())
 
