@@ -41,6 +41,7 @@ from percviz.app.file_actions import FileActions
 from percviz.app.help_page import HelpSheet, help_rows, show_glossary
 from percviz.app.keys import FocusKeeper
 from percviz.app.live import LiveMode
+from percviz.app.presentation_bar import PresentationLayout
 from percviz.app.overlays import SHORTCUT_ROWS, RunOverlay, attach_run_overlay
 from percviz.app.prefs import Preferences
 from percviz.app.theme import PRESENTATION_SCALE, THEMES, Theme, theme_for
@@ -252,6 +253,7 @@ class Classroom(QObject):
                 w.addAction(action)
             self.actions[name] = action
         self.live = LiveMode(w, self.prefs)
+        self.presentation_layout = PresentationLayout(w)
         clear = getattr(w, "clear_action", None)
         if clear is not None:
             clear.triggered.connect(lambda _=False: self.new_untitled())
@@ -368,8 +370,12 @@ class Classroom(QObject):
         on = bool(on)
         if on != self.presenting:
             self.presenting = on
+            if on:
+                self.presentation_layout.enter()  # remembers the desk layout first
             self.apply()
             self._fit_geometry_docks()
+            if not on:
+                self.presentation_layout.leave()  # the desk layout exactly as it was
             self.window.show_message("Presentation mode: F5 to leave, F11 full screen." if on else "Desk mode.")
         action = self.actions.get("presentation")
         if action is not None and action.isChecked() != on:
