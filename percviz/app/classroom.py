@@ -303,6 +303,14 @@ class Classroom(QObject):
             a.triggered.connect(lambda _=False, c=cls: controls.class_selector.set_current_class(c))
             w.addAction(a)
         edit.insertMenu(_after(edit, delete), place)
+        generate = QAction("&Generate points…", w)
+        generate.setObjectName("action_generate")
+        generate.setShortcut(QKeySequence("Ctrl+G"))
+        generate.setShortcutContext(Qt.WindowShortcut)
+        generate.setStatusTip("Blobs, two moons, circles, XOR, spirals or a separable set with a chosen margin")
+        generate.triggered.connect(lambda _=False: self.generate_dialog())
+        edit.insertAction(_after(edit, place.menuAction()), generate)
+        self.actions["generate"] = generate
 
     def _build_help(self) -> None:
         w = self.window
@@ -439,6 +447,15 @@ class Classroom(QObject):
         if dlg.exec() != QDialog.Accepted:
             return False
         self.set_info(title.text(), text.toPlainText())
+        return True
+
+    def generate_dialog(self) -> bool:
+        """Edit ▸ Generate points…: the dialog (non-blocking; `window._generators_dialog` for tests)."""
+        from percviz.app.generators_dialog import GeneratorsDialog
+
+        dlg = GeneratorsDialog(self.window)
+        self.window._generators_dialog = dlg
+        dlg.open()
         return True
 
     def new_untitled(self) -> None:
