@@ -311,6 +311,25 @@ class Classroom(QObject):
         generate.triggered.connect(lambda _=False: self.generate_dialog())
         edit.insertAction(_after(edit, place.menuAction()), generate)
         self.actions["generate"] = generate
+        from percviz.app.brush import Brush
+
+        self.brush = Brush(w)
+        brush = QAction("&Brush: drag to paint points", w, checkable=True)
+        brush.setObjectName("action_brush")
+        brush.setShortcut(QKeySequence("B"))
+        brush.setShortcutContext(Qt.WindowShortcut)
+        brush.toggled.connect(self.brush.set_on)
+        edit.insertAction(_after(edit, generate), brush)
+        self.actions["brush"] = brush
+        sizes = QMenu("Brush &spread", edit)
+        group = QActionGroup(sizes)
+        for label, spread in (("Narrow (0.15)", 0.15), ("Medium (0.3)", 0.3), ("Wide (0.6)", 0.6)):
+            a = sizes.addAction(label)
+            a.setCheckable(True)
+            a.setChecked(spread == self.brush.spread)
+            a.triggered.connect(lambda _=False, v=spread: setattr(self.brush, "spread", v))
+            group.addAction(a)
+        edit.insertMenu(_after(edit, brush), sizes)
 
     def _build_help(self) -> None:
         w = self.window

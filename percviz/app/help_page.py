@@ -19,6 +19,7 @@ MOUSE_ROWS = (
     ("Drag a point", "move it (one undo step; with Live on the boundary follows)"),
     ("Ctrl+click", "remove the nearest point (Edit ▸ Delete point under the cursor)"),
     ("Drag elsewhere / wheel", "pan / zoom (View ▸ Fit to data)"),
+    ("Drag with the brush on", "paint points of the chosen class (Edit ▸ Brush, B)"),
 )
 
 

@@ -71,3 +71,43 @@ def test_the_dialog_replaces_the_points_in_one_undo_step(qtbot, tmp_path, monkey
     w.undo_action.trigger()
     np.testing.assert_array_equal(w.scene.points.X, before)
     w.close()
+
+
+def test_the_brush_paints_a_stroke_of_the_chosen_class_as_one_undo_step(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
+    from PySide6.QtCore import QPoint, QPointF
+
+    from percviz.app.main_window import MainWindow
+    from percviz.core.presets import SHIPPED_DIR, load_preset
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.load_preset(load_preset(SHIPPED_DIR / "notes-80-separable.json"))
+    w.show()
+    qtbot.waitExposed(w)
+    w.session.wait_idle()
+    c = w.panels["canvas"]
+    c.viewbox.setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
+    n0 = w.scene.n
+    w.controls.class_selector.set_current_class(1)
+    QTest.keyClick(c.plot, Qt.Key.Key_B)
+    assert w.classroom.brush.on
+
+    def pos(x, y):
+        p = c.plot.mapFromScene(c.viewbox.mapViewToScene(QPointF(x, y)))
+        return QPoint(round(p.x()), round(p.y()))
+
+    vp = c.plot.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos(-3, 0))
+    for k in range(1, 21):
+        QTest.mouseMove(vp, pos(-3 + 0.2 * k, 0))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos(1, 0))
+    added = w.scene.n - n0
+    assert added >= 20  # about density points per brush width along 4 units
+    new = w.scene.points.X[n0:]
+    assert (w.scene.points.classes[n0:] == 1).all()
+    assert -4.5 < new[:, 0].min() and new[:, 0].max() < 2.5 and np.abs(new[:, 1]).max() < 2.0
+    w.undo_action.trigger()
+    assert w.scene.n == n0
+    w.close()
