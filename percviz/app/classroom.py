@@ -123,7 +123,10 @@ class Classroom(QObject):
             window.close_guards.append(self._close_guard)
         else:
             self.files.guard_close_events(self._close_guard)
+        # forms are rebuilt when the algorithm or kernel changes: their new fields get the theme's borders too
+        window.scene.settings_changed.connect(lambda _s: QTimer.singleShot(0, lambda: self.style_fields(self.theme)))
         self.prefs.restore_window(window)
+        self.presentation_layout.reset_desk()  # a layout saved while presenting (older versions) opens as the desk
         self.apply()
         self.refresh_info()
         QTimer.singleShot(0, self._offer_restore)
@@ -376,8 +379,6 @@ class Classroom(QObject):
         theme = self.current_theme()
         self.theme = theme
         w = self.window
-        # the style sheet first: dropping one restores the palette saved when it was set
-        w.setStyleSheet(theme.field_style_sheet())
         w.setPalette(theme.palette())
         font = QFont(w.font())
         font.setPointSizeF(self.base_font_pt * theme.scale)
@@ -392,6 +393,23 @@ class Classroom(QObject):
             if item is not None:
                 item.apply_theme(theme)
         self.animations.theme = theme
+        self.style_fields(theme)
+
+    def style_fields(self, theme: Theme) -> None:
+        """Field and check-box borders in dark themes, widget by widget (see Theme.field_style_sheet)."""
+        from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox
+
+        for field in self.window.findChildren(QWidget):
+            if isinstance(field, QCheckBox):
+                kind = "check"
+            elif isinstance(field, (QLineEdit, QAbstractSpinBox)) and not isinstance(field.parentWidget(), QAbstractSpinBox):
+                kind = "edit"
+            else:
+                continue
+            sheet = theme.field_style_sheet(kind)
+            field.setProperty("base_style", sheet)
+            if not field.property("marked_bad"):
+                field.setStyleSheet(sheet)
 
     def set_presentation(self, on: bool) -> None:
         on = bool(on)
@@ -578,6 +596,7 @@ class Classroom(QObject):
         """Window closing: stop an export, remember the layout, leave no autosave behind."""
         self.animations.cancel_and_wait()
         self.focus_keeper.detach()
+        self.presentation_layout.leave()  # the desk layout is what is remembered
         if self.window.isFullScreen():
             self.window.showNormal()
         self.prefs.save_window(self.window)

@@ -193,12 +193,14 @@ class ParamForm(QWidget):
         editor, label = self._editors[name], self._errors[name]
         if message:
             self._bad[name] = message
+            editor.setProperty("marked_bad", True)
             editor.setStyleSheet(_BAD_STYLE)
             label.setText(message)
             label.show()
         else:
             self._bad.pop(name, None)
-            editor.setStyleSheet("")
+            editor.setProperty("marked_bad", False)
+            editor.setStyleSheet(editor.property("base_style") or "")  # the theme's borders, if any
             label.hide()
         if was_valid != self.is_valid():
             self.validityChanged.emit(self.is_valid())

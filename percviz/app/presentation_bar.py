@@ -144,6 +144,15 @@ class PresentationLayout:
         QTimer.singleShot(0, lambda: w.restoreState(state))
         self._state, self._hidden = None, []
 
+    def reset_desk(self) -> None:
+        """Not presenting: the bar hidden and the side docks shown (whatever a restored layout said)."""
+        if self._state is not None:
+            return
+        self.bar.hide()
+        for dock in self._side_docks():
+            if dock.isHidden() and dock.objectName() == "controls_dock":
+                dock.show()
+
     def _side_docks(self):
         from PySide6.QtWidgets import QDockWidget
 

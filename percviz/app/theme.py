@@ -129,19 +129,22 @@ class Theme:
         table = _STATUS_DARK if self.dark else _STATUS_LIGHT
         return table.get(role) or (self.foreground, self.background, self.grid)
 
-    def field_style_sheet(self) -> str:
-        """Borders on text fields, spin boxes and check boxes (the Fusion style draws them black on a black window)."""
+    def field_style_sheet(self, kind: str) -> str:
+        """A style sheet for one field ('edit' or 'check'): borders the Fusion style draws black on a black window.
+
+        Set on each field, never on the window: a window style sheet stops the presentation font reaching
+        the menus and labels."""
         if not self.dark:
             return ""
         w = max(1, round(self.scale))
-        box = round(13 * self.scale)
-        return (
-            f"QLineEdit, QAbstractSpinBox {{ border: {w}px solid {self.grid}; background: {self.background}; "
-            f"color: {self.foreground}; padding: 1px 3px; }} "
-            f"QCheckBox::indicator {{ width: {box}px; height: {box}px; border: {w}px solid {self.foreground}; "
-            f"background: {self.background}; }} "
-            f"QCheckBox::indicator:checked {{ background: {self.highlight}; }}"
-        )
+        font = f"font-size: {self.font_pt:.1f}pt;"
+        if kind == "check":
+            box = round(13 * self.scale)
+            return (f"QCheckBox {{ {font} color: {self.foreground}; }} QCheckBox::indicator {{ width: {box}px; height: {box}px; "
+                    f"border: {w}px solid {self.foreground}; background: {self.background}; }} "
+                    f"QCheckBox::indicator:checked {{ background: {self.highlight}; }}")
+        return (f"* {{ border: {w}px solid {self.grid}; background: {self.background}; color: {self.foreground}; "
+                f"padding: 1px 3px; {font} }}")
 
     def palette(self):
         """A QPalette for the window and its widgets; disabled widgets get greyed text (all groups otherwise)."""
