@@ -677,5 +677,7 @@ class ControlsPanel(QWidget):
         self.status_role = role
         fg, bg, border = self._theme.status_style(role)
         style = f"color: {fg}; background: {bg}; border: 1px solid {border};"
-        self.status.setStyleSheet(f"QLabel {{ {style} border-radius: 4px; padding: 5px; }}")
+        sheet = f"QLabel {{ {style} border-radius: 4px; padding: 5px; }}"
+        if sheet != self.status.styleSheet():  # re-polishing costs ~1 ms: not at every frame of a run
+            self.status.setStyleSheet(sheet)
         self.status.setText(text or "Place + and − points, then Step or Play.")
