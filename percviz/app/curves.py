@@ -31,7 +31,7 @@ from PySide6.QtGui import QFontMetrics, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
-from percviz.core.glossary import MARGINS, margin_term
+from percviz.core.glossary import MARGINS, degenerate_note, margin_term
 from percviz.core.solvers.base import METRICS
 
 #: Metric keys plotted with the counts (integers), and with the margins (signed, linear).
@@ -85,8 +85,9 @@ def group_of(key: str, keys) -> str:
 class _Buffers:
     """Iterations and metric values with amortized O(1) appends (capacity doubling)."""
 
-    def __init__(self, keys):
+    def __init__(self, keys, degenerate=None):
         self.keys = tuple(keys)
+        self.degenerate = degenerate  # metrics → True when the margin is undefined (glossary.degenerate_note)
         self.n = 0
         self.it = np.empty(256)
         self.values = {k: np.empty(256) for k in self.keys}
@@ -101,8 +102,10 @@ class _Buffers:
             self.values = {k: np.concatenate([v, np.empty(self.n)]) for k, v in self.values.items()}
         self.it[self.n] = snap.iteration
         m = snap.metrics
+        # an SVM with w = 0 has no margin (1/‖w‖ would read 1e8): the curve has a gap there
+        no_margin = self.degenerate is not None and self.degenerate(dict(m))
         for k in self.keys:
-            v = m.get(k)
+            v = None if (k == "margin" and no_margin) else m.get(k)
             self.values[k][self.n] = np.nan if v is None else v
         self.n += 1
 
@@ -183,7 +186,7 @@ class CurvesView(QWidget):
         if solver_cls is not self.solver_cls or keys != self.buffers.keys:
             self.solver_cls = solver_cls
             self._build_plots(keys)
-        self.buffers = _Buffers(keys)
+        self.buffers = _Buffers(keys, lambda m, cls=solver_cls: bool(degenerate_note(cls, m)))
         self.shown_iteration = None
         self._follow_again()
         ok, why = self.supports(solver_cls)
@@ -217,7 +220,7 @@ class CurvesView(QWidget):
             return
         last = self.buffers.last_iteration
         if snapshots[-1].iteration < last:  # a new run began without set_problem: start over
-            self.buffers = _Buffers(self.buffers.keys)
+            self.buffers = _Buffers(self.buffers.keys, self.buffers.degenerate)
             self._follow_again()
             last = -1
         start = len(snapshots)

@@ -119,6 +119,8 @@ def test_svm_with_w_zero_says_so_and_draws_no_slack_forest(window):
     assert "×" not in canvas.colorbar.axis.label.toPlainText()
     caption = " ".join(w.classroom.caption.text().split())
     assert "e+05" not in caption and "SVM margin" not in caption
+    _, margins = w.panels["curves"].series("margin")
+    assert not np.isfinite(margins[-1])  # no 1/‖w‖ ≈ 1e7 point on the margin plot
 
 
 def test_multiclass_names_classes_one_to_c_and_titles_class_regions(window):
