@@ -80,8 +80,7 @@ class LiveMode(QObject):
     def _on_preset(self, preset) -> None:
         live = getattr(preset.view, "live", None)
         if live is not None:
-            self.set_on(bool(live), remember=False)
-            self.prefs.live = bool(live)
+            self.set_on(bool(live), remember=False)  # the scene's choice; the preference is the user's own
         elif getattr(self.window, "view_settings", None) is not None and hasattr(self.window.view_settings, "live"):
             self.window.view_settings = dataclasses.replace(self.window.view_settings, live=self.on)
 

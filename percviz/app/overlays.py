@@ -153,6 +153,11 @@ class RunOverlay(QLabel):
         self.setVisible(self._enabled and bool(lines) and fit < 2)
         self.place()
 
+    def _may_shrink(self) -> bool:
+        """Presentation type is large enough to hide the data: there the caption shrinks, else hides, rather than
+        cover a point (at the desk it only moves to the emptiest corner)."""
+        return self.theme.presentation and getattr(self, "_fit", 0) < 2 and self.isVisible()
+
     def _area(self) -> QRect:
         """The plot area in the parent's coordinates (the whole parent without an anchor)."""
         parent = self.parentWidget()
@@ -180,12 +185,12 @@ class RunOverlay(QLabel):
                 counts = {}
             if counts and counts.get(self.corner, 0) > min(counts.values()):
                 self.corner = min(corners, key=lambda c: counts[c])  # dict order: top left wins ties
-            if counts and min(counts.values()) > 0 and getattr(self, "_fit", 0) < 2 and self.isVisible():
+            if counts and min(counts.values()) > 0 and self._may_shrink():
                 self._refresh(getattr(self, "_fit", 0) + 1)  # never over a data point: smaller, else hidden
                 return
         else:
             self.corner = "top-left"
-            if self._crowding is not None and getattr(self, "_fit", 0) < 2 and self.isVisible():
+            if self._crowding is not None and self._may_shrink():
                 self._refresh(getattr(self, "_fit", 0) + 1)  # larger than the plot's corners: smaller, else hidden
                 return
         self.move(*corners[self.corner])
