@@ -23,6 +23,8 @@ from percviz.app.session import FINISHED, RUNNING
 
 #: Seconds of a Live run done on the UI thread before the worker takes over (a drag's frame is ~16 ms).
 SYNC_BUDGET = 0.025
+#: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
+SYNC_MAX_POINTS = 500
 
 
 class LiveMode(QObject):
@@ -103,7 +105,8 @@ class LiveMode(QObject):
         # restarts it (the worker's frames are paced for watching, not for this). Beyond SYNC_BUDGET the worker
         # takes over and the canvas shows its latest state while it is still running.
         t0, chunk = time.monotonic(), 8
-        while not s.finished and s.problem is not None and time.monotonic() - t0 < SYNC_BUDGET:
+        small = s.problem.n <= SYNC_MAX_POINTS  # one update of a large problem may itself outlast the budget
+        while small and not s.finished and s.problem is not None and time.monotonic() - t0 < SYNC_BUDGET:
             latest = s.latest
             s.advance_sync((latest.iteration if latest is not None else 0) + chunk)
             chunk *= 2
