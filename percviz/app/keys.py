@@ -62,7 +62,15 @@ class FocusKeeper(QObject):
             if isinstance(holder, QAbstractScrollArea):
                 holder.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click beside a button must not take the keys
             holder = holder.parentWidget()
-        QApplication.instance().installEventFilter(self)
+        # only widgets that take the keyboard get the filter (an application-wide Python filter would see every
+        # paint and timer event of the process)
+        QApplication.instance().focusChanged.connect(self._on_focus)
+        self._on_focus(None, QApplication.focusWidget())
+
+    def _on_focus(self, _old, new) -> None:
+        if isinstance(new, QWidget) and self._ours(new) and not new.property("percviz_keys"):
+            new.setProperty("percviz_keys", True)
+            new.installEventFilter(self)
 
     def focus_canvas(self) -> None:
         """Give the keyboard to the canvas's plot (where Space, P, R, ← → act)."""
@@ -72,7 +80,10 @@ class FocusKeeper(QObject):
             target.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _ours(self, w) -> bool:
-        return isinstance(w, QWidget) and w.window() is self.window
+        try:
+            return isinstance(w, QWidget) and w.window() is self.window
+        except RuntimeError:  # the window is being destroyed
+            return False
 
     def _in_controls(self, w: QWidget) -> bool:
         controls = self.window.controls
@@ -108,7 +119,10 @@ class FocusKeeper(QObject):
     def detach(self) -> None:
         app = QApplication.instance()
         if app is not None:
-            app.removeEventFilter(self)
+            try:
+                app.focusChanged.disconnect(self._on_focus)
+            except (RuntimeError, TypeError):
+                pass
 
 
 def key_text(seq: QKeySequence) -> str:
