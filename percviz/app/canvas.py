@@ -481,6 +481,13 @@ class CanvasView(QWidget):
         if not (np.isfinite(L) and L > 0):
             L = float(np.nanmax(np.abs(F))) if F.size else 1.0
             L = L if np.isfinite(L) and L > 0 else 1.0
+        ab = d.affine()
+        level = self._margin_level()
+        span = float(np.hypot(grid.x_max - grid.x_min, grid.y_max - grid.y_min))
+        # a fixed-level (SVM) f that varies by under 1e-6 of its level over the view: w = 0, f constant, no boundary
+        flat = level is not None and (L < 1e-6 * level or (ab is not None and np.hypot(ab[0], ab[1]) * span < 1e-6 * level))
+        if flat:
+            L = max(L, level)
         L = self._map_level = stepped_level(self._map_level, L)
         # very small or large values: show f·10^-e on the colour bar, and say so in its label
         e = int(np.floor(np.log10(L)))
@@ -495,10 +502,10 @@ class CanvasView(QWidget):
         self.colorbar.setLevels((-L * 10.0**-e, L * 10.0**-e))
         self.colorbar.axis.setLabel("f(x)" if e == 0 else f"f(x) × 10{_superscript(-e)}")
 
-        ab = d.affine()
-        if isinstance(d, ZeroDecision) or (ab is not None and ab[0] == 0 and ab[1] == 0):
+        if flat or isinstance(d, ZeroDecision) or (ab is not None and ab[0] == 0 and ab[1] == 0):
             self.boundary_curve.setData([], [])
             self.margin_curve.setData([], [])
+            self._set_slacks(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
             return
         big = (grid.x_min - 2 * (grid.x_max - grid.x_min), grid.x_max + 2 * (grid.x_max - grid.x_min),
                grid.y_min - 2 * (grid.y_max - grid.y_min), grid.y_max + 2 * (grid.y_max - grid.y_min))
@@ -815,9 +822,9 @@ class CanvasView(QWidget):
         pts = self.scene_model.points
         if not 0 <= i < pts.n:
             return ""
-        names = {0: "+", 1: "−"}
+        names = {} if getattr(self.solver_cls, "representation", "") == "multiclass" else {0: "+", 1: "−"}
         c = int(pts.classes[i])
-        text = f"point {i} ({names.get(c, f'class {c}')}) at ({pts.X[i, 0]:.3g}, {pts.X[i, 1]:.3g})"
+        text = f"point {i} ({names.get(c, f'class {c + 1}')}) at ({pts.X[i, 0]:.3g}, {pts.X[i, 1]:.3g})"
         snap = self.snapshot
         if snap is not None:
             w, certificate = self._weights(snap)

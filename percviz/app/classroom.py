@@ -27,6 +27,7 @@ from PySide6.QtWidgets import (
     QDockWidget,
     QFormLayout,
     QLineEdit,
+    QMenu,
     QPlainTextEdit,
     QPushButton,
     QTextBrowser,
@@ -37,7 +38,11 @@ from PySide6.QtWidgets import (
 from percviz.app import file_actions
 from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, PictureDialog, export_picture
 from percviz.app.file_actions import FileActions
-from percviz.app.overlays import SHORTCUT_ROWS, HelpOverlay, RunOverlay, attach_run_overlay
+from percviz.app.help_page import HelpSheet, help_rows, show_glossary
+from percviz.app.keys import FocusKeeper
+from percviz.app.live import LiveMode
+from percviz.app.presentation_bar import PresentationLayout
+from percviz.app.overlays import SHORTCUT_ROWS, RunOverlay, attach_run_overlay
 from percviz.app.prefs import Preferences
 from percviz.app.theme import PRESENTATION_SCALE, THEMES, Theme, theme_for
 
@@ -118,7 +123,10 @@ class Classroom(QObject):
             window.close_guards.append(self._close_guard)
         else:
             self.files.guard_close_events(self._close_guard)
+        # forms are rebuilt when the algorithm or kernel changes: their new fields get the theme's borders too
+        window.scene.settings_changed.connect(lambda _s: QTimer.singleShot(0, lambda: self.style_fields(self.theme)))
         self.prefs.restore_window(window)
+        self.presentation_layout.reset_desk()  # a layout saved while presenting (older versions) opens as the desk
         self.apply()
         self.refresh_info()
         QTimer.singleShot(0, self._offer_restore)
@@ -135,7 +143,16 @@ class Classroom(QObject):
             current = getattr(w.session, "current", None)
             if current is not None:
                 self.caption.show_snapshot(current)
-        self.help = HelpOverlay(w, SHORTCUT_ROWS, self.theme)
+        self.help = HelpSheet(w, SHORTCUT_ROWS, self.theme)
+        if canvas is not None and hasattr(canvas, "title"):
+            w.session.problemChanged.connect(lambda _p, cls: self._title_canvas(canvas, cls))
+            self._title_canvas(canvas, w.session.solver_cls)
+
+    @staticmethod
+    def _title_canvas(canvas, solver_cls) -> None:
+        """Multi-class scenes show class regions (argmax), two-class ones the decision function f."""
+        multi = getattr(solver_cls, "representation", "") == "multiclass"
+        canvas.title.setText("Class regions  argmax_j f_j(x)" if multi else "Decision function  f(x)")
 
     def _build_info_dock(self) -> None:
         self.info = InfoPanel(self)
@@ -238,6 +255,84 @@ class Classroom(QObject):
                 action.triggered.connect(lambda _=False, f=slot: f())
                 w.addAction(action)
             self.actions[name] = action
+        self.live = LiveMode(w, self.prefs)
+        self.presentation_layout = PresentationLayout(w)
+        clear = getattr(w, "clear_action", None)
+        if clear is not None:
+            clear.triggered.connect(lambda _=False: self.new_untitled())
+        self._add_run_keys()
+        self.focus_keeper = FocusKeeper(w)
+
+    def _add_run_keys(self) -> None:
+        """End, a guarded Reset, Delete and the class keys, each as a menu item (so F1 can list them)."""
+        w, s = self.window, self.window.session
+        controls = getattr(w, "controls", None)
+        run_menu = getattr(w, "run_menu", None)
+        reset = self.actions.get("reset")
+        if controls is not None and hasattr(controls, "request_reset") and reset is not None:
+            reset.triggered.disconnect()
+            reset.triggered.connect(lambda _=False: controls.request_reset())
+            controls.resetArmed.connect(lambda text: w.show_message(text, 4000))
+            reset.setText("&Reset (asks before discarding a long run)")
+        if run_menu is not None:
+            end = QAction("Latest snapshot", w)
+            end.setObjectName("action_latest")
+            end.setShortcut(QKeySequence("End"))
+            end.setShortcutContext(Qt.WindowShortcut)
+            end.triggered.connect(lambda _=False: s.show_index(len(s.history) - 1))
+            forward = self.actions.get("forward")
+            run_menu.insertAction(_after(run_menu, forward), end)
+            self.actions["latest"] = end
+        edit = getattr(w, "edit_menu", None)
+        canvas = w.panels.get("canvas")
+        if edit is None or canvas is None:
+            return
+        delete = QAction("&Delete point under the cursor", w)
+        delete.setObjectName("action_delete_point")
+        delete.setShortcuts([QKeySequence("Delete"), QKeySequence("Backspace")])
+        delete.setShortcutContext(Qt.WindowShortcut)
+        delete.triggered.connect(lambda _=False: getattr(canvas, "delete_hovered", lambda: False)())
+        edit.insertAction(_after(edit, getattr(w, "redo_action", None)), delete)
+        self.actions["delete_point"] = delete
+        if controls is None:
+            return
+        place = QMenu("&Place class", edit)
+        place.setObjectName("menu_place")
+        for cls, button in enumerate(controls.class_selector.buttons):
+            a = place.addAction(f"Class {button.text()} (multi-class: {cls + 1})" if cls < 2 else f"Class {cls + 1}")
+            a.setObjectName(f"action_place_{cls}")
+            a.setShortcut(QKeySequence(str(cls + 1)))
+            a.setShortcutContext(Qt.WindowShortcut)
+            a.triggered.connect(lambda _=False, c=cls: controls.class_selector.set_current_class(c))
+            w.addAction(a)
+        edit.insertMenu(_after(edit, delete), place)
+        generate = QAction("&Generate points…", w)
+        generate.setObjectName("action_generate")
+        generate.setShortcut(QKeySequence("Ctrl+G"))
+        generate.setShortcutContext(Qt.WindowShortcut)
+        generate.setStatusTip("Blobs, two moons, circles, XOR, spirals or a separable set with a chosen margin")
+        generate.triggered.connect(lambda _=False: self.generate_dialog())
+        edit.insertAction(_after(edit, place.menuAction()), generate)
+        self.actions["generate"] = generate
+        from percviz.app.brush import Brush
+
+        self.brush = Brush(w)
+        brush = QAction("&Brush: drag to paint points", w, checkable=True)
+        brush.setObjectName("action_brush")
+        brush.setShortcut(QKeySequence("B"))
+        brush.setShortcutContext(Qt.WindowShortcut)
+        brush.toggled.connect(self.brush.set_on)
+        edit.insertAction(_after(edit, generate), brush)
+        self.actions["brush"] = brush
+        sizes = QMenu("Brush &spread", edit)
+        group = QActionGroup(sizes)
+        for label, spread in (("Narrow (0.15)", 0.15), ("Medium (0.3)", 0.3), ("Wide (0.6)", 0.6)):
+            a = sizes.addAction(label)
+            a.setCheckable(True)
+            a.setChecked(spread == self.brush.spread)
+            a.triggered.connect(lambda _=False, v=spread: setattr(self.brush, "spread", v))
+            group.addAction(a)
+        edit.insertMenu(_after(edit, brush), sizes)
 
     def _build_help(self) -> None:
         w = self.window
@@ -245,13 +340,25 @@ class Classroom(QObject):
         action.setObjectName("action_help_keys")
         action.setShortcuts([QKeySequence("F1"), QKeySequence("?")])
         action.setShortcutContext(Qt.WindowShortcut)
-        action.triggered.connect(self.help.toggle)
+        action.triggered.connect(self.toggle_help)
         w.addAction(action)
         help_menu = getattr(w, "help_menu", None)
         if help_menu is not None:
             first = help_menu.actions()[0] if help_menu.actions() else None
             help_menu.insertAction(first, action) if first else help_menu.addAction(action)
         self.actions["help"] = action
+        if help_menu is not None:
+            terms = QAction("What the &numbers mean (margins, outcomes)", w)
+            terms.setObjectName("action_glossary")
+            terms.triggered.connect(lambda _=False: show_glossary(w))
+            help_menu.insertAction(_after(help_menu, action), terms)
+            self.actions["glossary"] = terms
+
+    def toggle_help(self) -> None:
+        """F1: the sheet lists every key of every menu item (read now, so added items appear) and the mouse."""
+        if not self.help.isVisible():
+            self.help.set_rows(help_rows(self.window))
+        self.help.toggle()
 
     def _on_preset_loaded(self, preset) -> None:
         """Refresh the info panel and title whenever the window shows a new scene (launch, Open, restore)."""
@@ -286,13 +393,34 @@ class Classroom(QObject):
             if item is not None:
                 item.apply_theme(theme)
         self.animations.theme = theme
+        self.style_fields(theme)
+
+    def style_fields(self, theme: Theme) -> None:
+        """Field and check-box borders in dark themes, widget by widget (see Theme.field_style_sheet)."""
+        from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox
+
+        for field in self.window.findChildren(QWidget):
+            if isinstance(field, QCheckBox):
+                kind = "check"
+            elif isinstance(field, (QLineEdit, QAbstractSpinBox)) and not isinstance(field.parentWidget(), QAbstractSpinBox):
+                kind = "edit"
+            else:
+                continue
+            sheet = theme.field_style_sheet(kind)
+            field.setProperty("base_style", sheet)
+            if not field.property("marked_bad"):
+                field.setStyleSheet(sheet)
 
     def set_presentation(self, on: bool) -> None:
         on = bool(on)
         if on != self.presenting:
             self.presenting = on
+            if on:
+                self.presentation_layout.enter()  # remembers the desk layout first
             self.apply()
             self._fit_geometry_docks()
+            if not on:
+                self.presentation_layout.leave()  # the desk layout exactly as it was
             self.window.show_message("Presentation mode: F5 to leave, F11 full screen." if on else "Desk mode.")
         action = self.actions.get("presentation")
         if action is not None and action.isChecked() != on:
@@ -357,6 +485,23 @@ class Classroom(QObject):
             return False
         self.set_info(title.text(), text.toPlainText())
         return True
+
+    def generate_dialog(self) -> bool:
+        """Edit ▸ Generate points…: the dialog (non-blocking; `window._generators_dialog` for tests)."""
+        from percviz.app.generators_dialog import GeneratorsDialog
+
+        dlg = GeneratorsDialog(self.window)
+        self.window._generators_dialog = dlg
+        dlg.open()
+        return True
+
+    def new_untitled(self) -> None:
+        """After Clear all points: a new untitled scene (no title, explanation or file; Save asks for a name)."""
+        w = self.window
+        w.title, w.explanation = "Untitled scene", ""
+        self.files.current_path = None
+        self.files._update_title()
+        self.refresh_info()
 
     def set_info(self, title: str, explanation: str) -> None:
         w = self.window
@@ -450,6 +595,8 @@ class Classroom(QObject):
     def shutdown(self) -> None:
         """Window closing: stop an export, remember the layout, leave no autosave behind."""
         self.animations.cancel_and_wait()
+        self.focus_keeper.detach()
+        self.presentation_layout.leave()  # the desk layout is what is remembered
         if self.window.isFullScreen():
             self.window.showNormal()
         self.prefs.save_window(self.window)
@@ -458,6 +605,15 @@ class Classroom(QObject):
 
 
 _DEFAULT_ASK_RESTORE = file_actions.ask_restore
+
+
+def _after(menu, action):
+    """The item following `action` in `menu` (None: the end), to insert right after it."""
+    items = menu.actions()
+    if action in items:
+        i = items.index(action)
+        return items[i + 1] if i + 1 < len(items) else None
+    return None
 
 
 def _plain(text: str) -> str:

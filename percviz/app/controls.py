@@ -8,6 +8,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QButtonGroup,
+    QCheckBox,
     QComboBox,
     QFormLayout,
     QGridLayout,
@@ -25,9 +26,11 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.app.param_form import ParamForm
+from percviz.app.theme import theme_for
 from percviz.app.session import FINISHED, INVALID, PLAYING, RUNNING, RunSession
 from percviz.core.errors import PercvizError
 from percviz.core.features import FEATURE_MAPS, parse_features
+from percviz.core.glossary import degenerate_note, margin_text, outcome
 from percviz.core.kernels import KERNELS, parse_kernel
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import by_family, get_solver
@@ -36,6 +39,10 @@ from percviz.core.spec import format_spec
 
 #: Positions of the speed slider, in updates per second (0 = as fast as possible).
 SPEEDS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000, 0)
+#: A run at least this long is discarded by Reset only when asked twice (the first press says what it would lose).
+LONG_RUN = 1000
+#: Seconds in which the second Reset must follow the first.
+RESET_CONFIRM_S = 4.0
 #: Class symbols offered by the class selector: + and − for two classes, 3..6 for multi-class.
 CLASS_LABELS = ("+", "−", "3", "4", "5", "6")
 
@@ -52,17 +59,20 @@ def format_number(v: float | None) -> str:
     return f"{v:.3e}"
 
 
-def status_text(snap: Any) -> str:
-    """One line: iteration, status, margin, training errors (and the solver's message)."""
-    m = snap.metrics
-    parts = [f"Iteration {snap.iteration}", snap.status.text]
-    if "margin" in m:
-        parts.append(f"margin {format_number(m['margin'])}")
+def status_text(snap: Any, solver_cls: Any = None) -> str:
+    """One line: iteration, status, which margin and its value, training errors (and the solver's message)."""
+    m = dict(snap.metrics)
+    parts = [f"Iteration {snap.iteration}", outcome(snap.status, m).words]
+    margin = margin_text(solver_cls, m, format_number)
+    if margin:
+        parts.append(margin)
     if "train_errors" in m:
         k = int(m["train_errors"])
         parts.append(f"{k} training error{'s' if k != 1 else ''}")
     text = " · ".join(parts)
-    return f"{text}\n{snap.message}" if snap.message else text
+    note = degenerate_note(solver_cls, m)
+    lines = [text] + [t for t in (note, snap.message) if t]
+    return "\n".join(lines)
 
 
 def _group(title: str) -> tuple[QGroupBox, QVBoxLayout]:
@@ -96,7 +106,8 @@ class ClassSelector(QWidget):
             b.setFont(f)
             b.setAccessibleName(f"class:{cls}")
             b.setToolTip(
-                {0: "Left click places a + point (class 0, y = +1)", 1: "Left click places a − point (class 1, y = −1); right click always places −"}.get(
+                {0: "Left click places a + point (y = +1; class 1 in multi-class scenes)",
+                 1: "Left click places a − point (y = −1; class 2 in multi-class scenes); right click always places −"}.get(
                     cls, f"Left click places a point of class {cls + 1} (multi-class algorithms)"
                 )
             )
@@ -142,6 +153,9 @@ class ClassSelector(QWidget):
             self.classChanged.emit(cls)
 
     def set_multiclass(self, on: bool) -> None:
+        """Multi-class algorithms name the classes 1…6 (and offer 3…6); two-class ones + and −."""
+        for cls, b in enumerate(self.buttons[:2]):
+            b.setText(str(cls + 1) if on else CLASS_LABELS[cls])
         for b in self.buttons[2:]:
             b.setEnabled(on)
             b.setVisible(on)
@@ -154,6 +168,8 @@ class ControlsPanel(QWidget):
 
     #: The class a left click on the canvas places.
     classChanged = Signal(int)
+    #: A first Reset of a long run: the sentence that says what a second one would discard.
+    resetArmed = Signal(str)
 
     def __init__(self, scene: SceneModel, session: RunSession, parent=None):
         super().__init__(parent)
@@ -163,6 +179,10 @@ class ControlsPanel(QWidget):
         self._feature_params: dict[str, dict] = {}
         self._syncing = False
         self._status_error = False
+        self._form_error = False
+        self._reset_armed: float | None = None
+        self._theme = theme_for()
+        self.status_role = "neutral"
         self.setMinimumWidth(300)
         root = QVBoxLayout(self)
         root.setContentsMargins(6, 6, 6, 6)
@@ -205,6 +225,7 @@ class ControlsPanel(QWidget):
         self.algorithm.setMinimumContentsLength(18)
         self._fill_algorithms()
         self.algorithm.currentIndexChanged.connect(self._on_algorithm_chosen)
+        self.fit_popup()
         lay.addWidget(self.algorithm)
         self.description = QLabel()
         self.description.setWordWrap(True)
@@ -213,6 +234,7 @@ class ControlsPanel(QWidget):
         self.algo_form = ParamForm()
         self.algo_form.valuesChanged.connect(self._on_algo_params)
         self.algo_form.validityChanged.connect(lambda _v: self._update_enabled())
+        self.algo_form.errorsChanged.connect(self._update_enabled)
         lay.addWidget(self.algo_form)
         return box
 
@@ -229,6 +251,7 @@ class ControlsPanel(QWidget):
         self.kernel_form = ParamForm()
         self.kernel_form.valuesChanged.connect(self._on_kernel_params)
         self.kernel_form.validityChanged.connect(lambda _v: self._update_enabled())
+        self.kernel_form.errorsChanged.connect(self._update_enabled)
         lay.addWidget(self.kernel_form)
         self.features = QComboBox()
         self.features.setAccessibleName("features")
@@ -241,6 +264,7 @@ class ControlsPanel(QWidget):
         self.feature_form = ParamForm()
         self.feature_form.valuesChanged.connect(self._on_feature_params)
         self.feature_form.validityChanged.connect(lambda _v: self._update_enabled())
+        self.feature_form.errorsChanged.connect(self._update_enabled)
         lay.addWidget(self.feature_form)
         return self.kernel_box
 
@@ -254,7 +278,7 @@ class ControlsPanel(QWidget):
         self.step_button.clicked.connect(self.session.step)
         self.play_button.clicked.connect(self.session.toggle_play)
         self.run_button.clicked.connect(self.session.run_to_end)
-        self.reset_button.clicked.connect(self.session.reset)
+        self.reset_button.clicked.connect(self.request_reset)
         grid = QGridLayout()
         grid.setSpacing(4)
         grid.addWidget(self.step_button, 0, 0)
@@ -262,6 +286,11 @@ class ControlsPanel(QWidget):
         grid.addWidget(self.run_button, 1, 0)
         grid.addWidget(self.reset_button, 1, 1)
         lay.addLayout(grid)
+        self.live_box = QCheckBox("Live")
+        self.live_box.setAccessibleName("live")
+        self.live_box.setObjectName("live")
+        self.live_box.setToolTip("Live: every edit reruns the algorithm to its end (L)")
+        lay.addWidget(self.live_box)
 
         form = QFormLayout()
         form.setContentsMargins(0, 4, 0, 0)
@@ -353,6 +382,25 @@ class ControlsPanel(QWidget):
     def apply_theme(self, theme) -> None:
         """Colour the class buttons like the canvas markers (palettes, so fonts still follow the window)."""
         self.class_selector.set_colors([theme.class_color(c) for c in range(len(self.class_selector.buttons))])
+        self._theme = theme
+        self.fit_popup()
+        snap = self.session.current
+        if not self._status_error and snap is not None:
+            self._set_status(status_text(snap, self.session.solver_cls), error=False, snap=snap)
+
+    def fit_popup(self) -> None:
+        """The algorithm list is as wide as its longest heading or name (never 'Von Neumann & prima…ual')."""
+        from PySide6.QtGui import QFontMetrics
+
+        view = self.algorithm.view()
+        model = self.algorithm.model()
+        widest = 0
+        for i in range(self.algorithm.count()):
+            font = model.data(model.index(i, 0), Qt.ItemDataRole.FontRole) or view.font()
+            f = QFont(font)
+            f.setPointSizeF(view.font().pointSizeF())
+            widest = max(widest, QFontMetrics(f).horizontalAdvance(self.algorithm.itemText(i)))
+        view.setMinimumWidth(widest + 12 * QFontMetrics(view.font()).averageCharWidth() // 4 + 40)
 
     # -- reading -----------------------------------------------------------------------------------------
     @property
@@ -409,7 +457,7 @@ class ControlsPanel(QWidget):
                 self.description.setVisible(bool(cls.description))
                 self.algorithm.setToolTip(cls.description or cls.display_name)
                 if self.algo_form.params is not cls.params:
-                    self.algo_form.set_params(cls.params, dict(s.params), cls.display_name)
+                    self.algo_form.set_params(cls.params, dict(s.params), cls.display_name, cls.name)
                 else:
                     self.algo_form.set_values(dict(s.params))
                 self._algo_params[cls.name] = dict(s.params)
@@ -445,10 +493,39 @@ class ControlsPanel(QWidget):
             combo.setCurrentIndex(idx)
             combo.blockSignals(False)
         if form.params is not type(obj).params:
-            form.set_params(type(obj).params, dict(obj.values), f"the {obj.name} {what}")
+            form.set_params(type(obj).params, dict(obj.values), f"the {obj.name} {what}", obj.name)
         else:
             form.set_values(dict(obj.values))
         memory[obj.name] = dict(obj.values)
+
+    def request_reset(self) -> bool:
+        """Reset (R, Home, the button); a long run is discarded only by a second press within a few seconds."""
+        import time
+
+        latest = self.session.latest
+        long_run = latest is not None and latest.iteration >= LONG_RUN
+        armed = self._reset_armed is not None and time.monotonic() - self._reset_armed < RESET_CONFIRM_S
+        if long_run and not armed:
+            self._reset_armed = time.monotonic()
+            self.reset_button.setText("Again to discard")
+            self.resetArmed.emit(f"Reset would discard {latest.iteration:,} iterations: press R (or Reset) again to do it.")
+            from PySide6.QtCore import QTimer
+
+            QTimer.singleShot(int(RESET_CONFIRM_S * 1000), self._disarm_reset)
+            return False
+        self._disarm_reset()
+        self.session.reset()
+        return True
+
+    def _disarm_reset(self) -> None:
+        self._reset_armed = None
+        self.reset_button.setText("Reset")
+
+    def revert_edits(self) -> None:
+        """Escape in a field: every field shows the scene's settings again (typed text that was not committed goes)."""
+        for form in (self.algo_form, self.kernel_form, self.feature_form):
+            form.revert()
+        self.sync_from_scene()
 
     # -- widgets → scene ---------------------------------------------------------------------------------
     def _apply(self, **changes: Any) -> None:
@@ -465,7 +542,7 @@ class ControlsPanel(QWidget):
             return
         cls = get_solver(name)
         params = self._algo_params.get(name, {})
-        self.algo_form.set_params(cls.params, params, cls.display_name)
+        self.algo_form.set_params(cls.params, params, cls.display_name, name)
         self._apply(algorithm=name, params=self.algo_form.values())
 
     def _on_algo_params(self, values: dict) -> None:
@@ -478,7 +555,7 @@ class ControlsPanel(QWidget):
         if not name or self._syncing:
             return
         cls = KERNELS[name]
-        self.kernel_form.set_params(cls.params, self._kernel_params.get(name, {}), f"the {name} kernel")
+        self.kernel_form.set_params(cls.params, self._kernel_params.get(name, {}), f"the {name} kernel", name)
         self.kernel_form.setVisible(bool(cls.params.specs))
         self._apply(kernel=format_spec(name, self.kernel_form.values()))
 
@@ -493,7 +570,7 @@ class ControlsPanel(QWidget):
         if not name or self._syncing:
             return
         cls = FEATURE_MAPS[name]
-        self.feature_form.set_params(cls.params, self._feature_params.get(name, {}), f"the {name} feature map")
+        self.feature_form.set_params(cls.params, self._feature_params.get(name, {}), f"the {name} feature map", name)
         self.feature_form.setVisible(bool(cls.params.specs))
         self._apply(features=format_spec(name, self.feature_form.values()))
 
@@ -525,6 +602,17 @@ class ControlsPanel(QWidget):
         if not ok:
             bad = next(iter({**self.algo_form.errors(), **self.kernel_form.errors(), **self.feature_form.errors()}.values()), "")
             self._set_status(f"Fix the highlighted value before running. {bad}", error=True)
+            self._form_error = True
+        elif self._form_error:
+            # the field is valid again: its message goes, the run's own status comes back
+            self._form_error = False
+            snap = self.session.current
+            if self.session.error:
+                self._set_status(self.session.error, error=True)
+            elif snap is not None:
+                self._set_status(status_text(snap, self.session.solver_cls), error=False, snap=snap)
+            else:
+                self._set_status("", error=False)
 
     def _on_state(self, state: str) -> None:
         playing = state in (PLAYING, RUNNING)
@@ -569,19 +657,27 @@ class ControlsPanel(QWidget):
         self.history.blockSignals(False)
         self._update_history_label()
         if self.forms_valid():
-            self._set_status(status_text(snap), error=False, done=snap.status.done)
+            self._set_status(status_text(snap, self.session.solver_cls), error=False, snap=snap)
         self._update_enabled()
 
     def _on_error(self, text: str) -> None:
         self._set_status(text, error=True)
 
-    def _set_status(self, text: str, error: bool, done: bool = False) -> None:
+    def _set_status(self, text: str, error: bool, snap: Any = None) -> None:
+        """The status box: its words, and a colour by outcome (separator, certificate, proof, limit, …)."""
         self._status_error = error
         if error:
-            style = "color: #b71c1c; background: #fdecea; border: 1px solid #ef9a9a;"
-        elif done:
-            style = "color: #1b5e20; background: #edf7ee; border: 1px solid #a5d6a7;"
+            role = "error"
+        elif snap is not None and snap.status.done:
+            role = outcome(snap.status, dict(snap.metrics)).role
+            if degenerate_note(self.session.solver_cls, dict(snap.metrics)):
+                role = "warning"
         else:
-            style = "background: palette(base); border: 1px solid palette(midlight);"
-        self.status.setStyleSheet(f"QLabel {{ {style} border-radius: 4px; padding: 5px; }}")
+            role = "neutral"
+        self.status_role = role
+        fg, bg, border = self._theme.status_style(role)
+        style = f"color: {fg}; background: {bg}; border: 1px solid {border};"
+        sheet = f"QLabel {{ {style} border-radius: 4px; padding: 5px; }}"
+        if sheet != self.status.styleSheet():  # re-polishing costs ~1 ms: not at every frame of a run
+            self.status.setStyleSheet(sheet)
         self.status.setText(text or "Place + and − points, then Step or Play.")

@@ -31,6 +31,7 @@ from PySide6.QtGui import QFontMetrics, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
 from percviz.app.theme import Theme, theme_for
+from percviz.core.glossary import MARGINS, degenerate_note, margin_term
 from percviz.core.solvers.base import METRICS
 
 #: Metric keys plotted with the counts (integers), and with the margins (signed, linear).
@@ -84,8 +85,9 @@ def group_of(key: str, keys) -> str:
 class _Buffers:
     """Iterations and metric values with amortized O(1) appends (capacity doubling)."""
 
-    def __init__(self, keys):
+    def __init__(self, keys, degenerate=None):
         self.keys = tuple(keys)
+        self.degenerate = degenerate  # metrics → True when the margin is undefined (glossary.degenerate_note)
         self.n = 0
         self.it = np.empty(256)
         self.values = {k: np.empty(256) for k in self.keys}
@@ -100,8 +102,10 @@ class _Buffers:
             self.values = {k: np.concatenate([v, np.empty(self.n)]) for k, v in self.values.items()}
         self.it[self.n] = snap.iteration
         m = snap.metrics
+        # an SVM with w = 0 has no margin (1/‖w‖ would read 1e8): the curve has a gap there
+        no_margin = self.degenerate is not None and self.degenerate(dict(m))
         for k in self.keys:
-            v = m.get(k)
+            v = None if (k == "margin" and no_margin) else m.get(k)
             self.values[k][self.n] = np.nan if v is None else v
         self.n += 1
 
@@ -182,7 +186,7 @@ class CurvesView(QWidget):
         if solver_cls is not self.solver_cls or keys != self.buffers.keys:
             self.solver_cls = solver_cls
             self._build_plots(keys)
-        self.buffers = _Buffers(keys)
+        self.buffers = _Buffers(keys, lambda m, cls=solver_cls: bool(degenerate_note(cls, m)))
         self.shown_iteration = None
         self._follow_again()
         ok, why = self.supports(solver_cls)
@@ -216,7 +220,7 @@ class CurvesView(QWidget):
             return
         last = self.buffers.last_iteration
         if snapshots[-1].iteration < last:  # a new run began without set_problem: start over
-            self.buffers = _Buffers(self.buffers.keys)
+            self.buffers = _Buffers(self.buffers.keys, self.buffers.degenerate)
             self._follow_again()
             last = -1
         start = len(snapshots)
@@ -386,7 +390,7 @@ class CurvesView(QWidget):
                 if group_of(k, keys) != g:
                     continue
                 mark = _MARKS[self._styles[k]]
-                label = SHORT_LABELS.get(k, METRICS[k].label)
+                label = self._label(k)
                 if k == "bound" and self.off_scale.get(g) is not None:
                     label += " (far above the plot)"
                 entries.append(f"<span style='color:{self.colors[k]}'>{mark}&nbsp;{_nb(label)}</span>")
@@ -396,8 +400,19 @@ class CurvesView(QWidget):
                 rho_named = True
             groups.append(f"<b>{_nb(title.split(',')[0])}:</b>&nbsp;" + "&nbsp;&nbsp; ".join(entries))
         self.legend.setText("&nbsp;&nbsp;&nbsp;&nbsp; ".join(groups))
-        self.legend.setToolTip("<br>".join(f"<b>{html.escape(METRICS[k].label)}</b>: {html.escape(METRICS[k].help)}"
-                                           for k in self.curves))
+        tips = [f"<b>{html.escape(self._label(k))}</b>: {html.escape(self._help(k))}" for k in self.curves]
+        if self.rho is not None:
+            tips.append(f"<b>┈ ρ_K</b>: {html.escape(MARGINS['rho'].tooltip)}")
+        self.legend.setToolTip("<br>".join(tips))
+
+    def _label(self, key: str) -> str:
+        """A curve's name in the legend; the margin says which margin it is (core.glossary)."""
+        if key == "margin":
+            return margin_term(self.solver_cls).short
+        return SHORT_LABELS.get(key, METRICS[key].label)
+
+    def _help(self, key: str) -> str:
+        return margin_term(self.solver_cls).tooltip if key == "margin" else METRICS[key].help
 
     # -- pushing data ---------------------------------------------------------------------------------
     def _schedule(self) -> None:
@@ -424,6 +439,7 @@ class CurvesView(QWidget):
                     y = np.where(y > 0, y, np.nan)
                 c.setData(x, y, connect="finite", skipFiniteCheck=bool(np.isfinite(y).all()))
             self._mark_single(b.n == 1)
+            self._mark_lonely()
             self._update_ranges()
         last = b.last_iteration
         scrubbing = self.shown_iteration is not None and 0 <= self.shown_iteration < last
@@ -445,6 +461,28 @@ class CurvesView(QWidget):
                 c.setSymbolPen(colour)
                 c.setSymbolBrush(colour)
             else:
+                c.setSymbol(None)
+
+    def _mark_lonely(self) -> None:
+        """A curve with values but no two finite ones in a row (the margin is undefined at α = 0) has no segment
+        to draw either: it keeps its dots, so every plot shows something from the first step."""
+        if getattr(self, "_single", False):
+            return
+        for k, c in self.curves.items():
+            if k not in self.buffers.keys:
+                continue
+            y = self.buffers.series(k)[1]
+            if self.log_boxes[group_of(k, self.buffers.keys)].isChecked():
+                y = np.where(y > 0, y, np.nan)
+            ok = np.isfinite(y)
+            lonely = bool(ok.any()) and not bool((ok[1:] & ok[:-1]).any())
+            if lonely:
+                colour = c.opts["pen"].color() if hasattr(c.opts["pen"], "color") else "w"
+                c.setSymbol("o")
+                c.setSymbolSize(7)
+                c.setSymbolPen(colour)
+                c.setSymbolBrush(colour)
+            elif c.opts.get("symbol") is not None:
                 c.setSymbol(None)
 
     def _update_ranges(self) -> None:
@@ -541,7 +579,23 @@ class _DecadeAxis(pg.AxisItem):
             d + math.log10(m) for d in range(math.floor(minVal), math.ceil(maxVal) + 1) for m in (1, 2, 5)
             if minVal <= d + math.log10(m) <= maxVal
         ]
+        if len(values) < 2 and maxVal > minVal:
+            # a narrow range (e.g. 0.31…0.33): evenly spaced round values, so the axis is never bare
+            lo, hi = 10.0**minVal, 10.0**maxVal
+            raw = (hi - lo) / 3
+            mag = 10.0 ** math.floor(math.log10(raw))
+            step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
+            values = [math.log10(v) for v in np.arange(math.ceil(lo / step) * step, hi + step * 1e-9, step) if v > 0]
         return [(None, values)]
+
+    def tickStrings(self, values, scale, spacing):
+        if self.logMode and any(float(v) != round(float(v)) for v in values):  # not decades: '0.32', not '0.3'
+            out = []
+            for v in values:
+                x = 10.0 ** float(v)
+                out.append(f"{x:.3g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.0e}".replace("e-0", "e-").replace("e+0", "e"))
+            return out
+        return super().tickStrings(values, scale, spacing)
 
 
 class _IterationAxis(pg.AxisItem):
@@ -553,6 +607,8 @@ class _IterationAxis(pg.AxisItem):
         dif = maxVal - minVal
         if not levels or dif <= 0 or size <= 0:
             return levels
+        # iterations are whole numbers: no tick between two of them (never 0.2, 0.4, …)
+        levels = [(max(1.0, step), offset) for step, offset in levels if step >= 1.0] or [(1.0, 0.0)]
         major = levels[0][0]
         metrics = QFontMetricsF(self.style.get("tickFont") or self.font())
 

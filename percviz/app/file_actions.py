@@ -176,9 +176,16 @@ class FileActions(QObject):
             action.triggered.connect(lambda _=False, p=item.path: self.open_example(p))
 
     def open_example(self, path) -> bool:
-        """Open a shipped scene; Save then asks for a new name (the shipped file is never overwritten)."""
+        """Open a shipped scene with the panels that explain it; panels the user had opened stay open.
+
+        Save then asks for a new name (the shipped file is never overwritten)."""
+        actions = getattr(self.window, "view_actions", {})
+        opened = [name for name, act in actions.items() if name != "curves" and act.isChecked()]
         if not self.open_path(path):
             return False
+        for name in opened:
+            if not actions[name].isChecked():
+                actions[name].setChecked(True)
         self.current_path = None
         self.prefs.remove_recent(str(Path(path).resolve()))
         self._update_title()
@@ -201,8 +208,10 @@ class FileActions(QObject):
             return False
         if not self.apply_preset(preset):
             return False
-        # Save writes JSON: only a .json file is saved over; anything else goes through Save As.
-        self.current_path = path.resolve() if path.suffix.lower() == ".json" else None
+        # Save writes JSON: only a .json file is saved over; anything else goes through Save As, and so does
+        # a file inside the installed package (a shipped example): it is saved as a copy elsewhere.
+        keep = path.suffix.lower() == ".json" and not inside_package(path)
+        self.current_path = path.resolve() if keep else None
         self.scene.mark_saved()
         self.autosaver.discard()
         self.prefs.add_recent(path)
@@ -250,12 +259,13 @@ class FileActions(QObject):
 
     # -- saving -----------------------------------------------------------------------------------------
     def save(self) -> bool:
-        if self.current_path is None:
+        if self.current_path is None or inside_package(self.current_path):
             return self.save_as()
         return self.save_to(self.current_path)
 
     def save_as(self) -> bool:
-        suggested = str(self.current_path or Path(self.prefs.last_folder) / f"{_slug(self._title())}.json")
+        current = self.current_path if self.current_path is not None and not inside_package(self.current_path) else None
+        suggested = str(current or Path(self.prefs.last_folder) / f"{_slug(self._title())}.json")
         path = _hooks().ask_save_path(self.window, "Save the scene", suggested, PRESET_FILTER)
         if not path:
             return False
@@ -442,6 +452,17 @@ def _tidy_separators(menu: QMenu) -> None:
 
 def _plain(text: str) -> str:
     return text.replace("&", "").replace("…", "").replace("...", "").strip().lower()
+
+
+def inside_package(path: "str | os.PathLike") -> bool:
+    """Whether a path lies inside the installed percviz package (its shipped presets included)."""
+    import percviz
+
+    try:
+        Path(path).resolve().relative_to(Path(percviz.__file__).resolve().parent)
+    except ValueError:
+        return False
+    return True
 
 
 def _slug(text: str) -> str:

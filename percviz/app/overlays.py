@@ -9,6 +9,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QLabel, QWidget
 
 from percviz.app.theme import Theme, theme_for
+from percviz.core.glossary import margin_text, outcome
 
 
 def _fmt(value: float) -> str:
@@ -33,11 +34,11 @@ def run_caption(snapshot, solver_cls) -> tuple[str, str, str]:
     if snapshot is None:
         return algo, "", ""
     details = []
-    margin = snapshot.metrics.get("margin")
-    if margin is not None and margin == margin:
-        details.append(f"margin {_fmt(margin)}")
+    margin = margin_text(solver_cls, dict(snapshot.metrics), _fmt)  # says which margin (core.glossary)
+    if margin:
+        details.append(margin)
     if snapshot.status.done:
-        details.append(snapshot.status.text)
+        details.append(outcome(snapshot.status, dict(snapshot.metrics)).words)
     return algo, f"iteration {snapshot.iteration}", "  ·  ".join(details)
 
 
@@ -125,8 +126,15 @@ class RunOverlay(QLabel):
     def plain_text(self) -> str:
         return "\n".join(t for t in run_caption(self._snapshot, self._solver_cls) if t)
 
-    def refresh(self) -> None:
+    def refresh(self, *_args) -> None:
+        self._refresh(0)
+
+    def _refresh(self, fit: int) -> None:
+        """fit 0: the whole caption; 1: the iteration line only; 2: hidden (each tried while it covers a point)."""
+        self._fit = fit
         algo, iteration, details = run_caption(self._snapshot, self._solver_cls)
+        if fit:
+            algo, details = "", ""
         small = f"{0.65 * self.point_size:.1f}pt"
         room = self._area().width() - 2 * self.MARGIN - self.contentsMargins().left() - self.contentsMargins().right()
         # no wider than the iteration line or 40 % of the plot: a narrow caption leaves a corner free for the data
@@ -142,8 +150,13 @@ class RunOverlay(QLabel):
         for part in details.split("  ·  ") if details else ():  # one per line: a narrow caption fits a corner
             lines.append(f"<span style='font-size:{small}'>{html.escape(part)}</span>")
         self.setText("<br>".join(lines))
-        self.setVisible(self._enabled and bool(lines))
+        self.setVisible(self._enabled and bool(lines) and fit < 2)
         self.place()
+
+    def _may_shrink(self) -> bool:
+        """Presentation type is large enough to hide the data: there the caption shrinks, else hides, rather than
+        cover a point (at the desk it only moves to the emptiest corner)."""
+        return self.theme.presentation and getattr(self, "_fit", 0) < 2 and self.isVisible()
 
     def _area(self) -> QRect:
         """The plot area in the parent's coordinates (the whole parent without an anchor)."""
@@ -172,8 +185,14 @@ class RunOverlay(QLabel):
                 counts = {}
             if counts and counts.get(self.corner, 0) > min(counts.values()):
                 self.corner = min(corners, key=lambda c: counts[c])  # dict order: top left wins ties
+            if counts and min(counts.values()) > 0 and self._may_shrink():
+                self._refresh(getattr(self, "_fit", 0) + 1)  # never over a data point: smaller, else hidden
+                return
         else:
             self.corner = "top-left"
+            if self._crowding is not None and self._may_shrink():
+                self._refresh(getattr(self, "_fit", 0) + 1)  # larger than the plot's corners: smaller, else hidden
+                return
         self.move(*corners[self.corner])
         self.raise_()
 

@@ -17,6 +17,7 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.core.errors import ParameterError
+from percviz.core.param_labels import human_label
 from percviz.core.params import ParamSet, ParamSpec
 
 _INT_LIMIT = 2**31 - 1
@@ -27,10 +28,10 @@ def _fmt(value: Any) -> str:
     return f"{value:g}" if isinstance(value, float) else str(value)
 
 
-def spec_tooltip(spec: ParamSpec) -> str:
-    """Help text, allowed range and default of one parameter, for its tooltip."""
-    parts = [spec.help] if spec.help else []
-    parts.append(f"Allowed: {spec.range_text()}. Default: {_fmt(spec.default)}.")
+def spec_tooltip(spec: ParamSpec, key: str = "") -> str:
+    """Label, help text, allowed range, default and script name of one parameter, for its tooltip."""
+    parts = [f"{human_label(spec, key)}: {spec.help}" if spec.help else human_label(spec, key)]
+    parts.append(f"Allowed: {spec.range_text()}. Default: {_fmt(spec.default)}. In presets and the CLI: {spec.name}.")
     return "\n".join(parts)
 
 
@@ -41,6 +42,8 @@ class ParamForm(QWidget):
     valuesChanged = Signal(dict)
     #: Whether every field currently holds a valid value.
     validityChanged = Signal(bool)
+    #: Some field's message changed (it now describes the field's current text, or is gone).
+    errorsChanged = Signal()
 
     def __init__(self, params: ParamSet | None = None, values: dict | None = None, owner: str = "", parent=None):
         super().__init__(parent)
@@ -57,8 +60,8 @@ class ParamForm(QWidget):
         self.set_params(params or ParamSet(), values, owner)
 
     # -- building -----------------------------------------------------------------------------------
-    def set_params(self, params: ParamSet, values: dict | None = None, owner: str = "") -> None:
-        """Rebuild the form for another ParamSet (values default to the specs' defaults)."""
+    def set_params(self, params: ParamSet, values: dict | None = None, owner: str = "", key: str = "") -> None:
+        """Rebuild the form for another ParamSet (values default to the specs' defaults); key names the owner."""
         while self._layout.rowCount():
             self._layout.removeRow(0)
         self._params, self._owner = params, owner
@@ -69,11 +72,12 @@ class ParamForm(QWidget):
             self._values = params.defaults()
         for spec in params.specs:
             editor = self._make_editor(spec)
-            editor.setToolTip(spec_tooltip(spec))
+            editor.setToolTip(spec_tooltip(spec, key))
             editor.setAccessibleName(f"param:{spec.name}")
             editor.setObjectName(f"param_{spec.name}")
-            label = QLabel(spec.display)
-            label.setToolTip(spec_tooltip(spec))
+            label = QLabel(human_label(spec, key))
+            label.setWordWrap(True)
+            label.setToolTip(spec_tooltip(spec, key))
             label.setBuddy(editor)
             error = QLabel()
             error.setWordWrap(True)
@@ -179,17 +183,26 @@ class ParamForm(QWidget):
         if self.is_valid():
             self.valuesChanged.emit(dict(self._values))
 
+    def revert(self) -> None:
+        """Put every field back to its last valid value (Escape) and drop the messages."""
+        self.set_values(dict(self._values))
+
     def _mark(self, name: str, message: str) -> None:
         was_valid = self.is_valid()
+        changed = self._bad.get(name, "") != message
         editor, label = self._editors[name], self._errors[name]
         if message:
             self._bad[name] = message
+            editor.setProperty("marked_bad", True)
             editor.setStyleSheet(_BAD_STYLE)
             label.setText(message)
             label.show()
         else:
             self._bad.pop(name, None)
-            editor.setStyleSheet("")
+            editor.setProperty("marked_bad", False)
+            editor.setStyleSheet(editor.property("base_style") or "")  # the theme's borders, if any
             label.hide()
         if was_valid != self.is_valid():
             self.validityChanged.emit(self.is_valid())
+        if changed:
+            self.errorsChanged.emit()

@@ -37,6 +37,24 @@ def test_safe_dir(env: str, kind: str) -> str | None:
     return None
 
 
+def _inside_package(folder: str) -> bool:
+    import percviz
+
+    try:
+        Path(folder).resolve().relative_to(Path(percviz.__file__).resolve().parent)
+    except ValueError:
+        return False
+    return True
+
+
+def documents_folder() -> str:
+    """The user's documents folder (home when the platform has none)."""
+    from PySide6.QtCore import QStandardPaths
+
+    docs = QStandardPaths.writableLocation(QStandardPaths.StandardLocation.DocumentsLocation)
+    return docs if docs and Path(docs).is_dir() else str(Path.home())
+
+
 def qsettings() -> QSettings:
     """The settings store (INI format, so `PERCVIZ_CONFIG_DIR` can redirect it)."""
     folder = test_safe_dir(CONFIG_ENV, "config")
@@ -79,11 +97,24 @@ class Preferences:
     def presentation_theme(self, name: str) -> None:
         self.store.setValue("view/presentation_theme", name)
 
+    @property
+    def live(self) -> bool:
+        """Live mode (rerun to the end on every edit) as last chosen."""
+        value = self.store.value("run/live", False)
+        return value in (True, "true", "1", 1)
+
+    @live.setter
+    def live(self, on: bool) -> None:
+        self.store.setValue("run/live", bool(on))
+
     # -- files ---------------------------------------------------------------------------
     @property
     def last_folder(self) -> str:
+        """The folder of the last file opened or saved; never one inside the installed package (then: Documents)."""
         folder = str(self.store.value("files/last_folder", ""))
-        return folder if folder and Path(folder).is_dir() else str(Path.home())
+        if folder and Path(folder).is_dir() and not _inside_package(folder):
+            return folder
+        return documents_folder()
 
     @last_folder.setter
     def last_folder(self, folder: str) -> None:

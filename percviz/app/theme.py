@@ -124,6 +124,28 @@ class Theme:
         mix = [round(0.45 * a + 0.55 * b) for a, b in zip(fg.getRgb()[:3], bg.getRgb()[:3])]
         return "#{:02x}{:02x}{:02x}".format(*mix)
 
+    def status_style(self, role: str) -> tuple[str, str, str]:
+        """(text, background, border) of the status box for an outcome role (percviz.core.glossary.Outcome.role)."""
+        table = _STATUS_DARK if self.dark else _STATUS_LIGHT
+        return table.get(role) or (self.foreground, self.background, self.grid)
+
+    def field_style_sheet(self, kind: str) -> str:
+        """A style sheet for one field ('edit' or 'check'): borders the Fusion style draws black on a black window.
+
+        Set on each field, never on the window: a window style sheet stops the presentation font reaching
+        the menus and labels."""
+        if not self.dark:
+            return ""
+        w = max(1, round(self.scale))
+        font = f"font-size: {self.font_pt:.1f}pt;"
+        if kind == "check":
+            box = round(13 * self.scale)
+            return (f"QCheckBox {{ {font} color: {self.foreground}; }} QCheckBox::indicator {{ width: {box}px; height: {box}px; "
+                    f"border: {w}px solid {self.foreground}; background: {self.background}; }} "
+                    f"QCheckBox::indicator:checked {{ background: {self.highlight}; }}")
+        return (f"* {{ border: {w}px solid {self.grid}; background: {self.background}; color: {self.foreground}; "
+                f"padding: 1px 3px; {font} }}")
+
     def palette(self):
         """A QPalette for the window and its widgets; disabled widgets get greyed text (all groups otherwise)."""
         from PySide6.QtGui import QPalette
@@ -150,6 +172,28 @@ class Theme:
             p.setColor(QPalette.Disabled, role, grey)
         p.setColor(QPalette.Disabled, QPalette.Highlight, qcolor(self.grid))
         return p
+
+
+#: Status box colours by outcome role: separator green, certificate teal, proof purple, converged blue,
+#: iteration limit amber (a warning), diverged and errors red.
+_STATUS_LIGHT = {
+    "neutral": ("#202020", "#ffffff", "#c8c8c8"),
+    "success": ("#1b5e20", "#edf7ee", "#66bb6a"),
+    "certificate": ("#004d40", "#e0f2f1", "#26a69a"),
+    "proof": ("#4a148c", "#f3e5f5", "#ab47bc"),
+    "info": ("#0d47a1", "#e3f2fd", "#64b5f6"),
+    "warning": ("#6d4c00", "#fff4d6", "#f0a500"),
+    "error": ("#b71c1c", "#fdecea", "#ef9a9a"),
+}
+_STATUS_DARK = {
+    "neutral": ("#e6e6e6", "#1e1e1e", "#4a4a4a"),
+    "success": ("#b9f6ca", "#10301a", "#43a047"),
+    "certificate": ("#a7ffeb", "#0b2f2b", "#26a69a"),
+    "proof": ("#ea80fc", "#2a1233", "#ab47bc"),
+    "info": ("#90caf9", "#0d2238", "#42a5f5"),
+    "warning": ("#ffe082", "#3a2c00", "#ffb300"),
+    "error": ("#ff8a80", "#3b1010", "#e57373"),
+}
 
 
 def qcolor(spec: str):

@@ -77,6 +77,7 @@ class ViewSettings:
     halos: bool = True  # draw α_i (or p_i) as halos around the points
     curves: tuple[str, ...] = ()  # metric keys plotted in the curves panel (empty: the solver's own)
     log_y: bool = False  # logarithmic y axis in the curves panel
+    live: bool | None = None  # Live mode (rerun to the end on every edit); None: keep the user's choice
 
     def __post_init__(self):
         object.__setattr__(self, "panels", _frozen_tuple(self.panels))
@@ -89,6 +90,8 @@ class ViewSettings:
         d = dataclasses.asdict(self)
         d["panels"], d["levels"], d["curves"] = list(self.panels), list(self.levels), list(self.curves)
         d["range"] = None if self.range is None else list(self.range)
+        if d["live"] is None:
+            del d["live"]  # unsaid: the user's own choice applies
         return d
 
 
@@ -363,6 +366,8 @@ def _check_view(ck: _Checker, raw: Any) -> ViewSettings:
             out["levels"] = tuple(ck.number(v, f"{fld}[{i}]") for i, v in enumerate(lv))
         elif key in ("shading", "halos", "log_y"):
             out[key] = ck.boolean(value, fld)
+        elif key == "live":
+            out[key] = None if value is None else ck.boolean(value, fld)
         elif key == "curves":
             keys = ck.array(value, fld, len(METRICS))
             for i, k in enumerate(keys):

@@ -54,7 +54,7 @@ def default() -> Preset:
         ),
         kernel="affine",
         algorithm="snkp",
-        view=ViewSettings(panels=CANVAS_CURVES, range=(-4.0, 4.0, -4.0, 4.0)),
+        view=ViewSettings(panels=CANVAS_CURVES, range=(-4.0, 4.0, -4.0, 4.0), live=True),
     )
 
 
@@ -133,7 +133,8 @@ def xor_linear() -> Preset:
             "The halos show p; open the XOR + RBF scene to see a kernel succeed."
         ),
         algorithm="isnkpvn",
-        view=ViewSettings(range=(-2.5, 2.5, -2.5, 2.5)),
+        # the feature view shows 0 in the hull of the y_i φ(x_i): the certificate's picture
+        view=ViewSettings(panels=("canvas", "feature", "curves"), range=(-2.5, 2.5, -2.5, 2.5)),
     )
 
 
@@ -282,7 +283,8 @@ def winnow_stream() -> Preset:
         ),
         features=features,
         algorithm="winnow",
-        view=ViewSettings(panels=("canvas", "weight", "curves"), range=(-0.25, 1.25, -0.25, 1.25)),
+        # no weight view: it cannot draw 45 weights (the curves show the mistakes instead)
+        view=ViewSettings(panels=CANVAS_CURVES, range=(-0.25, 1.25, -0.25, 1.25)),
     )
 
 

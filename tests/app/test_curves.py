@@ -1,6 +1,7 @@
 """The curves panel: the right metrics in the right plots, appends, scrubbing cursor, ρ_K, log toggles."""
 
 import html
+import math
 
 import numpy as np
 import pytest
@@ -259,3 +260,35 @@ def pg_axis_spacing(lo, hi, size):
     import pyqtgraph as pg
 
     return pg.AxisItem("bottom").tickSpacing(lo, hi, size)
+
+
+def test_a_curve_without_two_finite_values_in_a_row_is_drawn_as_dots(curves):
+    prob = Problem(datasets.separable(), kernel="affine", features="linear")
+    cls = get_solver("fixed-increment")
+    snaps = list(cls(prob, max_iter=1).snapshots())
+    assert len(snaps) == 2 and "margin" not in snaps[0].metrics and "margin" in snaps[1].metrics  # a = 0 first
+    curves.set_problem(prob, cls)
+    curves.set_history(snaps)
+    curves.flush()
+    assert curves.curves["margin"].opts["symbol"] == "o"  # one finite value: a dot, not an empty plot
+    assert curves.curves["train_errors"].opts["symbol"] is None  # two values: a line
+    more = list(cls(prob, max_iter=3).snapshots())
+    curves.set_problem(prob, cls)
+    curves.set_history(more)
+    curves.flush()
+    assert curves.curves["margin"].opts["symbol"] is None
+
+
+def test_iteration_axis_ticks_are_whole_numbers_and_narrow_log_axes_have_labels(qapp):
+    from percviz.app.curves import _DecadeAxis, _IterationAxis
+
+    axis = _IterationAxis("bottom")
+    for step, _offset in axis.tickSpacing(0.0, 1.0, 400):
+        assert step >= 1 and step == int(step)
+    log = _DecadeAxis("left")
+    log.setLogMode(False, True)
+    lo, hi = math.log10(0.31), math.log10(0.335)
+    (_, values), = log.logTickValues(lo, hi, 300, [])
+    assert len(values) >= 2 and all(lo <= v <= hi + 1e-12 for v in values)
+    labels = log.tickStrings(values, 1.0, 1.0)
+    assert len(set(labels)) == len(labels)  # distinct labels, not '0.3' three times

@@ -1,0 +1,129 @@
+"""Live mode: every edit (add, drag, delete, undo, kernel or parameter change) reruns the algorithm to its end.
+
+Reset is not an edit: it goes back to iteration 0 so that the run can be stepped through by hand.
+
+Built on the session's public API only: each `problemChanged` (the session restarts on every edit) is followed,
+one event-loop turn later, by the run to its end: its first SYNC_BUDGET seconds through `advance_sync` (most runs at
+n ≤ 200 end there, so the final boundary is drawn before the next mouse move), the rest by `run_to_end()` on the
+worker. A run over the budget shows its latest state (the session delivers frames while running) and the Live
+box says it is still running. History and scrubbing work on the finished run.
+The algorithm runs as written, from its own start (no warm start: the default must stay the textbook rule).
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import time
+
+from PySide6.QtCore import QObject, Qt, QTimer, Signal
+from PySide6.QtGui import QAction, QKeySequence
+
+from percviz.app.session import FINISHED, RUNNING
+
+
+#: Seconds of a Live run done on the UI thread before the worker takes over (a drag's frame is ~16 ms).
+SYNC_BUDGET = 0.025
+#: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
+SYNC_MAX_POINTS = 500
+
+
+class LiveMode(QObject):
+    """The Live toggle of one window (key L, Run menu, the `live` check box), saved in presets and preferences."""
+
+    toggled = Signal(bool)
+
+    def __init__(self, window, prefs):
+        super().__init__(window)
+        self.window, self.prefs = window, prefs
+        self.on = False
+        self.runs = 0  # runs started by Live (tests and the benchmark count them)
+        self.action = QAction("&Live: rerun to the end on every edit", window, checkable=True)
+        self.action.setObjectName("action_live")
+        self.action.setShortcut(QKeySequence("L"))
+        self.action.setShortcutContext(Qt.ShortcutContext.WindowShortcut)
+        self.action.setStatusTip("Every edit reruns the algorithm to its end; drag a point and watch the boundary follow")
+        self.action.toggled.connect(self.set_on)
+        window.addAction(self.action)
+        run_menu = getattr(window, "run_menu", None)
+        if run_menu is not None:
+            run_menu.insertAction(run_menu.actions()[0] if run_menu.actions() else None, self.action)
+            run_menu.insertSeparator(run_menu.actions()[1] if len(run_menu.actions()) > 1 else None)
+        self.box = getattr(window.controls, "live_box", None)
+        if self.box is not None:
+            self.box.toggled.connect(self.set_on)
+        s = window.session
+        self._problem = s.problem
+        s.problemChanged.connect(self._on_problem)
+        s.runStateChanged.connect(self._on_state)
+        window.presetLoaded.connect(self._on_preset)
+        self.set_on(bool(prefs.live), remember=False)
+
+    def set_on(self, on: bool, remember: bool = True) -> None:
+        """Turn Live on or off (on: the current scene runs to its end now)."""
+        on = bool(on)
+        for w in (self.action, self.box):
+            if w is not None and w.isChecked() != on:
+                w.blockSignals(True)
+                w.setChecked(on)
+                w.blockSignals(False)
+        changed = on != self.on
+        self.on = on
+        if remember:
+            self.prefs.live = on
+            view = getattr(self.window, "view_settings", None)
+            if view is not None and hasattr(view, "live"):
+                self.window.view_settings = dataclasses.replace(view, live=on)
+        if changed:
+            self.toggled.emit(on)
+            if on:
+                QTimer.singleShot(0, self._run)
+        self._on_state(self.window.session.state)
+
+    def _on_preset(self, preset) -> None:
+        live = getattr(preset.view, "live", None)
+        if live is not None:
+            self.set_on(bool(live), remember=False)  # the scene's choice; the preference is the user's own
+        elif getattr(self.window, "view_settings", None) is not None and hasattr(self.window.view_settings, "live"):
+            self.window.view_settings = dataclasses.replace(self.window.view_settings, live=self.on)
+
+    def _on_problem(self, problem, _solver_cls) -> None:
+        # an edit builds a new Problem; Reset keeps the same one (iteration 0 stays, to step through by hand)
+        fresh = problem is not self._problem
+        self._problem = problem
+        if self.on and problem is not None and fresh:
+            QTimer.singleShot(0, self._run)  # after the session has finished its restart
+
+    def _run(self) -> None:
+        s = self.window.session
+        if not self.on or s.problem is None or s.state == RUNNING or s.finished:
+            return
+        forms_valid = getattr(self.window.controls, "forms_valid", lambda: True)()
+        if not forms_valid:
+            return
+        self.runs += 1
+        # A short run is finished here at once, so that its final boundary is drawn before the next mouse move
+        # restarts it (the worker's frames are paced for watching, not for this). Beyond SYNC_BUDGET the worker
+        # takes over and the canvas shows its latest state while it is still running.
+        t0, chunk = time.monotonic(), 8
+        small = s.problem.n <= SYNC_MAX_POINTS  # one update of a large problem may itself outlast the budget
+        while small and not s.finished and s.problem is not None and time.monotonic() - t0 < SYNC_BUDGET:
+            latest = s.latest
+            s.advance_sync((latest.iteration if latest is not None else 0) + chunk)
+            chunk *= 2
+        if not s.finished and s.problem is not None:
+            s.run_to_end()
+
+    def _on_state(self, state: str) -> None:
+        if self.box is None:
+            return
+        if self.on and state == RUNNING:
+            self.box.setText("Live (still running…)")
+        else:
+            self.box.setText("Live")
+        self.box.setToolTip(
+            "Live: every edit reruns the algorithm to its end (L). "
+            + ("The last run finished." if state == FINISHED else "")
+        )
+
+
+__all__ = ["LiveMode"]

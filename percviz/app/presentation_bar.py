@@ -1,0 +1,166 @@
+"""The compact presentation bar: algorithm, Step, Play, Reset, Live and the iteration, in place of the side panel.
+
+Presentation mode hides the control panel and the scene's info dock (their forms do not fit a projector's type
+beside the views) and shows this bar over the views instead; leaving puts the saved dock layout back exactly.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QByteArray, Qt, QTimer
+from PySide6.QtWidgets import QComboBox, QLabel, QToolBar, QToolButton
+
+from percviz.core.glossary import outcome
+
+
+class PresentationBar(QToolBar):
+    """One row of the run's essentials, in the window's (presentation-sized) font."""
+
+    def __init__(self, window):
+        super().__init__("Presentation", window)
+        self.setObjectName("presentation_bar")
+        self.setMovable(False)
+        self.setFloatable(False)
+        self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
+        self.window_ = window
+        controls = window.controls
+        self.algorithm = QComboBox()
+        self.algorithm.setObjectName("presentation_algorithm")
+        self.algorithm.setAccessibleName("presentation algorithm")
+        self.algorithm.setModel(controls.algorithm.model())  # the same grouped list as the side panel
+        self.algorithm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
+        self.algorithm.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        self.algorithm.activated.connect(self._chosen)
+        self.addWidget(self.algorithm)
+        self.addSeparator()
+        self.buttons: dict[str, QToolButton] = {}
+        for key, text, name in (("step", "Step", "step_action"), ("play", "Play", "play_action"),
+                                ("reset", "Reset", "reset_action")):
+            action = getattr(window, name, None)
+            if action is None:
+                continue
+            b = QToolButton()
+            b.setObjectName(f"presentation_{key}")
+            b.setAccessibleName(f"presentation {key}")
+            b.setText(text)
+            b.setToolTip(action.toolTip() or action.text().replace("&", ""))
+            b.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+            b.clicked.connect(lambda _=False, a=action: a.trigger())
+            self.buttons[key] = b
+            self.addWidget(b)
+        window.session.runStateChanged.connect(self._on_state)
+        self.addSeparator()
+        self.iteration = QLabel()
+        self.iteration.setObjectName("presentation_iteration")
+        self.iteration.setAccessibleName("presentation iteration")
+        self.iteration.setContentsMargins(12, 0, 12, 0)
+        self._iteration_action = self.addWidget(self.iteration)
+        window.session.snapshotShown.connect(self._on_snapshot)
+        window.scene.settings_changed.connect(lambda _s: self.sync())
+        self.sync()
+        self.hide()
+
+    def add_live(self) -> None:
+        """Live joins the bar once the window has it (a check button mirroring the Live toggle)."""
+        live = getattr(getattr(self.window_, "classroom", None), "live", None)
+        if live is None or "live" in self.buttons:
+            return
+        b = QToolButton()
+        b.setObjectName("presentation_live")
+        b.setAccessibleName("presentation live")
+        b.setText("Live")
+        b.setCheckable(True)
+        b.setChecked(live.on)
+        b.setFocusPolicy(Qt.FocusPolicy.TabFocus)
+        b.toggled.connect(live.set_on)
+        live.toggled.connect(lambda on: (b.blockSignals(True), b.setChecked(on), b.blockSignals(False)))
+        self.buttons["live"] = b
+        self.insertWidget(self._iteration_action, b)
+
+    def _on_state(self, state: str) -> None:
+        b = self.buttons.get("play")
+        if b is not None:
+            b.setText("Pause" if state in ("playing", "running") else "Play")
+
+    def sync(self) -> None:
+        name = self.window_.scene.settings.algorithm
+        for i in range(self.algorithm.count()):
+            if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == name:
+                self.algorithm.blockSignals(True)
+                self.algorithm.setCurrentIndex(i)
+                self.algorithm.blockSignals(False)
+        self._on_snapshot(self.window_.session.current)
+
+    def _chosen(self, index: int) -> None:
+        name = self.algorithm.itemData(index, Qt.ItemDataRole.UserRole)
+        if name:
+            self.window_.controls.select_algorithm(name)
+
+    def _on_snapshot(self, snap) -> None:
+        if snap is None:
+            self.iteration.setText("iteration –")
+            return
+        # the outcome is on the canvas caption; here only the count, so the bar fits at any scale
+        self.iteration.setText(f"iteration {snap.iteration}")
+        self.iteration.setToolTip(outcome(snap.status, dict(snap.metrics)).words)
+
+
+class PresentationLayout:
+    """Enter: remember the dock layout, hide the side docks, show the bar. Leave: the same layout again."""
+
+    SIDE_DOCKS = ("controls_dock", "info")
+
+    def __init__(self, window):
+        self.window = window
+        self.bar = PresentationBar(window)
+        window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.bar)
+        self.bar.hide()
+        self._state: QByteArray | None = None
+        self._hidden: list = []
+
+    def enter(self) -> None:
+        w = self.window
+        if self._state is not None:
+            return
+        self._state = w.saveState()
+        self.bar.add_live()
+        self._hidden = []
+        for dock in self._side_docks():
+            if dock.isVisible():
+                self._hidden.append(dock)
+                dock.hide()
+        self.bar.sync()
+        self.bar.show()
+
+    def leave(self) -> None:
+        if self._state is None:
+            return
+        w = self.window
+        self.bar.hide()
+        for dock in self._hidden:
+            dock.show()
+        state = self._state
+        w.restoreState(state)
+        # once more after the desk fonts have been laid out (they change the docks' minimum sizes)
+        QTimer.singleShot(0, lambda: w.restoreState(state))
+        self._state, self._hidden = None, []
+
+    def reset_desk(self) -> None:
+        """Not presenting: the bar hidden and the side docks shown (whatever a restored layout said)."""
+        if self._state is not None:
+            return
+        self.bar.hide()
+        for dock in self._side_docks():
+            if dock.isHidden() and dock.objectName() == "controls_dock":
+                dock.show()
+
+    def _side_docks(self):
+        from PySide6.QtWidgets import QDockWidget
+
+        out = []
+        for dock in self.window.findChildren(QDockWidget):
+            if dock.objectName() in self.SIDE_DOCKS:
+                out.append(dock)
+        return out
+
+
+__all__ = ["PresentationBar", "PresentationLayout"]

@@ -1,0 +1,76 @@
+"""Files in front of a hall: Clear starts an untitled scene, shipped examples are never saved over, panels."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+import percviz
+from percviz.app import file_actions
+from percviz.app.main_window import MainWindow
+from percviz.core.presets import SHIPPED_DIR, load_preset
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
+    monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "discard")
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.load_preset(load_preset(SHIPPED_DIR / "notes-80-separable.json"))
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    w.session.wait_idle()
+    yield w
+    w.close()
+
+
+def _inside(path) -> bool:
+    try:
+        Path(path).resolve().relative_to(Path(percviz.__file__).resolve().parent)
+        return True
+    except ValueError:
+        return False
+
+
+def test_clear_all_points_starts_a_new_untitled_scene(window):
+    w = window
+    assert "80" in w.title
+    w.clear_action.trigger()
+    assert w.scene.n == 0
+    assert w.title == "Untitled scene" and w.explanation == ""
+    assert "Untitled scene" in w.windowTitle()
+    assert "Untitled scene" in w.classroom.info.text.toPlainText()
+    assert w.classroom.files.current_path is None
+
+
+def test_an_edited_shipped_example_is_saved_as_a_copy_outside_the_package(window, monkeypatch, tmp_path):
+    w = window
+    shipped = SHIPPED_DIR / "thin-margin.json"
+    before = shipped.read_text()
+    assert w.classroom.files.open_path(shipped)  # opened like any file (Open…, drag and drop, recent)
+    assert not _inside(w.classroom.prefs.last_folder)
+    w.scene.add_point(0.1, 0.2, 0)
+    asked = []
+    target = tmp_path / "mine.json"
+    monkeypatch.setattr(file_actions, "ask_save_path", lambda win, title, path, filters: asked.append(path) or str(target))
+    assert w.classroom.files.save()
+    assert asked and not _inside(asked[0]), asked
+    assert shipped.read_text() == before
+    assert load_preset(target).points.n == w.scene.n
+
+
+def test_examples_open_their_panels_and_leave_the_users_open(window):
+    w = window
+    files = w.classroom.files
+    assert files.open_example(SHIPPED_DIR / "xor-linear-certificate.json")
+    assert w.view_actions["feature"].isChecked()  # the certificate's picture: 0 in the hull
+    assert w.docks["feature"].isVisible()
+    assert files.open_example(SHIPPED_DIR / "winnow-sparse-stream.json")
+    assert "weight" not in load_preset(SHIPPED_DIR / "winnow-sparse-stream.json").view.panels
+    assert w.view_actions["feature"].isChecked()  # opened before (by the last example): left open

@@ -1,0 +1,120 @@
+"""Live mode on the real window: every edit reruns to the end; a drag shows the final boundary many times."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QCheckBox
+
+from percviz.app.main_window import MainWindow
+from percviz.core.data import PointSet
+from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.load_preset(load_preset(SHIPPED_DIR / "notes-80-separable.json"))
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    w.session.wait_idle()
+    yield w
+    w.close()
+
+
+def _pos(w, x, y) -> QPoint:
+    c = w.panels["canvas"]
+    p = c.plot.mapFromScene(c.viewbox.mapViewToScene(QPointF(x, y)))
+    return QPoint(round(p.x()), round(p.y()))
+
+
+def _separable(n, seed=0):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-3, 3, size=(n, 2))
+    keep = np.abs(X[:, 0] + 0.5 * X[:, 1]) > 0.4
+    X = X[keep][:n]
+    return PointSet(X, (X[:, 0] + 0.5 * X[:, 1] < 0).astype(int))
+
+
+def test_live_toggle_key_menu_box_and_an_edit_runs_to_the_end(qtbot, window):
+    w = window
+    box = next(b for b in w.findChildren(QCheckBox) if b.accessibleName() == "live")
+    assert not box.isChecked()
+    assert w.classroom.live.action in w.run_menu.actions()
+    w.panels["canvas"].plot.setFocus()
+    QTest.keyClick(w.panels["canvas"].plot, Qt.Key.Key_L)
+    assert box.isChecked() and w.classroom.live.on and w.classroom.prefs.live
+    w.session.wait_idle()
+    qtbot.waitUntil(lambda: w.session.finished, timeout=5000)
+    assert w.session.current.status.value == "separator"
+    j = int(np.flatnonzero(w.scene.points.classes == 0)[0])
+    w.scene.add_point(*(w.scene.points.X[j] * 1.05), 0)  # beyond a + point: still separable
+    QApplication.processEvents()
+    qtbot.waitUntil(lambda: w.session.finished and w.session.problem.n == w.scene.n, timeout=5000)
+    assert w.session.current.iteration > 0 and w.session.current.status.done
+    # history and scrubbing work on the finished run
+    last = w.session.current.iteration
+    w.session.scrub(-1)
+    assert w.session.current.iteration < last
+    # Reset is not an edit: iteration 0 stays, to step by hand
+    w.controls.request_reset()
+    w.session.wait_idle()
+    QApplication.processEvents()
+    w.session.wait_idle()
+    assert w.session.current.iteration == 0
+    QTest.keyClick(w.panels["canvas"].plot, Qt.Key.Key_L)
+    assert not box.isChecked() and not w.classroom.live.on
+
+
+def test_live_is_saved_in_presets_and_the_default_scene_has_it_on(qtbot, window, tmp_path):
+    w = window
+    w.classroom.live.set_on(True)
+    path = tmp_path / "live.json"
+    save_preset(w.current_preset(), path)
+    assert load_preset(path).view.live is True
+    w.classroom.live.set_on(False)
+    w.load_preset(load_preset(path))
+    assert w.classroom.live.on
+    w.load_preset(load_preset(SHIPPED_DIR / "thin-margin.json"))  # says nothing: the user's choice stays
+    assert w.classroom.live.on
+    w.classroom.live.set_on(False)
+    w.load_preset(load_preset(SHIPPED_DIR / "default.json"))
+    assert w.classroom.live.on
+
+
+def test_dragging_a_point_with_live_on_updates_the_final_boundary_many_times(qtbot, window):
+    w = window
+    w.scene.set_points(_separable(100))
+    w.scene.set_settings(algorithm="fixed-increment", params={})
+    w.panels["canvas"].viewbox.setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=5000)
+    finals = []
+    w.session.snapshotShown.connect(lambda snap: finals.append(snap) if snap.status.done else None)
+    i = int(np.argmax(w.scene.points.X[:, 0] + 0.5 * w.scene.points.X[:, 1]))  # the farthest + point
+    x0, y0 = w.scene.points.X[i]
+    vp = w.panels["canvas"].plot.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, x0, y0))
+    moves = 40
+    for k in range(1, moves + 1):
+        QTest.mouseMove(vp, _pos(w, x0 - 0.04 * k, y0 - 0.02 * k))
+        QTest.qWait(15)
+        assert w.scene.points.X[i][0] == pytest.approx(x0 - 0.04 * k, abs=0.05)
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       _pos(w, x0 - 0.04 * moves, y0 - 0.02 * moves))
+    qtbot.waitUntil(lambda: w.session.finished, timeout=5000)
+    QApplication.processEvents()
+    assert len(finals) >= 10, len(finals)  # the final boundary was redrawn during the drag, not only at the end
+    problems = {id(s.decision) for s in finals}
+    assert len(problems) >= 10
+    assert w.panels["canvas"].snapshot.status.done  # what the canvas shows now is a finished run
+    assert w.session.problem.points.X[i][0] == pytest.approx(x0 - 0.04 * moves, abs=0.05)

@@ -1,0 +1,132 @@
+"""Presentation mode on the real window at 1280×800: a compact bar with nothing elided, the desk layout restored."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtCore import QPoint, QRect, Qt
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QStyle, QStyleOptionComboBox, QToolButton
+
+from percviz.app.main_window import MainWindow
+from percviz.core.presets import SHIPPED_DIR, load_preset
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+@pytest.fixture
+def window(qtbot, tmp_path, monkeypatch):
+    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.load_preset(load_preset(SHIPPED_DIR / "default.json"))
+    w.resize(1280, 800)
+    w.show()
+    qtbot.waitExposed(w)
+    w.activateWindow()
+    w.session.wait_idle()
+    yield w
+    w.close()
+
+
+def _settle():
+    for _ in range(5):
+        QApplication.processEvents()
+        QTest.qWait(20)
+
+
+def _elided(widget) -> str:
+    """'' when the widget shows its whole text, else what does not fit."""
+    if isinstance(widget, QComboBox):
+        opt = QStyleOptionComboBox()
+        widget.initStyleOption(opt)
+        field = widget.style().subControlRect(QStyle.ComplexControl.CC_ComboBox, opt,
+                                              QStyle.SubControl.SC_ComboBoxEditField, widget)
+        need = QFontMetrics(widget.font()).horizontalAdvance(widget.currentText().strip())
+        return "" if need <= field.width() else f"{widget.currentText()!r}: {need} > {field.width()}"
+    text = widget.text().replace("&", "")
+    need = QFontMetrics(widget.font()).horizontalAdvance(text)
+    room = widget.contentsRect().width()
+    return "" if need <= room else f"{text!r}: {need} > {room}"
+
+
+def test_presentation_bar_at_2x_shows_every_text_whole(qtbot, window):
+    w = window
+    QTest.keyClick(w, Qt.Key.Key_F5)
+    _settle()
+    assert w.classroom.presenting and w.classroom.scale >= 2.0
+    bar = w.classroom.presentation_layout.bar
+    assert bar.isVisible() and not w.docks["controls"].isVisible()
+    shown = [x for x in bar.findChildren(QComboBox) + bar.findChildren(QToolButton) + bar.findChildren(QLabel)
+             if x.isVisible() and x.objectName().startswith("presentation")]
+    names = {x.objectName() for x in shown}
+    for needed in ("presentation_algorithm", "presentation_step", "presentation_play", "presentation_reset",
+                   "presentation_live", "presentation_iteration"):
+        assert needed in names, needed  # on the bar, not in an overflow menu
+    for x in shown:
+        assert not _elided(x), (x.objectName(), _elided(x))
+        assert bar.rect().contains(QRect(x.mapTo(bar, QPoint(0, 0)), x.size())), x.objectName()
+    assert w.classroom.theme.font_pt >= 2 * 9  # the type really is presentation-sized
+    assert "iteration" in bar.iteration.text()
+
+
+def test_the_bar_drives_the_run(qtbot, window):
+    w = window
+    w.classroom.live.set_on(False)
+    w.classroom.set_presentation(True)
+    _settle()
+    bar = w.classroom.presentation_layout.bar
+    w.session.reset()
+    w.session.wait_idle()
+    QTest.mouseClick(bar.buttons["step"], Qt.MouseButton.LeftButton)
+    w.session.wait_idle()
+    assert w.session.current.iteration == 1 and bar.iteration.text() == "iteration 1"
+    QTest.mouseClick(bar.buttons["live"], Qt.MouseButton.LeftButton)
+    assert w.classroom.live.on
+
+
+def test_leaving_presentation_restores_the_layout_exactly(qtbot, window):
+    w = window
+    from PySide6.QtWidgets import QDockWidget
+
+    def docks():
+        return {d.objectName(): (d.isVisible(), d.geometry().getRect()) for d in w.findChildren(QDockWidget)}
+
+    _settle()
+    before_docks = docks()
+    before_width = w.docks["controls"].width()
+    for _ in range(2):
+        QTest.keyClick(w, Qt.Key.Key_F5)
+        _settle()
+        QTest.keyClick(w, Qt.Key.Key_F5)
+        _settle()
+    assert not w.classroom.presenting
+    assert w.docks["controls"].isVisible() and w.docks["controls"].width() == before_width
+    after = docks()
+    assert after.keys() == before_docks.keys()
+    for name, (visible, (x, y, width, height)) in before_docks.items():
+        v2, (x2, y2, w2, h2) = after[name]
+        assert v2 == visible and (x2, width) == (x, width) == (x2, w2), name
+        if visible:  # Qt re-fits the info dock to its minimum height: a few pixels at most
+            assert abs(y2 - y) <= 6 and abs(h2 - height) <= 6, (name, after[name], before_docks[name])
+    assert not w.classroom.presentation_layout.bar.isVisible()
+
+
+def test_the_caption_never_covers_a_data_point(qtbot, window):
+    w = window
+    w.classroom.set_presentation_scale(3.0)
+    w.classroom.set_presentation(True)
+    _settle()
+    cap = w.classroom.caption
+    canvas = w.panels["canvas"]
+    vp = canvas.plot.viewport()
+    X = w.scene.points.X
+    assert vp.isAncestorOf(cap) or cap.parentWidget().isAncestorOf(vp)
+    if cap.isVisible():
+        top = cap.parentWidget()
+        rect = cap.geometry()
+        for x, y in X:
+            p = canvas.view_to_widget(float(x), float(y))
+            q = vp.mapTo(top, QPoint(round(p.x()), round(p.y())))
+            assert not rect.contains(q), (x, y)
