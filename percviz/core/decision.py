@@ -266,6 +266,13 @@ class DerivativeExpansion(DecisionFunction):
             "mjacb,jc->mab", K_xyx(self.kernel, Z, B), b
         )
 
+    def affine_weights(self, d):
+        if not self.kernel.affine_in_input or self.bases.shape[1] != d:
+            return None
+        w = self.a @ self.bases + self.b.sum(axis=0)
+        const = float(self.a.sum()) if self.kernel.name == "affine" else 0.0
+        return np.asarray(w, dtype=float), const + float(self.bias)
+
     def affine(self):
         if not self.kernel.affine_in_input or self.bases.shape[1] != 2:
             return None

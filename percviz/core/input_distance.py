@@ -136,13 +136,22 @@ def crossing_seeds(decision: DecisionFunction, X, fx, k: int) -> list[np.ndarray
     pos, neg = np.flatnonzero(fx > 0), np.flatnonzero(fx < 0)
     if pos.size == 0 or neg.size == 0:
         return []
+    from scipy.spatial import cKDTree
+
     out = []
-    D = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
-    other = np.where(fx[:, None] * fx[None, :] < 0, D, np.inf)
-    order = np.argsort(other, axis=1)[:, :k]
-    for r in range(order.shape[1]):
+    n = len(X)
+    k = min(k, max(pos.size, neg.size))
+    order = np.zeros((n, k), dtype=int)
+    found = np.zeros((n, k), dtype=bool)
+    for mine, theirs in ((pos, neg), (neg, pos)):  # k nearest of the other sign, O(n k) memory
+        kk = min(k, theirs.size)
+        dist, idx = cKDTree(X[theirs]).query(X[mine], k=kk)
+        idx = np.asarray(idx).reshape(mine.size, kk)
+        order[mine, :kk] = theirs[idx]
+        found[mine, :kk] = np.isfinite(np.asarray(dist).reshape(mine.size, kk))
+    for r in range(k):
         j = order[:, r]
-        ok = np.isfinite(other[np.arange(len(X)), j])
+        ok = found[:, r]
         lo, hi = X.copy(), np.where(ok[:, None], X[j], X)
         flo = fx.copy()
         for _ in range(40):
@@ -188,11 +197,11 @@ def input_distances(
     fx = np.asarray(decision(X), dtype=float) if n else np.zeros(0)
     mis = np.zeros(n, dtype=bool) if y is None else (np.asarray(y, dtype=float) * fx <= 0)
     dist, feet = np.full(n, np.inf), X.copy()
-    ab = decision.affine() if d == 2 else None
-    if n == 0 or isinstance(decision, ZeroDecision) or (ab is not None and ab[0] == ab[1] == 0):
+    wb = decision.affine_weights(d)  # f = w·x + b in R^d: the closed form, no iteration
+    if n == 0 or isinstance(decision, ZeroDecision) or (wb is not None and not np.any(wb[0])):
         return InputDistances(dist, feet, fx, mis, None, "no curve f = 0 (f is constant)", None, 0, 0)
-    if exact_lines and ab is not None:
-        w = np.array(ab[:2])
+    if exact_lines and wb is not None:
+        w = np.asarray(wb[0], dtype=float)
         dist = np.abs(fx) / np.linalg.norm(w)
         feet = X - (fx / (w @ w))[:, None] * w
         return InputDistances(dist, feet, fx, mis, *_margin(dist, mis, y), None, 0, 0)
@@ -210,10 +219,11 @@ def input_distances(
     if d == 2:
         pieces, resolution_used = contour_samples(decision, rect or default_rect(X), resolution)
         best_by_piece = []
-        for P in pieces:
-            D = np.linalg.norm(X[:, None, :] - P[None, :, :], axis=2)
-            j = D.argmin(axis=1)
-            best_by_piece.append((D[np.arange(n), j], P[j]))
+        from scipy.spatial import cKDTree
+
+        for P in pieces:  # nearest sample of each piece: a k-d tree keeps memory O(n + |P|)
+            dj, j = cKDTree(P).query(X)
+            best_by_piece.append((np.asarray(dj, dtype=float), P[j]))
         if best_by_piece:
             dists = np.stack([b[0] for b in best_by_piece])  # (pieces, n)
             pts = np.stack([b[1] for b in best_by_piece])  # (pieces, n, 2)
