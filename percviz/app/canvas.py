@@ -40,6 +40,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from percviz.app.curves import nice_ceil
+from percviz.app.panel import decision_drawable
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import KernelExpansion, ZeroDecision
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
@@ -59,6 +60,8 @@ IMAGE_PAD = 0.15
 HALO_STEPS = 8
 #: Above FEW_HALOS halos they grow less with the weight, and less again above DENSE_HALOS (they would hide the points).
 FEW_HALOS, DENSE_HALOS = 24, 300
+#: The colour map's range is at most ±LEVEL_LIMIT (the image is float32; nice_ceil must stay finite).
+LEVEL_LIMIT = 1e37
 #: At most this many slack values ξ_i are written on the canvas (the largest ones).
 MAX_SLACK_LABELS = 10
 
@@ -90,6 +93,7 @@ def stepped_level(current: float | None, largest: float) -> float:
 
     A colour scale that does not change every frame is easier to read while animating, and the colour bar
     (its gradient and axis) is then not redrawn each frame."""
+    largest = min(largest, LEVEL_LIMIT)  # a diverging f (1e308) must not give an infinite colour scale
     if current is not None and 0.5 * current <= largest <= current:
         return current
     return nice_ceil(largest)
@@ -452,6 +456,11 @@ class CanvasView(QWidget):
 
     def _draw_decision(self, snap, grid: ViewGrid) -> None:
         d = snap.decision
+        if not decision_drawable(d):  # a diverged iterate: say so, draw nothing of it
+            self.message.setText("The iterate diverged (its coefficients are not finite or too large): nothing to draw.")
+            self.message.show()
+            self._draw_failed = True
+            return
         try:
             F = self.evaluator.evaluate(d, grid)
         except (ArithmeticError, ValueError, MemoryError) as exc:  # e.g. a kernel overflowing far out

@@ -66,8 +66,6 @@ class MainWindow(QMainWindow):
         self.session = RunSession(self.scene, self)
         self.panels: dict[str, QWidget] = {}
         self.docks: dict[str, QDockWidget] = {}
-        self.title = "Untitled scene"
-        self.explanation = ""
         self.view_settings = None
         #: Callables run before closing; any returning False cancels the close (unsaved work, …).
         self.close_guards: list[Callable[[], bool]] = []
@@ -90,6 +88,24 @@ class MainWindow(QMainWindow):
         self._on_problem(self.session.problem, self.session.solver_cls)
         if install_classroom:
             self._install_classroom()
+
+    @property
+    def title(self) -> str:
+        """The scene's title (kept by the scene model)."""
+        return self.scene.title
+
+    @title.setter
+    def title(self, text: str) -> None:
+        self.scene.title = text
+
+    @property
+    def explanation(self) -> str:
+        """The scene's explanation (kept by the scene model)."""
+        return self.scene.explanation
+
+    @explanation.setter
+    def explanation(self, text: str) -> None:
+        self.scene.explanation = text
 
     # -- construction --------------------------------------------------------------------------------------
     @staticmethod

@@ -120,7 +120,8 @@ class RunSession(QObject):
         self.speed = 20.0
         self._history = SnapshotHistory()
         self._index: int | None = None  # shown index; None = follow the newest snapshot
-        self._job = 0
+        self._job = 0  # the run's generation: deliveries tagged with an older one are dropped
+        self._stale = False  # the points changed and the restart is deferred: nothing of this run is shown
         self._gen = None
         self._rho: dict[int, float | None] = {}
         self._worker = SnapshotWorker(self, display_hz=display_hz)
@@ -191,6 +192,16 @@ class RunSession(QObject):
     @property
     def latest(self) -> Any:
         return self._history[-1] if len(self._history) else None
+
+    @property
+    def generation(self) -> int:
+        """Id of the current run; it changes at every restart and when a deferred edit makes the run stale."""
+        return self._job
+
+    @property
+    def stale(self) -> bool:
+        """True while the points have moved and the restart that follows them is still deferred."""
+        return self._stale
 
     @property
     def following(self) -> bool:
@@ -282,6 +293,7 @@ class RunSession(QObject):
         keep_playing = self.state == PLAYING
         previous = self.problem if same_problem else None
         self._job += 1
+        self._stale = False
         self._worker.set_job(self._job, None)
         self._aux.set_job(self._job, None)
         self.rhoChanged.emit(None)
@@ -509,7 +521,7 @@ class RunSession(QObject):
 
     def _emit_current(self) -> None:
         snap = self.current
-        if snap is not None:
+        if snap is not None and not self._stale:
             self.snapshotShown.emit(snap)
 
     def _on_scene_edit(self, kind: Any = None) -> None:
@@ -519,10 +531,19 @@ class RunSession(QObject):
             return
         wait = self._next_restart - time.monotonic()
         if kind == "move" and wait > 0:  # only drags coalesce; other edits restart at once
+            self._drop_stale_run()
             if not self._restart_timer.isActive():
                 self._restart_timer.start(max(1, int(wait * 1000)))
             return
         self.restart()
+
+    def _drop_stale_run(self) -> None:
+        """The points moved and the restart waits: the old run's snapshots (queued or still coming) are never shown."""
+        if self._stale:
+            return
+        self._stale = True
+        self._job += 1
+        self._worker.set_job(self._job, None)
 
     def _start_poll(self) -> None:
         if not self._poll.isActive():

@@ -21,6 +21,7 @@ from percviz.app.geometry_panel import (
     polygon_item,
     segments_item,
 )
+from percviz.app.panel import drawable
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment, line_segments, wall_indices
 
@@ -179,7 +180,8 @@ class WeightView(GeometryPanel):
         w = getattr(snapshot, "weights", None)
         if w is not None:
             w = np.asarray(w, dtype=float)  # no copy: the solvers' weights are float arrays already
-            if w.shape == (self.problem.Y.shape[1],):
+            # a diverged iterate (inf, nan, or too large to draw) is not drawn: it would break the view's range
+            if w.shape == (self.problem.Y.shape[1],) and drawable(w):
                 self._weights[int(snapshot.iteration)] = w
 
     def _path(self) -> np.ndarray:
@@ -264,6 +266,7 @@ class WeightView(GeometryPanel):
 
     # 1-D: the (a0, a1) plane ------------------------------------------------------------------------
     def _radius_1d(self) -> float:
+        """Half-width of the 1-D picture: the cone's shortest vector and every drawn iterate fit inside."""
         r = 3.0
         if self.cone1.shortest is not None:
             r = max(r, 1.8 * float(np.linalg.norm(self.cone1.shortest)))

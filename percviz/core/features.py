@@ -191,6 +191,10 @@ class RandomFourier(FeatureMap):
             object.__setattr__(self, "_cache", cached)
         return cached
 
+    def frequencies(self) -> tuple[np.ndarray, np.ndarray]:
+        """The random frequencies ω (D × 2) and phases c (D,) of the features."""
+        return self._draws()
+
     def transform(self, X):
         X = np.atleast_2d(np.asarray(X, dtype=float))
         omega, phase = self._draws()
