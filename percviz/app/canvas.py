@@ -272,7 +272,7 @@ class CanvasView(QWidget):
     # -- the panel contract ----------------------------------------------------------------------------
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:
-        if solver_cls is None or "canvas" in getattr(solver_cls, "views", ("canvas",)):
+        if solver_cls is None or "canvas" in solver_cls.views:
             return True, ""
         return False, f"{solver_cls.display_name} has no picture in the plane."
 
@@ -546,8 +546,8 @@ class CanvasView(QWidget):
 
     def _margin_level(self) -> float | None:
         """The solver's fixed margin level (SVM: f = ±1), or None when margins follow the closest point."""
-        level = getattr(self.solver_cls, "margin_level", None)
-        return float(level) if isinstance(level, (int, float)) and level > 0 else None
+        level = None if self.solver_cls is None else self.solver_cls.margin_level
+        return float(level) if level is not None and level > 0 else None
 
     def _draw_slacks(self, d, ab, fx, y) -> None:
         """Slacks ξ_i = max(0, level − y_i f(x_i)) of a fixed-level (SVM) run: segments (affine f) and values."""

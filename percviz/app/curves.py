@@ -33,9 +33,6 @@ from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBox
 from percviz.app.theme import Theme, theme_for
 from percviz.core.solvers.base import METRICS
 
-#: Metric keys plotted with the counts (integers), and with the margins (signed, linear).
-COUNT_KEYS = ("train_errors", "mistakes", "support_vectors", "outer")
-SIGNED_KEYS = ("margin", "loss")  # objectives (SVM dual, LP τ, J_p′) are ≥ 0: plotted with the criteria
 #: Groups in display order: (id, title).
 GROUPS = (("norms", "Norms, criteria"), ("margins", "Margin"), ("counts", "Counts"))
 #: Legend labels shorter than METRICS' where those are long.
@@ -71,14 +68,11 @@ def fit_range(current, lo: float, hi: float, log: bool) -> tuple[float, float]:
 
 
 def group_of(key: str, keys) -> str:
-    """Which plot a metric goes to (see the module docstring)."""
-    if key == "bound":
+    """Which plot a metric goes to: its declared `MetricInfo.group` (a bound goes with what it bounds)."""
+    group = METRICS[key].group
+    if group == "bound":
         return "counts" if "mistakes" in keys else "norms"
-    if key in COUNT_KEYS:
-        return "counts"
-    if key in SIGNED_KEYS:
-        return "margins"
-    return "norms"  # norms, criteria J ≥ 0, step sizes: positive, often spanning decades
+    return group
 
 
 class _Buffers:

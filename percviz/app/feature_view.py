@@ -207,10 +207,11 @@ class FeatureView(GeometryPanel):
     def supports(cls, solver_cls) -> tuple[bool, str]:
         if solver_cls is None:
             return False, "Choose an algorithm to see its feature space."
-        rep = getattr(solver_cls, "representation", "kernel")
-        if rep in ("kernel", "features"):
+        if "feature" in solver_cls.views:  # the solver's declaration is the one source
             return True, ""
         name = solver_cls.display_name or solver_cls.name
+        if solver_cls.representation != "multiclass":
+            return False, f"{name} has no feature-space picture."
         return False, (
             f"{name} is a multi-class machine; the feature-space picture (hull of yᵢφ̃(xᵢ), Gordan's theorem) "
             "is about two classes. Choose a two-class algorithm to see it."

@@ -52,11 +52,10 @@ class WeightView(GeometryPanel):
     def supports(cls, solver_cls) -> tuple[bool, str]:
         if solver_cls is None:
             return False, "Choose an algorithm to see its weight space."
-        name = solver_cls.display_name or solver_cls.name
-        rep = getattr(solver_cls, "representation", "kernel")
-        if rep == "features":
+        if "weight" in solver_cls.views:  # the solver's declaration is the one source
             return True, ""
-        if rep == "multiclass":
+        name = solver_cls.display_name or solver_cls.name
+        if solver_cls.representation == "multiclass":
             return False, (
                 f"{name} keeps one weight vector per class; the weight-space view draws the solution cone "
                 "of a single vector a. Choose a two-class procedure (perceptron, relaxation, …) to see it."
