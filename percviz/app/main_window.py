@@ -22,8 +22,8 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.app.controls import ControlsPanel
-from percviz.app.panel_pacer import PANEL_INTERVAL, PanelPacer
-from percviz.app.session import PLAYING, RUNNING, RunSession
+from percviz.app.panel_pacer import PANEL_INTERVAL
+from percviz.app.session import RunSession
 from percviz.core.errors import PercvizError
 from percviz.core.scene import SceneModel, Settings
 
@@ -36,7 +36,7 @@ PANEL_CLASSES = {
 }
 DOCK_TITLES = {"weight": "Weight space", "feature": "Feature space"}
 #: While a run animates, these panels are drawn after the canvas, in frames of their own, at most this often (s)
-#: (percviz.app.panel_pacer).
+#: (percviz.app.frames.FrameScheduler).
 PACED_PANELS = {"curves": 0.0, "weight": PANEL_INTERVAL, "feature": PANEL_INTERVAL}
 DEFAULT_SIZE = QSize(1280, 800)
 
@@ -256,10 +256,9 @@ class MainWindow(QMainWindow):
         s = self.session
         # Hidden panels are not fed (a closed dock costs nothing); they catch up when shown again.
         self._stale: set[str] = set(self.panels)
-        self.pacer = PanelPacer({n: dt for n, dt in PACED_PANELS.items() if n in self.panels}, self._deliver_paced,
-                                self, wait=s.side_frame_wait)
-        s.side_pending = self.pacer.due
-        s.runStateChanged.connect(lambda state: self._closed or self.pacer.set_active(state in (PLAYING, RUNNING)))
+        for name, interval in PACED_PANELS.items():
+            if name in self.panels:
+                s.frames.add_side_panel(name, interval, lambda n=name: self._deliver_paced(n))
         s.problemChanged.connect(self._on_problem)
         s.snapshotShown.connect(self._on_snapshot)
         s.historyChanged.connect(self._on_history)
@@ -502,7 +501,7 @@ class MainWindow(QMainWindow):
         """Bring a panel up to date: problem, history and the snapshot shown."""
         panel, s = self.panels[name], self.session
         self._stale.discard(name)
-        self.pacer.discard(name)
+        self.session.frames.discard(name)
         self._call(name, "set_problem", s.problem, s.solver_cls)
         if s.current is not None:
             if hasattr(panel, "set_history"):
@@ -528,7 +527,7 @@ class MainWindow(QMainWindow):
         for name, panel in self.panels.items():
             if not self._live(name):
                 self._stale.add(name)
-            elif name not in self._stale and not self.pacer.offer(name):
+            elif name not in self._stale and not self.session.frames.offer(name):
                 self._call(name, "set_snapshot", snap)
 
     def _deliver_paced(self, name: str) -> None:
@@ -539,7 +538,7 @@ class MainWindow(QMainWindow):
             self._stale.add(name)
             return
         s = self.session
-        s.side_frame(lambda: self._call(name, "set_run", s.history, s.current))
+        self._call(name, "set_run", s.history, s.current)  # inside a side frame (FrameScheduler.side_frame)
 
     def _on_rho(self, rho) -> None:
         for panel in self.panels.values():
@@ -552,7 +551,7 @@ class MainWindow(QMainWindow):
         for name, panel in self.panels.items():
             if not self._live(name):
                 self._stale.add(name)
-            elif hasattr(panel, "set_history") and name not in self._stale and not self.pacer.offer(name):
+            elif hasattr(panel, "set_history") and name not in self._stale and not self.session.frames.offer(name):
                 history = self.session.history if history is None else history
                 self._call(name, "set_history", history)
 
@@ -603,7 +602,6 @@ class MainWindow(QMainWindow):
         """Stop the solver thread (idempotent); called when the window closes."""
         if not self._closed:
             self._closed = True
-            self.pacer.stop()
             self.session.shutdown()
             for panel in self.panels.values():  # panels with their own threads (feature picture) stop them too
                 fn = getattr(panel, "shutdown", None)
