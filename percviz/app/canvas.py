@@ -39,8 +39,9 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from percviz.app.canvas_layers import CanvasLayer
 from percviz.app.curves import nice_ceil
-from percviz.app.panel import decision_drawable
+from percviz.app.panel import Panel, decision_drawable
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import KernelExpansion, ZeroDecision
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
@@ -150,9 +151,10 @@ class _CanvasViewBox(pg.ViewBox):
             self._canvas.scene_model.end_drag()
 
 
-class CanvasView(QWidget):
+class CanvasView(QWidget, Panel):
     """The plane: points of the scene and the decision function of the snapshot shown."""
 
+    view = "canvas"  # drawn in the snapshot frame (redraw_interval None), in the central area
     pointHovered = Signal(int)
     cursorMoved = Signal(float, float)
 
@@ -167,6 +169,8 @@ class CanvasView(QWidget):
         self.problem = None
         self.solver_cls = None
         self.snapshot = None
+        #: Drawings added by other modules (percviz.app.canvas_layers.CanvasLayer), above the decision function.
+        self.layers: list[CanvasLayer] = []
         self._hovered = -1
         self._external_highlight: int | None = None
         self._last_cursor: tuple[float, float] | None = None
@@ -276,6 +280,14 @@ class CanvasView(QWidget):
             return True, ""
         return False, f"{solver_cls.display_name} has no picture in the plane."
 
+    def add_layer(self, layer: CanvasLayer) -> None:
+        """Draw `layer` on the canvas from now on (percviz.app.canvas_layers)."""
+        self.layers.append(layer)
+        layer.attach(self)
+        layer.apply_theme(self.theme)
+        layer.set_problem(self.problem, self.solver_cls)
+        layer.draw(self.snapshot)
+
     def set_problem(self, problem, solver_cls) -> None:
         """A new problem (or None): forget the old run's picture."""
         self.problem, self.solver_cls = problem, solver_cls
@@ -294,6 +306,9 @@ class CanvasView(QWidget):
         self.image.clear()
         self.overlay.setText("")
         self._fit_overlay_box()
+        for layer in self.layers:
+            layer.set_problem(problem, solver_cls)
+            layer.draw(None)
 
     def set_snapshot(self, snapshot) -> None:
         """Show this snapshot (drawn on the next event-loop turn; bursts are coalesced)."""
@@ -313,6 +328,8 @@ class CanvasView(QWidget):
 
     def apply_theme(self, theme) -> None:
         self.theme = theme
+        for layer in self.layers:
+            layer.apply_theme(theme)
         t = theme
         self._styles = self._make_styles(t)
         self._image_mode = ""
@@ -450,6 +467,8 @@ class CanvasView(QWidget):
         self._draw_weights(snap)
         self._draw_triggers(snap)
         self._draw_overlay(snap)
+        for layer in self.layers:
+            layer.draw(snap)
         if coarse:
             self._refine.start()
         self.last_redraw_ms = 1e3 * (time.perf_counter() - t0)

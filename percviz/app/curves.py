@@ -30,6 +30,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetrics, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from percviz.app.panel import Panel
 from percviz.app.theme import Theme, theme_for
 from percviz.core.solvers.base import METRICS
 
@@ -103,9 +104,10 @@ class _Buffers:
         return self.it[: self.n], self.values[key][: self.n]
 
 
-class CurvesView(QWidget):
+class CurvesView(QWidget, Panel):
     """Metric curves of the current run; follows the run and marks the scrubbed iteration."""
 
+    view, redraw_interval = "curves", 0.0  # a side frame after every snapshot frame, below the canvas
     pointHovered = Signal(int)
 
     def __init__(self, scene=None, parent=None, theme: Theme | None = None):

@@ -512,7 +512,6 @@ class AnimationExport(QObject):
         self._loop.finished.connect(self._thread.quit)
         self._thread.started.connect(self._loop.run)
         self._thread.finished.connect(self._cleanup)
-        _register_thread(self._thread)
 
     def start(self) -> None:
         self._thread.start()
@@ -552,11 +551,3 @@ class AnimationExport(QObject):
             self.finished.emit(self.result)
 
 
-def _register_thread(thread: QThread) -> None:
-    """Let the app's thread bookkeeping (and the tests' leak check) see this thread."""
-    try:
-        from percviz.app import worker
-
-        worker._THREADS.add(thread)
-    except (ImportError, AttributeError):
-        pass

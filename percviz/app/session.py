@@ -17,12 +17,15 @@ import time
 from contextlib import contextmanager
 from typing import Any, Iterator
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from percviz.app import heap
+from percviz.app.background import Task
 from percviz.app.frames import PLAY, RUN, STILL, FrameScheduler
 from percviz.app.worker import SnapshotWorker, error_text
 from percviz.core.errors import PercvizError
+from percviz.core.gram import BOUND_MAX_N, margin_affordable, optimal_margin
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
@@ -120,9 +123,7 @@ class RunSession(QObject):
         self._worker.failed.connect(self._on_failed)
         self._worker.idle.connect(self._on_idle)
         self._worker.set_interval(1.0 / self.speed)
-        # ρ_K (an LP/QP, seconds for thousands of points) is computed on a second thread.
-        self._aux = SnapshotWorker(self, name="percviz-margin")
-        self._aux.ready.connect(self._on_aux)
+        self._rho_task: Task | None = None
         self._restart_timer = QTimer(self)
         self._restart_timer.setSingleShot(True)
         self._restart_timer.timeout.connect(self.restart)
@@ -200,7 +201,7 @@ class RunSession(QObject):
 
     @staticmethod
     def _wants_rho(solver_cls) -> bool:
-        return solver_cls is not None and getattr(solver_cls, "representation", "") == "kernel"
+        return solver_cls is not None and solver_cls.representation == "kernel"
 
     @staticmethod
     def _rho_affordable(problem: Problem) -> bool:
@@ -208,41 +209,41 @@ class RunSession(QObject):
 
         Same rule as the solvers' `bound` metric, so neither waits minutes for the other (gram's cache lock).
         """
-        try:
-            from percviz.core.gram import BOUND_MAX_N
-        except ImportError:
-            BOUND_MAX_N = 1500
-        return problem.n <= BOUND_MAX_N or getattr(problem.kernel, "name", "") in ("linear", "affine")
+        return problem.n <= BOUND_MAX_N or problem.kernel.name in ("linear", "affine")
 
-    def _rho_job(self, problem: Problem):
-        from percviz.core.gram import margin_affordable
-
+    @classmethod
+    def _rho_job(cls, problem: Problem) -> tuple[int, float | None]:
         # the rank test (an eigh of G) runs here, off the UI thread; a G of rank > BOUND_MAX_RANK gets no line
-        yield (id(problem), self._compute_rho(problem) if margin_affordable(problem) else None)
+        return id(problem), cls._compute_rho(problem) if margin_affordable(problem) else None
 
-    def _on_aux(self) -> None:
-        for job, (key, value) in self._aux.take():
-            if job == self._job and self.problem is not None and key == id(self.problem):
-                self._rho = {key: value}
-                self.rhoChanged.emit(value)
+    def _on_rho(self, job: int, key: int, value: float | None) -> None:
+        if job == self._job and self.problem is not None and key == id(self.problem):
+            self._rho = {key: value}
+            self.rhoChanged.emit(value)
 
     @staticmethod
     def _compute_rho(problem: Problem) -> float | None:
         try:
-            from percviz.core.gram import optimal_margin
-        except ImportError:
-            return None
-        try:
             result = optimal_margin(problem)
-        except Exception:  # no reference line is better than a broken run
+        except PercvizError:  # too large or unresolvable: no reference line rather than a broken run
             return None
-        if not getattr(result, "resolved", True):
+        if not result.resolved:
             return None  # a margin too thin to resolve draws no (misleading) reference line
-        value = getattr(result, "rho", result)
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            return None
+        return float(result.rho) if np.isfinite(result.rho) else None
+
+    def _start_rho(self, problem: Problem) -> None:
+        """ρ_K (an LP/QP, seconds for thousands of points) is computed by a background Task."""
+        self._cancel_rho()
+        job = self._job
+        self._rho_task = Task(self, name="percviz-margin")
+        self._rho_task.done.connect(lambda kv: self._on_rho(job, *kv))
+        self._rho_task.failed.connect(lambda text: job == self._job and self.errorRaised.emit(f"ρ_K: {text}"))
+        self._rho_task.start(self._rho_job, problem)
+
+    def _cancel_rho(self) -> None:
+        if self._rho_task is not None:
+            self._rho_task.cancel()
+            self._rho_task = None
 
     # -- run control ---------------------------------------------------------------------------------------
     def restart(self, same_problem: bool = False) -> None:
@@ -266,7 +267,7 @@ class RunSession(QObject):
         self._job += 1
         self._stale = False
         self._worker.set_job(self._job, None)
-        self._aux.set_job(self._job, None)
+        self._cancel_rho()
         self.rhoChanged.emit(None)
         self._gen = None
         self._history.clear()
@@ -292,7 +293,7 @@ class RunSession(QObject):
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
         if self._wants_rho(self.solver_cls) and self._rho_affordable(problem):
-            self._aux.set_job(self._job, self._rho_job(problem), steps=1)
+            self._start_rho(problem)
         if keep_playing:
             self.play()
         else:
@@ -347,7 +348,7 @@ class RunSession(QObject):
 
     def pause(self) -> None:
         self._worker.pause()
-        if self._gen is not None and not len(self._history) and not self._worker.busy and not self._worker._buffer:
+        if self._gen is not None and not len(self._history) and not self._worker.busy and not self._worker.has_output:
             self._worker.step(1)  # pausing must not cancel iteration 0 of a run that just started
         if self.state in (PLAYING, RUNNING):
             self._set_state(FINISHED if self.finished else IDLE)
@@ -419,17 +420,17 @@ class RunSession(QObject):
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
             QCoreApplication.processEvents()
-            if not self._worker.busy and not self._worker._buffer and not self._restart_timer.isActive():
+            if not self._worker.busy and not self._worker.has_output and not self._restart_timer.isActive():
                 QCoreApplication.processEvents()
                 return True
             time.sleep(0.002)
         return False
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
-        """Stop both worker threads (call before the window closes); never blocks the UI longer than timeout_ms.
+        """Stop the solver thread and the ρ_K task (call before the window closes); blocks at most timeout_ms.
 
         A thread still inside a long computation (an LP for ρ_K, a QP solver's update) is left to finish on its
-        own: it emits nothing more and is never destroyed while running (see worker.SnapshotWorker.stop).
+        own: it emits nothing more, and as a daemon thread it never holds up the interpreter's exit.
         """
         if self._closed:
             return
@@ -439,11 +440,14 @@ class RunSession(QObject):
         self._settle.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
-        self._aux.request_stop()  # both threads wind down at once
+        task, self._rho_task = self._rho_task, None
+        if task is not None:
+            task.cancel()  # both threads wind down at once; a long LP ends on its own (a daemon thread)
         self._worker.request_stop()
         end = time.monotonic() + timeout_ms / 1000
-        for worker in (self._worker, self._aux):
-            worker.stop(max(1, int(1000 * (end - time.monotonic()))))
+        self._worker.stop(timeout_ms)
+        if task is not None:
+            task.wait(max(1, int(1000 * (end - time.monotonic()))))
 
     @property
     def worker(self) -> SnapshotWorker:

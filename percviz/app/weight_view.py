@@ -22,6 +22,7 @@ from percviz.app.geometry_panel import (
     segments_item,
 )
 from percviz.app.panel import drawable
+from percviz.app.panel_pacer import PANEL_INTERVAL
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment, line_segments, wall_indices
 
@@ -47,6 +48,8 @@ def _iterate_color(dark: bool) -> str:
 
 class WeightView(GeometryPanel):
     """Weight space of an explicit-weight procedure (augmented linear map, at most three weights)."""
+
+    view, redraw_interval, dock_title = "weight", PANEL_INTERVAL, "Weight space"
 
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:
