@@ -45,6 +45,7 @@ from percviz.app.panel import Panel, decision_drawable
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import KernelExpansion, ZeroDecision
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
+from percviz.core.margin_geometry import closest_margin, slacks
 from percviz.core.scene import SceneModel
 from percviz.core.solvers.base import Status
 
@@ -556,8 +557,8 @@ class CanvasView(QWidget, Panel):
             X, _ = self._training_points()
             g = fx / np.sqrt(np.asarray(d.kernel.diag(X), dtype=float))
             field = F / self.evaluator.kernel_diag(d.kernel, grid)
-        delta = float(np.min(y * g))
-        return (delta, field) if delta > 0 and np.isfinite(delta) else (None, None)
+        delta = closest_margin(g, y)
+        return (delta, field) if delta is not None else (None, None)
 
     def _copy_margins(self, curve) -> None:
         x, y = curve.getData()
@@ -575,16 +576,7 @@ class CanvasView(QWidget, Panel):
             self._set_slacks(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
             return
         X, _ = self._training_points()
-        xi = np.maximum(0.0, level - y * fx)
-        idx = np.flatnonzero(xi > 1e-6 * level)
-        starts = X[idx]
-        if ab is not None and (ab[0] or ab[1]):
-            w = np.array(ab[:2], dtype=float)
-            # x + t·w moves f by t‖w‖²: t = y_i ξ_i/‖w‖² reaches y f = level
-            ends = starts + (y[idx] * xi[idx] / float(w @ w))[:, None] * w
-        else:
-            ends = starts
-        self._set_slacks(starts, ends, xi[idx])
+        self._set_slacks(*slacks(X, y, fx, level, ab))
 
     def _set_slacks(self, starts: np.ndarray, ends: np.ndarray, values: np.ndarray) -> None:
         if len(starts) and np.any(starts != ends):

@@ -142,6 +142,10 @@ class MainWindow(QMainWindow):
         self.docks["controls"] = dock
         self.resizeDocks([dock], [330], Qt.Orientation.Horizontal)
 
+    def add_action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        """A menu entry (menu: one of file_menu, edit_menu, run_menu, view_menu, help_menu) running slot()."""
+        return self._action(menu, text, slot, shortcut, tip)
+
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, self)
         if shortcut is not None:
