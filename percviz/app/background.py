@@ -3,9 +3,10 @@
 - `BackgroundThread` is a daemon `threading.Thread` with the two QThread calls the app and its tests use
   (`isRunning()`, `wait(ms)`). No Qt object owns it, so nothing can destroy it while it runs, and it never holds
   up the interpreter's exit: a thread still inside a long call (an LP for ρ_K) ends with the process.
-- `Task` runs one function (ρ_K, the feature-space picture, later the sweep) on such a thread. The thread never
-  touches Qt: it puts its results in a queue that a timer on the UI thread empties, emitting `progress(value)`
-  for each value a generator function yields, then `done(result)` or `failed(text)`. `cancel()` is cooperative
+- `Task` runs one function (ρ_K, the feature-space picture, later the sweep) on such a thread. The thread puts
+  its results in the task's queue and wakes the UI thread through one long-lived relay object (a queued signal;
+  no timer polls); there the queue is emptied, emitting `progress(value)` for each value a generator function
+  yields, then `done(result)` or `failed(text)`. The thread never holds the Task itself. `cancel()` is cooperative
   (a generator stops at its next yield; pass `task.cancelled` to long computations that can check it) and drops
   every result still to come.
 The solver's snapshot loop (percviz.app.worker.SnapshotWorker) runs on a BackgroundThread too.
@@ -20,14 +21,13 @@ import traceback
 import weakref
 from typing import Any, Callable
 
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 
 from percviz.core.errors import PercvizError
 
 #: Every background thread started (tests check that none is left running).
 _LIVE: "weakref.WeakSet[BackgroundThread]" = weakref.WeakSet()
-#: The UI thread looks for a task's results this often (ms).
-POLL_MS = 10
+_RELAY: "_Relay | None" = None
 
 
 def live_threads() -> list["BackgroundThread"]:
@@ -63,6 +63,29 @@ class BackgroundThread(threading.Thread):
         return self.name
 
 
+class _Relay(QObject):
+    """Lives on the UI thread for the whole session: a task's thread wakes its Task through it."""
+
+    wake = Signal(object)  # the task's key (an id: beyond a C int)
+
+    def __init__(self):
+        super().__init__()
+        self.tasks: "weakref.WeakValueDictionary[int, Task]" = weakref.WeakValueDictionary()
+        self.wake.connect(self._on_wake)
+
+    def _on_wake(self, key: int) -> None:
+        task = self.tasks.get(key)
+        if task is not None:
+            task._hand_over()
+
+
+def _relay() -> _Relay:
+    global _RELAY
+    if _RELAY is None:
+        _RELAY = _Relay()
+    return _RELAY
+
+
 class Task(QObject):
     """One-off background work with results on the UI thread (see the module docstring)."""
 
@@ -76,25 +99,23 @@ class Task(QObject):
         self._cancel = threading.Event()
         self._queue: queue.SimpleQueue = queue.SimpleQueue()
         self._thread: BackgroundThread | None = None
-        self._timer = QTimer(self)
-        self._timer.setInterval(POLL_MS)
-        self._timer.timeout.connect(self._hand_over)
+        self._finished = False
 
     def start(self, fn: Callable[..., Any], *args: Any) -> "Task":
         """Run fn(*args) on a new background thread (once per Task)."""
         if self._thread is not None:
             raise RuntimeError("a Task runs once; make a new one")
         # the thread holds the queue and the cancel flag, never the Task: a dropped Task is freed on the UI thread
+        relay, key = _relay(), id(self)
+        relay.tasks[key] = self
         q, cancel, name = self._queue, self._cancel, self.name
-        self._thread = BackgroundThread(lambda: _run(fn, args, q, cancel, name), self.name)
+        self._thread = BackgroundThread(lambda: _run(fn, args, q, cancel, name, lambda: relay.wake.emit(key)), self.name)
         self._thread.start()
-        self._timer.start()
         return self
 
     def cancel(self) -> None:
         """Stop at the next yield (or the next check of `cancelled`); nothing more is emitted."""
         self._cancel.set()
-        self._timer.stop()
 
     def cancelled(self) -> bool:
         return self._cancel.is_set()
@@ -112,7 +133,7 @@ class Task(QObject):
 
     # -- the UI thread -----------------------------------------------------------------------------------------
     def _hand_over(self) -> None:
-        while not self._cancel.is_set():
+        while not self._cancel.is_set() and not self._finished:
             try:
                 kind, value = self._queue.get_nowait()
             except queue.Empty:
@@ -120,26 +141,33 @@ class Task(QObject):
             if kind == "progress":
                 self.progress.emit(value)
                 continue
-            self._timer.stop()
+            self._finished = True
             (self.done if kind == "done" else self.failed).emit(value)
             return
 
 
-def _run(fn: Callable[..., Any], args: tuple, q: queue.SimpleQueue, cancel: threading.Event, name: str) -> None:
+def _run(fn: Callable[..., Any], args: tuple, q: queue.SimpleQueue, cancel: threading.Event, name: str,
+         wake: Callable[[], None]) -> None:
     """A Task's thread: fn(*args), a generator's values as progress, then the result or the error, into q."""
+
+    def put(item) -> None:
+        if not cancel.is_set():
+            q.put(item)
+            wake()
+
     try:
         result = fn(*args)
         if inspect.isgenerator(result):
             gen, result = result, None
             while not cancel.is_set():
                 try:
-                    q.put(("progress", next(gen)))
+                    put(("progress", next(gen)))
                 except StopIteration as stop:
                     result = stop.value
                     break
             gen.close()
-        q.put(("done", result))
+        put(("done", result))
     except Exception as exc:  # reported on the UI thread, never lost
         if not isinstance(exc, PercvizError):
             traceback.print_exc()
-        q.put(("failed", error_text(exc, name)))
+        put(("failed", error_text(exc, name)))

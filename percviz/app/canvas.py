@@ -82,6 +82,19 @@ def _bold_symbols() -> dict[str, QPainterPath]:
     return {"+": plus, "_": minus}
 
 
+#: The preset's colour maps (percviz.core.presets.COLORMAPS) other than the theme's own "diverging".
+NAMED_COLORMAPS = {"diverging-cb": "CET-D1A", "viridis": "viridis", "cividis": "cividis"}
+
+
+def _named_colormap(name: str, t) -> pg.ColorMap:
+    """The decision-function colour map a preset names ("diverging": the theme's, blended with the background)."""
+    if name == "gray":
+        return pg.ColorMap([0.0, 1.0], [(40, 40, 40), (235, 235, 235)])
+    if name in NAMED_COLORMAPS:
+        return pg.colormap.get(NAMED_COLORMAPS[name])
+    return _blended_colormap(t)
+
+
 def _blended_colormap(t) -> pg.ColorMap:
     """The theme's diverging map mixed with the background at the theme's map opacity (drawn opaque: faster)."""
     bg = np.array(QColor(t.background).getRgb()[:3], dtype=float)
@@ -170,6 +183,8 @@ class CanvasView(QWidget, Panel):
         self.problem = None
         self.solver_cls = None
         self.snapshot = None
+        #: A preset's view settings the canvas applies (percviz.core.presets.ViewSettings, `apply_view`).
+        self.view_settings = {"colormap": "diverging", "levels": (0.0,), "shading": True, "halos": True}
         #: Drawings added by other modules (percviz.app.canvas_layers.CanvasLayer), above the decision function.
         self.layers: list[CanvasLayer] = []
         self._hovered = -1
@@ -223,6 +238,7 @@ class CanvasView(QWidget, Panel):
         self.margin_under = pg.PlotCurveItem(connect="finite", antialias=True)
         self.margin_curve.sigPlotChanged.connect(self._copy_margins)
         self.boundary_curve = pg.PlotCurveItem(connect="finite", antialias=True)
+        self.level_curve = pg.PlotCurveItem(connect="finite", antialias=True)  # a preset's extra levels of f
         self.slack_curve = pg.PlotCurveItem(connect="pairs", antialias=True)
         self.slack_labels: list[pg.TextItem] = []
         # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
@@ -230,7 +246,8 @@ class CanvasView(QWidget, Panel):
         self.points_item = _PassiveScatter(pxMode=True)
         self.trigger_ring = _PassiveScatter(pxMode=True)
         self.hover_ring = _PassiveScatter(pxMode=True)
-        for z, it in enumerate((self.margin_under, self.margin_curve, self.boundary_curve, self.slack_curve, *self.halo_items)):
+        for z, it in enumerate((self.level_curve, self.margin_under, self.margin_curve, self.boundary_curve,
+                                self.slack_curve, *self.halo_items)):
             it.setZValue(z)
             self.plot.addItem(it)
         for z, it in enumerate((self.points_item, self.trigger_ring, self.hover_ring)):
@@ -298,7 +315,7 @@ class CanvasView(QWidget, Panel):
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
         self.message.setVisible(not ok)
-        for it in (self.margin_curve, self.margin_under, self.boundary_curve):
+        for it in (self.margin_curve, self.margin_under, self.boundary_curve, self.level_curve):
             it.setData([], [])
         self._set_slacks(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
         self._clear_halos()
@@ -322,6 +339,14 @@ class CanvasView(QWidget, Panel):
     def set_history(self, snapshots) -> None:  # the canvas shows only the current snapshot
         pass
 
+    def apply_view(self, view) -> None:
+        """A preset's colour map, extra level curves of f, shading and halos (percviz.core.presets.ViewSettings)."""
+        self.view_settings = {"colormap": view.colormap, "levels": tuple(view.levels), "shading": bool(view.shading),
+                              "halos": bool(view.halos)}
+        self._image_mode = ""
+        self._drawn_key = None
+        self.apply_theme(self.theme)  # restyles the colour map and redraws
+
     def highlight_point(self, index) -> None:
         """Ring a point hovered in another panel (None or −1: none)."""
         self._external_highlight = None if index is None or index < 0 else int(index)
@@ -333,6 +358,7 @@ class CanvasView(QWidget, Panel):
             layer.apply_theme(theme)
         t = theme
         self._styles = self._make_styles(t)
+        self._styles["colormap"] = _named_colormap(self.view_settings["colormap"], t)
         self._image_mode = ""
         self.plot.setBackground(t.background)
         item = self.plot.getPlotItem()
@@ -346,7 +372,7 @@ class CanvasView(QWidget, Panel):
             ax.label.setFont(font)
         item.setLabel("bottom", "x₁", **label_style)
         item.setLabel("left", "x₂", **label_style)
-        self.colorbar.setColorMap(_blended_colormap(t))
+        self.colorbar.setColorMap(_named_colormap(self.view_settings["colormap"], t))
         self.colorbar.axis.setTickFont(font)
         self.colorbar.axis.setTextPen(pg.mkPen(t.foreground))
         self.colorbar.axis.setPen(pg.mkPen(t.foreground))
@@ -361,6 +387,7 @@ class CanvasView(QWidget, Panel):
         under.setAlpha(150)
         self.margin_under.setPen(pg.mkPen(under, width=width + 2 * max(1.0, t.scale)))
         self.slack_curve.setPen(pg.mkPen(t.foreground, width=max(1.0, 0.75 * t.line_width)))
+        self.level_curve.setPen(pg.mkPen(t.foreground, width=max(1.0, 0.75 * t.line_width), style=Qt.PenStyle.DotLine))
         for label in self.slack_labels:
             label.setColor(t.foreground)
             label.setFont(t.font(0.85 * t.font_pt))
@@ -465,7 +492,11 @@ class CanvasView(QWidget, Panel):
         if key != self._drawn_key:
             self._draw_decision(snap, grid)
             self._drawn_key = key
-        self._draw_weights(snap)
+        if self.view_settings["halos"]:
+            self._draw_weights(snap)
+        else:
+            self._clear_halos()
+            self._halo_key = None
         self._draw_triggers(snap)
         self._draw_overlay(snap)
         for layer in self.layers:
@@ -515,7 +546,8 @@ class CanvasView(QWidget, Panel):
         e = int(np.floor(np.log10(L)))
         e = e if abs(e) >= 3 else 0
         shown = F * np.float32(10.0**-e) if e else F
-        self.colorbar.show()
+        self.colorbar.setVisible(self.view_settings["shading"])
+        self.image.setVisible(self.view_settings["shading"])
         self.image.setImage(shown, autoLevels=False, levels=(-L * 10.0**-e, L * 10.0**-e))
         if self._image_mode != "map":
             self.image.setColorMap(self._styles["colormap"])
@@ -535,6 +567,11 @@ class CanvasView(QWidget, Panel):
             self._set_lines(self.boundary_curve, [line_in_rect(ab, 0.0, big)])
         else:
             self._set_lines(self.boundary_curve, [contour_lines(F, 0.0, xs, ys)])
+        extra = [v for v in self.view_settings["levels"] if v != 0 and np.isfinite(v)]
+        if ab is not None:
+            self._set_lines(self.level_curve, [line_in_rect(ab, v, big) for v in extra])
+        else:
+            self._set_lines(self.level_curve, [contour_lines(F, v, xs, ys) for v in extra])
         delta, field = self._margin(d, fx, y, F, grid)
         self._draw_slacks(d, ab, fx, y)
         if delta is None:
@@ -628,6 +665,7 @@ class CanvasView(QWidget, Panel):
         rgb = bg + (cols[labels] - bg) * strength[..., None]
         rgba = np.concatenate([rgb, np.full(labels.shape + (1,), 255, np.float32)], axis=-1).astype(np.uint8)
         self.colorbar.hide()
+        self.image.setVisible(self.view_settings["shading"])
         self.image.setLookupTable(None)
         self._image_mode = "regions"
         self.image.setImage(rgba, autoLevels=False, levels=(0, 255))
