@@ -133,6 +133,9 @@ class CurvesView(QWidget, Panel):
         self._pushed = -1  # buffer length last given to the curves (-1: push again)
         self._dirty = False
         self._log_choice: dict[str, bool] = {}
+        #: A preset's metric keys to plot (empty: the solver's own); see `apply_view`.
+        self.view_curves: tuple[str, ...] = ()
+        self._problem = None
 
         self.toolbar = QHBoxLayout()
         self.toolbar.setContentsMargins(4, 2, 4, 0)
@@ -174,7 +177,10 @@ class CurvesView(QWidget, Panel):
 
     def set_problem(self, problem, solver_cls) -> None:
         """A new run: empty the buffers; rebuild the plots when the algorithm reports other metrics."""
+        self._problem = problem
         keys = tuple(k for k in getattr(solver_cls, "metric_keys", ()) if k in METRICS) if solver_cls else ()
+        if self.view_curves and set(keys) & set(self.view_curves):  # a preset's choice of curves, if it applies
+            keys = tuple(k for k in keys if k in self.view_curves)
         if solver_cls is not self.solver_cls or keys != self.buffers.keys:
             self.solver_cls = solver_cls
             self._build_plots(keys)
@@ -191,6 +197,21 @@ class CurvesView(QWidget, Panel):
             self.layout_widget.show()
         self._dirty = True
         self.flush()
+
+    def redraw_now(self) -> None:
+        """Draw what is pending now (the Panel hook; same as flush)."""
+        self.flush()
+
+    def apply_view(self, view) -> None:
+        """A preset's curves (which metrics; empty: all the solver reports) and log_y (every plot logarithmic)."""
+        self.view_curves = tuple(view.curves)
+        for g in ("norms", "margins", "counts"):
+            self._log_choice.pop(g, None)
+            if view.log_y:
+                self._log_choice[g] = True
+        if self.solver_cls is not None:
+            self.solver_cls, solver_cls = None, self.solver_cls  # rebuild the plots with the new choice
+            self.set_problem(self._problem, solver_cls)
 
     def set_snapshot(self, snapshot) -> None:
         """Append the snapshot if it is new; mark its iteration when it is an earlier one (scrubbing)."""

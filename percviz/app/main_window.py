@@ -520,6 +520,8 @@ class MainWindow(QMainWindow):
             canvas.fit_to_data()
         for panel in self.panels.values():
             panel.apply_view(view)
+        self._stale = set(self.panels)  # drawn again with the view applied
+        self._feed_stale()
 
     def _about(self) -> None:
         from percviz import __version__

@@ -70,6 +70,13 @@ class Panel:
     def apply_view(self, view) -> None:
         """Apply a preset's percviz.core.presets.ViewSettings."""
 
+    def redraw_now(self) -> None:
+        """Draw what is pending now (a panel that coalesces redraws on a timer; screenshots, exports)."""
+
+    def wait_ready(self, timeout_ms: int = 30000) -> bool:
+        """Process events until background work of the picture is done (screenshots, tests); False on time-out."""
+        return True
+
     def shutdown(self) -> None:
         """The window closes: stop any background work."""
 
