@@ -40,6 +40,7 @@ from PySide6.QtGui import QColor, QFontMetrics, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
 from percviz.app.canvas_layers import CanvasLayer
+from percviz.app.canvas_viewbox import CanvasViewBox, PassiveScatter
 from percviz.app.curves import nice_ceil
 from percviz.app.panel import Panel, decision_drawable
 from percviz.app.theme import Theme, theme_for
@@ -118,53 +119,6 @@ def _superscript(k: int) -> str:
     return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
-class _PassiveScatter(pg.ScatterPlotItem):
-    """A scatter that leaves every click and drag to the view box (placing/moving points)."""
-
-    def mouseClickEvent(self, ev):
-        ev.ignore()
-
-    def mouseDragEvent(self, ev):
-        ev.ignore()
-
-
-class _CanvasViewBox(pg.ViewBox):
-    """Routes clicks and point drags to the canvas; other drags pan, the wheel zooms."""
-
-    def __init__(self, canvas: "CanvasView"):
-        super().__init__(lockAspect=True, enableMenu=False)
-        self._canvas = canvas
-        self._dragging: int | None = None
-
-    def mouseClickEvent(self, ev):
-        if ev.double():  # the first click of a double click already placed its point
-            ev.accept()
-            return
-        if ev.button() in (Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton):
-            ev.accept()
-            p = self.mapSceneToView(ev.scenePos())
-            self._canvas._on_click(p.x(), p.y(), ev.button(), ev.modifiers())
-        else:
-            super().mouseClickEvent(ev)
-
-    def mouseDragEvent(self, ev, axis=None):
-        if ev.button() != Qt.MouseButton.LeftButton:
-            return super().mouseDragEvent(ev, axis)
-        if ev.isStart():
-            p = self.mapSceneToView(ev.buttonDownScenePos())
-            self._dragging = self._canvas._pick(p.x(), p.y())
-            if self._dragging is not None:
-                self._canvas.scene_model.begin_drag()
-        if self._dragging is None:
-            return super().mouseDragEvent(ev, axis)
-        ev.accept()
-        p = self.mapSceneToView(ev.scenePos())
-        self._canvas.scene_model.move_point(self._dragging, p.x(), p.y())
-        if ev.isFinish():
-            self._dragging = None
-            self._canvas.scene_model.end_drag()
-
-
 class CanvasView(QWidget, Panel):
     """The plane: points of the scene and the decision function of the snapshot shown."""
 
@@ -213,7 +167,7 @@ class CanvasView(QWidget, Panel):
 
     # -- construction -------------------------------------------------------------------------
     def _build(self) -> None:
-        self.viewbox = _CanvasViewBox(self)
+        self.viewbox = CanvasViewBox(self.scene_model, self._pick, self._on_click)
         self.plot = pg.PlotWidget(viewBox=self.viewbox, antialias=True)
         self.plot.setObjectName("canvas-plot")
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -242,10 +196,10 @@ class CanvasView(QWidget, Panel):
         self.slack_curve = pg.PlotCurveItem(connect="pairs", antialias=True)
         self.slack_labels: list[pg.TextItem] = []
         # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
-        self.halo_items = [_PassiveScatter(pxMode=True) for _ in range(7)]
-        self.points_item = _PassiveScatter(pxMode=True)
-        self.trigger_ring = _PassiveScatter(pxMode=True)
-        self.hover_ring = _PassiveScatter(pxMode=True)
+        self.halo_items = [PassiveScatter(pxMode=True) for _ in range(7)]
+        self.points_item = PassiveScatter(pxMode=True)
+        self.trigger_ring = PassiveScatter(pxMode=True)
+        self.hover_ring = PassiveScatter(pxMode=True)
         for z, it in enumerate((self.level_curve, self.margin_under, self.margin_curve, self.boundary_curve,
                                 self.slack_curve, *self.halo_items)):
             it.setZValue(z)
