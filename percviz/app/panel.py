@@ -84,7 +84,8 @@ class Panel:
 def drawable(values) -> bool:
     """True when every value is finite and within ±DRAW_LIMIT (a diverged iterate is reported, never drawn)."""
     a = np.asarray(values, dtype=float)
-    return bool(a.size == 0 or (np.isfinite(a).all() and np.abs(a).max() <= DRAW_LIMIT))
+    # one pass: NaN and ±inf fail the comparison (this runs for every snapshot a weight panel remembers)
+    return bool(a.size == 0 or np.abs(a).max() <= DRAW_LIMIT)
 
 
 def decision_drawable(decision) -> bool:
