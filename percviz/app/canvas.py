@@ -295,6 +295,7 @@ class CanvasView(QWidget, Panel):
 
     def apply_view(self, view) -> None:
         """A preset's colour map, extra level curves of f, shading and halos (percviz.core.presets.ViewSettings)."""
+        self.level_curve.setData([], [])
         self.view_settings = {"colormap": view.colormap, "levels": tuple(view.levels), "shading": bool(view.shading),
                               "halos": bool(view.halos)}
         self._image_mode = ""
@@ -522,9 +523,9 @@ class CanvasView(QWidget, Panel):
         else:
             self._set_lines(self.boundary_curve, [contour_lines(F, 0.0, xs, ys)])
         extra = [v for v in self.view_settings["levels"] if v != 0 and np.isfinite(v)]
-        if ab is not None:
+        if extra and ab is not None:  # no extra levels (every shipped scene): the curve is never touched
             self._set_lines(self.level_curve, [line_in_rect(ab, v, big) for v in extra])
-        else:
+        elif extra:
             self._set_lines(self.level_curve, [contour_lines(F, v, xs, ys) for v in extra])
         delta, field = self._margin(d, fx, y, F, grid)
         self._draw_slacks(d, ab, fx, y)
