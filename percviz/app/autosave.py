@@ -67,9 +67,50 @@ class Orphan:
         self.claim.unlock()
 
 
-def find_orphans(folder: Path | None = None) -> list[Orphan]:
-    """Autosaves of sessions that died, newest first (each one is claimed: locked by this process)."""
+#: A temporary file older than this (s) belongs to a write that was killed (a live write takes milliseconds).
+STALE_TMP_S = 60.0
+
+
+def _owner_dead(lock_path: Path) -> bool:
+    """True when the session that owned this lock is gone (the lock is taken, then released and removed)."""
+    lock = QLockFile(str(lock_path))
+    lock.setStaleLockTime(0)
+    if not lock.tryLock(0):
+        return False
+    lock.unlock()
+    return True
+
+
+def clean_leftovers(folder: Path | None = None) -> int:
+    """Delete what killed sessions left without a scene to offer: stale locks, orphan .meta.json, old .tmp files.
+
+    An autosave (.json) of a dead session is kept: `find_orphans` offers it back. Returns the files removed."""
     folder = folder or data_dir()
+    before = sum(1 for _ in folder.iterdir())
+    for meta in folder.glob("autosave-*.meta.json"):
+        scene = meta.with_name(meta.name[: -len(".meta.json")] + ".json")
+        if not scene.exists() and _owner_dead(scene.with_suffix(".lock")):  # taking and releasing removes it
+            _unlink(meta)
+    for lock in folder.glob("autosave-*.lock"):
+        if not lock.with_suffix(".json").exists() and _owner_dead(lock):
+            _unlink(lock)
+    now = time.time()
+    for tmp in folder.glob("*.tmp"):
+        try:
+            old = now - tmp.stat().st_mtime > STALE_TMP_S
+        except OSError:
+            continue
+        if old:
+            _unlink(tmp)
+    return before - sum(1 for _ in folder.iterdir())
+
+
+def find_orphans(folder: Path | None = None) -> list[Orphan]:
+    """Autosaves of sessions that died, newest first (each one is claimed: locked by this process).
+
+    Leftovers with nothing to offer are deleted first (`clean_leftovers`)."""
+    folder = folder or data_dir()
+    clean_leftovers(folder)
     found: list[Orphan] = []
     for path in folder.glob("autosave-*.json"):
         if path.name.endswith(".meta.json"):
@@ -154,11 +195,10 @@ def _companions(path: Path) -> list[Path]:
 
 
 def _unlink(path: Path) -> None:
+    """Delete a file if it is there."""
     try:
         path.unlink()
-    except FileNotFoundError:
-        pass
-    except OSError:
+    except OSError:  # gone already, or not ours to delete
         pass
 
 

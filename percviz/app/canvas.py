@@ -39,10 +39,14 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from percviz.app.canvas_layers import CanvasLayer
+from percviz.app.canvas_viewbox import CanvasViewBox, PassiveScatter
 from percviz.app.curves import nice_ceil
+from percviz.app.panel import Panel, decision_drawable
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import KernelExpansion, ZeroDecision
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
+from percviz.core.margin_geometry import closest_margin, slacks
 from percviz.core.scene import SceneModel
 from percviz.core.solvers.base import Status
 
@@ -59,6 +63,8 @@ IMAGE_PAD = 0.15
 HALO_STEPS = 8
 #: Above FEW_HALOS halos they grow less with the weight, and less again above DENSE_HALOS (they would hide the points).
 FEW_HALOS, DENSE_HALOS = 24, 300
+#: The colour map's range is at most ±LEVEL_LIMIT (the image is float32; nice_ceil must stay finite).
+LEVEL_LIMIT = 1e37
 #: At most this many slack values ξ_i are written on the canvas (the largest ones).
 MAX_SLACK_LABELS = 10
 
@@ -77,6 +83,19 @@ def _bold_symbols() -> dict[str, QPainterPath]:
     return {"+": plus, "_": minus}
 
 
+#: The preset's colour maps (percviz.core.presets.COLORMAPS) other than the theme's own "diverging".
+NAMED_COLORMAPS = {"diverging-cb": "CET-D1A", "viridis": "viridis", "cividis": "cividis"}
+
+
+def _named_colormap(name: str, t) -> pg.ColorMap:
+    """The decision-function colour map a preset names ("diverging": the theme's, blended with the background)."""
+    if name == "gray":
+        return pg.ColorMap([0.0, 1.0], [(40, 40, 40), (235, 235, 235)])
+    if name in NAMED_COLORMAPS:
+        return pg.colormap.get(NAMED_COLORMAPS[name])
+    return _blended_colormap(t)
+
+
 def _blended_colormap(t) -> pg.ColorMap:
     """The theme's diverging map mixed with the background at the theme's map opacity (drawn opaque: faster)."""
     bg = np.array(QColor(t.background).getRgb()[:3], dtype=float)
@@ -90,6 +109,7 @@ def stepped_level(current: float | None, largest: float) -> float:
 
     A colour scale that does not change every frame is easier to read while animating, and the colour bar
     (its gradient and axis) is then not redrawn each frame."""
+    largest = min(largest, LEVEL_LIMIT)  # a diverging f (1e308) must not give an infinite colour scale
     if current is not None and 0.5 * current <= largest <= current:
         return current
     return nice_ceil(largest)
@@ -99,56 +119,10 @@ def _superscript(k: int) -> str:
     return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
 
-class _PassiveScatter(pg.ScatterPlotItem):
-    """A scatter that leaves every click and drag to the view box (placing/moving points)."""
-
-    def mouseClickEvent(self, ev):
-        ev.ignore()
-
-    def mouseDragEvent(self, ev):
-        ev.ignore()
-
-
-class _CanvasViewBox(pg.ViewBox):
-    """Routes clicks and point drags to the canvas; other drags pan, the wheel zooms."""
-
-    def __init__(self, canvas: "CanvasView"):
-        super().__init__(lockAspect=True, enableMenu=False)
-        self._canvas = canvas
-        self._dragging: int | None = None
-
-    def mouseClickEvent(self, ev):
-        if ev.double():  # the first click of a double click already placed its point
-            ev.accept()
-            return
-        if ev.button() in (Qt.MouseButton.LeftButton, Qt.MouseButton.RightButton):
-            ev.accept()
-            p = self.mapSceneToView(ev.scenePos())
-            self._canvas._on_click(p.x(), p.y(), ev.button(), ev.modifiers())
-        else:
-            super().mouseClickEvent(ev)
-
-    def mouseDragEvent(self, ev, axis=None):
-        if ev.button() != Qt.MouseButton.LeftButton:
-            return super().mouseDragEvent(ev, axis)
-        if ev.isStart():
-            p = self.mapSceneToView(ev.buttonDownScenePos())
-            self._dragging = self._canvas._pick(p.x(), p.y())
-            if self._dragging is not None:
-                self._canvas.scene_model.begin_drag()
-        if self._dragging is None:
-            return super().mouseDragEvent(ev, axis)
-        ev.accept()
-        p = self.mapSceneToView(ev.scenePos())
-        self._canvas.scene_model.move_point(self._dragging, p.x(), p.y())
-        if ev.isFinish():
-            self._dragging = None
-            self._canvas.scene_model.end_drag()
-
-
-class CanvasView(QWidget):
+class CanvasView(QWidget, Panel):
     """The plane: points of the scene and the decision function of the snapshot shown."""
 
+    view = "canvas"  # drawn in the snapshot frame (redraw_interval None), in the central area
     pointHovered = Signal(int)
     cursorMoved = Signal(float, float)
 
@@ -163,6 +137,10 @@ class CanvasView(QWidget):
         self.problem = None
         self.solver_cls = None
         self.snapshot = None
+        #: A preset's view settings the canvas applies (percviz.core.presets.ViewSettings, `apply_view`).
+        self.view_settings = {"colormap": "diverging", "levels": (0.0,), "shading": True, "halos": True}
+        #: Drawings added by other modules (percviz.app.canvas_layers.CanvasLayer), above the decision function.
+        self.layers: list[CanvasLayer] = []
         self._hovered = -1
         self._external_highlight: int | None = None
         self._last_cursor: tuple[float, float] | None = None
@@ -189,7 +167,7 @@ class CanvasView(QWidget):
 
     # -- construction -------------------------------------------------------------------------
     def _build(self) -> None:
-        self.viewbox = _CanvasViewBox(self)
+        self.viewbox = CanvasViewBox(self.scene_model, self._pick, self._on_click)
         self.plot = pg.PlotWidget(viewBox=self.viewbox, antialias=True)
         self.plot.setObjectName("canvas-plot")
         self.plot.setFocusPolicy(Qt.FocusPolicy.StrongFocus)
@@ -214,14 +192,16 @@ class CanvasView(QWidget):
         self.margin_under = pg.PlotCurveItem(connect="finite", antialias=True)
         self.margin_curve.sigPlotChanged.connect(self._copy_margins)
         self.boundary_curve = pg.PlotCurveItem(connect="finite", antialias=True)
+        self.level_curve = pg.PlotCurveItem(connect="finite", antialias=True)  # a preset's extra levels of f
         self.slack_curve = pg.PlotCurveItem(connect="pairs", antialias=True)
         self.slack_labels: list[pg.TextItem] = []
         # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
-        self.halo_items = [_PassiveScatter(pxMode=True) for _ in range(7)]
-        self.points_item = _PassiveScatter(pxMode=True)
-        self.trigger_ring = _PassiveScatter(pxMode=True)
-        self.hover_ring = _PassiveScatter(pxMode=True)
-        for z, it in enumerate((self.margin_under, self.margin_curve, self.boundary_curve, self.slack_curve, *self.halo_items)):
+        self.halo_items = [PassiveScatter(pxMode=True) for _ in range(7)]
+        self.points_item = PassiveScatter(pxMode=True)
+        self.trigger_ring = PassiveScatter(pxMode=True)
+        self.hover_ring = PassiveScatter(pxMode=True)
+        for z, it in enumerate((self.level_curve, self.margin_under, self.margin_curve, self.boundary_curve,
+                                self.slack_curve, *self.halo_items)):
             it.setZValue(z)
             self.plot.addItem(it)
         for z, it in enumerate((self.points_item, self.trigger_ring, self.hover_ring)):
@@ -268,9 +248,17 @@ class CanvasView(QWidget):
     # -- the panel contract ----------------------------------------------------------------------------
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:
-        if solver_cls is None or "canvas" in getattr(solver_cls, "views", ("canvas",)):
+        if solver_cls is None or "canvas" in solver_cls.views:
             return True, ""
         return False, f"{solver_cls.display_name} has no picture in the plane."
+
+    def add_layer(self, layer: CanvasLayer) -> None:
+        """Draw `layer` on the canvas from now on (percviz.app.canvas_layers)."""
+        self.layers.append(layer)
+        layer.attach(self)
+        layer.apply_theme(self.theme)
+        layer.set_problem(self.problem, self.solver_cls)
+        layer.draw(self.snapshot)
 
     def set_problem(self, problem, solver_cls) -> None:
         """A new problem (or None): forget the old run's picture."""
@@ -281,7 +269,7 @@ class CanvasView(QWidget):
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
         self.message.setVisible(not ok)
-        for it in (self.margin_curve, self.margin_under, self.boundary_curve):
+        for it in (self.margin_curve, self.margin_under, self.boundary_curve, self.level_curve):
             it.setData([], [])
         self._set_slacks(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
         self._clear_halos()
@@ -290,6 +278,9 @@ class CanvasView(QWidget):
         self.image.clear()
         self.overlay.setText("")
         self._fit_overlay_box()
+        for layer in self.layers:
+            layer.set_problem(problem, solver_cls)
+            layer.draw(None)
 
     def set_snapshot(self, snapshot) -> None:
         """Show this snapshot (drawn on the next event-loop turn; bursts are coalesced)."""
@@ -302,6 +293,15 @@ class CanvasView(QWidget):
     def set_history(self, snapshots) -> None:  # the canvas shows only the current snapshot
         pass
 
+    def apply_view(self, view) -> None:
+        """A preset's colour map, extra level curves of f, shading and halos (percviz.core.presets.ViewSettings)."""
+        self.level_curve.setData([], [])
+        self.view_settings = {"colormap": view.colormap, "levels": tuple(view.levels), "shading": bool(view.shading),
+                              "halos": bool(view.halos)}
+        self._image_mode = ""
+        self._drawn_key = None
+        self.apply_theme(self.theme)  # restyles the colour map and redraws
+
     def highlight_point(self, index) -> None:
         """Ring a point hovered in another panel (None or −1: none)."""
         self._external_highlight = None if index is None or index < 0 else int(index)
@@ -309,8 +309,11 @@ class CanvasView(QWidget):
 
     def apply_theme(self, theme) -> None:
         self.theme = theme
+        for layer in self.layers:
+            layer.apply_theme(theme)
         t = theme
         self._styles = self._make_styles(t)
+        self._styles["colormap"] = _named_colormap(self.view_settings["colormap"], t)
         self._image_mode = ""
         self.plot.setBackground(t.background)
         item = self.plot.getPlotItem()
@@ -324,7 +327,7 @@ class CanvasView(QWidget):
             ax.label.setFont(font)
         item.setLabel("bottom", "x₁", **label_style)
         item.setLabel("left", "x₂", **label_style)
-        self.colorbar.setColorMap(_blended_colormap(t))
+        self.colorbar.setColorMap(_named_colormap(self.view_settings["colormap"], t))
         self.colorbar.axis.setTickFont(font)
         self.colorbar.axis.setTextPen(pg.mkPen(t.foreground))
         self.colorbar.axis.setPen(pg.mkPen(t.foreground))
@@ -339,6 +342,7 @@ class CanvasView(QWidget):
         under.setAlpha(150)
         self.margin_under.setPen(pg.mkPen(under, width=width + 2 * max(1.0, t.scale)))
         self.slack_curve.setPen(pg.mkPen(t.foreground, width=max(1.0, 0.75 * t.line_width)))
+        self.level_curve.setPen(pg.mkPen(t.foreground, width=max(1.0, 0.75 * t.line_width), style=Qt.PenStyle.DotLine))
         for label in self.slack_labels:
             label.setColor(t.foreground)
             label.setFont(t.font(0.85 * t.font_pt))
@@ -443,15 +447,26 @@ class CanvasView(QWidget):
         if key != self._drawn_key:
             self._draw_decision(snap, grid)
             self._drawn_key = key
-        self._draw_weights(snap)
+        if self.view_settings["halos"]:
+            self._draw_weights(snap)
+        else:
+            self._clear_halos()
+            self._halo_key = None
         self._draw_triggers(snap)
         self._draw_overlay(snap)
+        for layer in self.layers:
+            layer.draw(snap)
         if coarse:
             self._refine.start()
         self.last_redraw_ms = 1e3 * (time.perf_counter() - t0)
 
     def _draw_decision(self, snap, grid: ViewGrid) -> None:
         d = snap.decision
+        if not decision_drawable(d):  # a diverged iterate: say so, draw nothing of it
+            self.message.setText("The iterate diverged (its coefficients are not finite or too large): nothing to draw.")
+            self.message.show()
+            self._draw_failed = True
+            return
         try:
             F = self.evaluator.evaluate(d, grid)
         except (ArithmeticError, ValueError, MemoryError) as exc:  # e.g. a kernel overflowing far out
@@ -493,7 +508,8 @@ class CanvasView(QWidget):
         e = int(np.floor(np.log10(L)))
         e = e if abs(e) >= 3 else 0
         shown = F * np.float32(10.0**-e) if e else F
-        self.colorbar.show()
+        self.colorbar.setVisible(self.view_settings["shading"])
+        self.image.setVisible(self.view_settings["shading"])
         self.image.setImage(shown, autoLevels=False, levels=(-L * 10.0**-e, L * 10.0**-e))
         if self._image_mode != "map":
             self.image.setColorMap(self._styles["colormap"])
@@ -513,6 +529,11 @@ class CanvasView(QWidget):
             self._set_lines(self.boundary_curve, [line_in_rect(ab, 0.0, big)])
         else:
             self._set_lines(self.boundary_curve, [contour_lines(F, 0.0, xs, ys)])
+        extra = [v for v in self.view_settings["levels"] if v != 0 and np.isfinite(v)]
+        if extra and ab is not None:  # no extra levels (every shipped scene): the curve is never touched
+            self._set_lines(self.level_curve, [line_in_rect(ab, v, big) for v in extra])
+        elif extra:
+            self._set_lines(self.level_curve, [contour_lines(F, v, xs, ys) for v in extra])
         delta, field = self._margin(d, fx, y, F, grid)
         self._draw_slacks(d, ab, fx, y)
         if delta is None:
@@ -535,8 +556,8 @@ class CanvasView(QWidget):
             X, _ = self._training_points()
             g = fx / np.sqrt(np.asarray(d.kernel.diag(X), dtype=float))
             field = F / self.evaluator.kernel_diag(d.kernel, grid)
-        delta = float(np.min(y * g))
-        return (delta, field) if delta > 0 and np.isfinite(delta) else (None, None)
+        delta = closest_margin(g, y)
+        return (delta, field) if delta is not None else (None, None)
 
     def _copy_margins(self, curve) -> None:
         x, y = curve.getData()
@@ -544,8 +565,8 @@ class CanvasView(QWidget):
 
     def _margin_level(self) -> float | None:
         """The solver's fixed margin level (SVM: f = ±1), or None when margins follow the closest point."""
-        level = getattr(self.solver_cls, "margin_level", None)
-        return float(level) if isinstance(level, (int, float)) and level > 0 else None
+        level = None if self.solver_cls is None else self.solver_cls.margin_level
+        return float(level) if level is not None and level > 0 else None
 
     def _draw_slacks(self, d, ab, fx, y) -> None:
         """Slacks ξ_i = max(0, level − y_i f(x_i)) of a fixed-level (SVM) run: segments (affine f) and values."""
@@ -554,16 +575,7 @@ class CanvasView(QWidget):
             self._set_slacks(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
             return
         X, _ = self._training_points()
-        xi = np.maximum(0.0, level - y * fx)
-        idx = np.flatnonzero(xi > 1e-6 * level)
-        starts = X[idx]
-        if ab is not None and (ab[0] or ab[1]):
-            w = np.array(ab[:2], dtype=float)
-            # x + t·w moves f by t‖w‖²: t = y_i ξ_i/‖w‖² reaches y f = level
-            ends = starts + (y[idx] * xi[idx] / float(w @ w))[:, None] * w
-        else:
-            ends = starts
-        self._set_slacks(starts, ends, xi[idx])
+        self._set_slacks(*slacks(X, y, fx, level, ab))
 
     def _set_slacks(self, starts: np.ndarray, ends: np.ndarray, values: np.ndarray) -> None:
         if len(starts) and np.any(starts != ends):
@@ -615,6 +627,7 @@ class CanvasView(QWidget):
         rgb = bg + (cols[labels] - bg) * strength[..., None]
         rgba = np.concatenate([rgb, np.full(labels.shape + (1,), 255, np.float32)], axis=-1).astype(np.uint8)
         self.colorbar.hide()
+        self.image.setVisible(self.view_settings["shading"])
         self.image.setLookupTable(None)
         self._image_mode = "regions"
         self.image.setImage(rgba, autoLevels=False, levels=(0, 255))

@@ -30,13 +30,11 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFontMetrics, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
+from percviz.app.panel import Panel
 from percviz.app.theme import Theme, theme_for
 from percviz.core.glossary import MARGINS, degenerate_note, margin_term
 from percviz.core.solvers.base import METRICS
 
-#: Metric keys plotted with the counts (integers), and with the margins (signed, linear).
-COUNT_KEYS = ("train_errors", "mistakes", "support_vectors", "outer")
-SIGNED_KEYS = ("margin", "loss", "input_margin", "input_margin_estimate")  # objectives (SVM dual, LP τ, J_p′) are ≥ 0: plotted with the criteria
 #: Groups in display order: (id, title).
 GROUPS = (("norms", "Norms, criteria"), ("margins", "Margin"), ("counts", "Counts"))
 #: Legend labels shorter than METRICS' where those are long.
@@ -72,14 +70,11 @@ def fit_range(current, lo: float, hi: float, log: bool) -> tuple[float, float]:
 
 
 def group_of(key: str, keys) -> str:
-    """Which plot a metric goes to (see the module docstring)."""
-    if key == "bound":
+    """Which plot a metric goes to: its declared `MetricInfo.group` (a bound goes with what it bounds)."""
+    group = METRICS[key].group
+    if group == "bound":
         return "counts" if "mistakes" in keys else "norms"
-    if key in COUNT_KEYS:
-        return "counts"
-    if key in SIGNED_KEYS:
-        return "margins"
-    return "norms"  # norms, criteria J ≥ 0, step sizes: positive, often spanning decades
+    return group
 
 
 class _Buffers:
@@ -113,9 +108,10 @@ class _Buffers:
         return self.it[: self.n], self.values[key][: self.n]
 
 
-class CurvesView(QWidget):
+class CurvesView(QWidget, Panel):
     """Metric curves of the current run; follows the run and marks the scrubbed iteration."""
 
+    view, redraw_interval = "curves", 0.0  # a side frame after every snapshot frame, below the canvas
     pointHovered = Signal(int)
 
     def __init__(self, scene=None, parent=None, theme: Theme | None = None):
@@ -141,6 +137,9 @@ class CurvesView(QWidget):
         self._pushed = -1  # buffer length last given to the curves (-1: push again)
         self._dirty = False
         self._log_choice: dict[str, bool] = {}
+        #: A preset's metric keys to plot (empty: the solver's own); see `apply_view`.
+        self.view_curves: tuple[str, ...] = ()
+        self._problem = None
 
         self.toolbar = QHBoxLayout()
         self.toolbar.setContentsMargins(4, 2, 4, 0)
@@ -182,7 +181,10 @@ class CurvesView(QWidget):
 
     def set_problem(self, problem, solver_cls) -> None:
         """A new run: empty the buffers; rebuild the plots when the algorithm reports other metrics."""
+        self._problem = problem
         keys = tuple(k for k in getattr(solver_cls, "metric_keys", ()) if k in METRICS) if solver_cls else ()
+        if self.view_curves and set(keys) & set(self.view_curves):  # a preset's choice of curves, if it applies
+            keys = tuple(k for k in keys if k in self.view_curves)
         if solver_cls is not self.solver_cls or keys != self.buffers.keys:
             self.solver_cls = solver_cls
             self._build_plots(keys)
@@ -199,6 +201,21 @@ class CurvesView(QWidget):
             self.layout_widget.show()
         self._dirty = True
         self.flush()
+
+    def redraw_now(self) -> None:
+        """Draw what is pending now (the Panel hook; same as flush)."""
+        self.flush()
+
+    def apply_view(self, view) -> None:
+        """A preset's curves (which metrics; empty: all the solver reports) and log_y (every plot logarithmic)."""
+        self.view_curves = tuple(view.curves)
+        for g in ("norms", "margins", "counts"):
+            self._log_choice.pop(g, None)
+            if view.log_y:
+                self._log_choice[g] = True
+        if self.solver_cls is not None:
+            self.solver_cls, solver_cls = None, self.solver_cls  # rebuild the plots with the new choice
+            self.set_problem(self._problem, solver_cls)
 
     def set_snapshot(self, snapshot) -> None:
         """Append the snapshot if it is new; mark its iteration when it is an earlier one (scrubbing)."""

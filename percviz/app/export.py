@@ -141,8 +141,7 @@ class FrameRenderer(QWidget):
         self.setPalette(self.theme.palette())
         self.setAutoFillBackground(True)
         for panel in self.panels.values():
-            if hasattr(panel, "apply_theme"):
-                panel.apply_theme(self.theme)
+            panel.apply_theme(self.theme)
         self.caption = attach_run_overlay(self.panels["canvas"], self.theme) if "canvas" in self.panels else None
         self._view = preset.view
         self.history: list = []
@@ -155,15 +154,13 @@ class FrameRenderer(QWidget):
         if self.caption is not None:
             self.caption.set_solver(solver_cls)
         for panel in self.panels.values():
-            apply_view = getattr(panel, "apply_view", None)
-            if callable(apply_view):
-                apply_view(self._view)
+            panel.apply_view(self._view)
         canvas = self.panels.get("canvas")
         if canvas is not None:
-            rng, viewbox = self._view.range, getattr(canvas, "viewbox", None)
-            if rng is not None and viewbox is not None:
-                viewbox.setRange(xRange=rng[:2], yRange=rng[2:], padding=0)
-            elif rng is None and hasattr(canvas, "fit_to_data"):
+            rng = self._view.range
+            if rng is not None:
+                canvas.viewbox.setRange(xRange=rng[:2], yRange=rng[2:], padding=0)
+            else:
                 canvas.fit_to_data()
 
     @Slot(object)
@@ -174,15 +171,12 @@ class FrameRenderer(QWidget):
                 button.hide()
         self.history.append(snapshot)
         for panel in self.panels.values():
-            if hasattr(panel, "set_history"):
-                panel.set_history(self.history)
+            panel.set_history(self.history)
             panel.set_snapshot(snapshot)
         if self.caption is not None:
             self.caption.show_snapshot(snapshot)
         for panel in self.panels.values():  # panels that coalesce redraws on a timer draw now
-            redraw = getattr(panel, "redraw_now", None) or getattr(panel, "flush", None)
-            if callable(redraw):
-                redraw()
+            panel.redraw_now()
         QApplication.sendPostedEvents()
         self.last_frame = image_to_array(render_widget(self, self.scale))
         return self.last_frame
@@ -512,7 +506,6 @@ class AnimationExport(QObject):
         self._loop.finished.connect(self._thread.quit)
         self._thread.started.connect(self._loop.run)
         self._thread.finished.connect(self._cleanup)
-        _register_thread(self._thread)
 
     def start(self) -> None:
         self._thread.start()
@@ -552,11 +545,3 @@ class AnimationExport(QObject):
             self.finished.emit(self.result)
 
 
-def _register_thread(thread: QThread) -> None:
-    """Let the app's thread bookkeeping (and the tests' leak check) see this thread."""
-    try:
-        from percviz.app import worker
-
-        worker._THREADS.add(thread)
-    except (ImportError, AttributeError):
-        pass

@@ -8,15 +8,13 @@ dimensions are drawn by an orthographic projection the mouse can rotate (no Open
 
 from __future__ import annotations
 
-import atexit
-import threading
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QThread, Qt, Signal
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, Qt
 from PySide6.QtGui import QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
+from percviz.app.background import Task
 from percviz.app.geometry_panel import (
     HOVER_PX,
     GeometryPanel,
@@ -28,7 +26,7 @@ from percviz.app.geometry_panel import (
     polygon_item,
     segments_item,
 )
-from percviz.app.worker import error_text, keep_alive
+from percviz.app.panel_pacer import PANEL_INTERVAL
 from percviz.core import gram as core_gram
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import Cancelled, MinNormPoint, feature_picture, min_norm_point
@@ -42,21 +40,6 @@ MAX_TRAIL = 3000
 SYNC_MAX_N = 200
 #: The current direction is fitted on at most this many points (the decision function costs O(n) each).
 FIT_MAX = 96
-#: Picture jobs still running; one superseded or outliving its panel stays referenced here until it ends.
-_JOBS: set = set()
-
-
-def _wait_for_jobs(timeout_ms: int = 60000) -> None:
-    """At exit: let jobs still inside a long computation end, so no running QThread is destroyed."""
-    for job in list(_JOBS):
-        job.cancel()
-        if not job.wait(timeout_ms):
-            keep_alive(job)  # destroying a running QThread aborts the process: let it end with the process
-
-
-atexit.register(_wait_for_jobs)
-
-
 def signed_unit_gram(problem, features_mode: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """G of the paper for kernel algorithms; for φ-map procedures the same built from ŷ_i = y_i φ(x_i)/‖φ(x_i)‖."""
     if not features_mode:
@@ -91,57 +74,31 @@ def compute_witness(problem, G, features_mode: bool) -> MinNormPoint | None:
     return _as_min_norm(core_gram.optimal_margin(problem), G)
 
 
-class PictureJob(QThread):
-    """Computes a feature-space picture off the UI thread: embedding and hull, then the least-norm point.
-
-    `result` carries (job, kind, payload) with kind "picture" ((G, Ŷ, picture)), "min_norm" (MinNormPoint)
-    or "error" (text). Cancelling is cooperative; a cancelled job emits nothing more.
-    """
-
-    result = Signal(object)
-
-    def __init__(self, problem, features_mode: bool, G: np.ndarray | None = None):
-        super().__init__()
-        self.setObjectName("percviz-feature-picture")
-        self.problem, self.features_mode, self.G = problem, features_mode, G
-        self._cancel = threading.Event()
-        _JOBS.add(self)
-        self.finished.connect(self._forget, Qt.QueuedConnection)
-
-    def cancel(self) -> None:
-        self._cancel.set()
-
-    def cancelled(self) -> bool:
-        return self._cancel.is_set()
-
-    def _send(self, kind: str, payload) -> None:
-        if not self.cancelled():
-            self.result.emit((self, kind, payload))
-
-    def run(self) -> None:
-        # one BLAS thread: a threaded BLAS spinning on two busy cores made a 300×300 eigh take seconds
-        with one_blas_thread():
-            self._stages()
-
-    def _stages(self) -> None:
+def picture_stages(problem, features_mode: bool, G: np.ndarray | None, cancelled):
+    """The feature-space picture off the UI thread (a percviz.app.background.Task): yields ("picture", (G, Ŷ,
+    picture)) unless G is given, then ("min_norm", MinNormPoint or None); ("error", text) when it fails."""
+    # one BLAS thread: a threaded BLAS spinning on two busy cores made a 300×300 eigh take seconds
+    with one_blas_thread():
         try:
-            G = self.G
             if G is None:
-                G, Yhat = signed_unit_gram(self.problem, self.features_mode)
-                pic = feature_picture(G, min_norm=False, cancelled=self.cancelled)
-                self._send("picture", (G, Yhat, pic))
-            if not self.cancelled():
-                self._send("min_norm", compute_witness(self.problem, G, self.features_mode))
+                G, Yhat = signed_unit_gram(problem, features_mode)
+                yield "picture", (G, Yhat, feature_picture(G, min_norm=False, cancelled=cancelled))
+            yield "min_norm", compute_witness(problem, G, features_mode)
         except Cancelled:
-            pass
+            return
         except PercvizError as exc:
-            self._send("error", str(exc))
-        except Exception as exc:  # noqa: BLE001  (shown in the panel instead of killing the thread)
-            self._send("error", error_text(exc, "the feature-space picture"))
+            yield "error", str(exc)
 
-    def _forget(self) -> None:
-        self.wait(2000)
-        _JOBS.discard(self)
+
+class PictureJob(Task):
+    """The Task computing one feature-space picture (`picture_stages`); `progress` carries (kind, payload)."""
+
+    def __init__(self, problem, features_mode: bool, G: np.ndarray | None = None, parent=None):
+        super().__init__(parent, name="percviz-feature-picture")
+        self.args = (problem, features_mode, G)
+
+    def start(self) -> "PictureJob":  # type: ignore[override]
+        return super().start(picture_stages, *self.args, self.cancelled)
 
 
 def _axis_rotation(axis: int, degrees: float) -> np.ndarray:
@@ -201,16 +158,19 @@ class _RotatingViewBox(pg.ViewBox):
 class FeatureView(GeometryPanel):
     """The Gordan picture of a kernel algorithm's normalized signed features (or of an explicit φ-map)."""
 
+    view, redraw_interval, dock_title = "feature", PANEL_INTERVAL, "Feature space"
+
     _witness_skipped = False  # ρ_K was not computed (too costly): the readout says so instead of "computing…"
 
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:
         if solver_cls is None:
             return False, "Choose an algorithm to see its feature space."
-        rep = getattr(solver_cls, "representation", "kernel")
-        if rep in ("kernel", "features"):
+        if "feature" in solver_cls.views:  # the solver's declaration is the one source
             return True, ""
         name = solver_cls.display_name or solver_cls.name
+        if solver_cls.representation != "multiclass":
+            return False, f"{name} has no feature-space picture."
         return False, (
             f"{name} is a multi-class machine; the feature-space picture (hull of yᵢφ̃(xᵢ), Gordan's theorem) "
             "is about two classes. Choose a two-class algorithm to see it."
@@ -322,16 +282,16 @@ class FeatureView(GeometryPanel):
     # -- the background job ---------------------------------------------------------------------------
     def _start_job(self, job: PictureJob) -> None:
         self._job = job
-        job.result.connect(self._on_job_result, Qt.QueuedConnection)
-        job.start(QThread.LowPriority)
+        job.progress.connect(lambda message, j=job: self._on_job_result(j, *message))
+        job.failed.connect(lambda text, j=job: self._on_job_result(j, "error", text))
+        job.start()
 
     def _stop_job(self) -> None:
         job, self._job = self._job, None
         if job is not None:
             job.cancel()
 
-    def _on_job_result(self, message) -> None:
-        job, kind, payload = message
+    def _on_job_result(self, job, kind, payload) -> None:
         if job is not self._job:
             return  # superseded by a newer problem
         if kind == "picture":

@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from percviz.app.panel import Panel
 from percviz.app.theme import theme_for
 
 #: What a panel says when the scene gives it no problem to draw.
@@ -121,7 +122,7 @@ def arrow_angle(direction) -> float:
     return 180.0 - float(np.degrees(np.arctan2(direction[1], direction[0])))
 
 
-class GeometryPanel(QWidget):
+class GeometryPanel(QWidget, Panel):
     """A titled plot with a caption below; shows a message instead of the plot when it has nothing to draw."""
 
     pointHovered = Signal(int)

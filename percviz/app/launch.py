@@ -108,16 +108,12 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
     if rho is not None:
         window._on_rho(rho)
     for view in window.panels.values():  # a big scene's feature picture is computed in the background
-        ready = getattr(view, "wait_ready", None)
-        if callable(ready) and view.isVisible():
-            ready()
+        if view.isVisible():
+            view.wait_ready()
     for _ in range(3):  # let coalesced redraws and refinements run
         QCoreApplication.processEvents()
         time.sleep(0.02)
-    canvas = window.panels.get("canvas")
-    redraw = getattr(canvas, "redraw_now", None)
-    if callable(redraw):
-        redraw()
+    window.panels["canvas"].redraw_now()
     QCoreApplication.processEvents()
     widget = window if panel is None else window.panels[panel]
     image = widget.grab()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import importlib
 import sys
 from contextlib import suppress
 from typing import Any, Callable
@@ -21,35 +20,23 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from percviz.app import classroom
+from percviz.app.canvas import CanvasView
 from percviz.app.controls import ControlsPanel
-from percviz.app.panel_pacer import PANEL_INTERVAL, PanelPacer
-from percviz.app.session import PLAYING, RUNNING, RunSession
+from percviz.app.curves import CurvesView
+from percviz.app.feature_view import FeatureView
+from percviz.app.panel import Panel
+from percviz.app.session import RunSession
+from percviz.app.theme import theme_for
+from percviz.app.weight_view import WeightView
 from percviz.core.errors import PercvizError
 from percviz.core.scene import SceneModel, Settings
 
-#: Panel name → (module, class); canvas and curves are required, the others optional docks.
-PANEL_CLASSES = {
-    "canvas": ("percviz.app.canvas", "CanvasView"),
-    "curves": ("percviz.app.curves", "CurvesView"),
-    "weight": ("percviz.app.weight_view", "WeightView"),
-    "feature": ("percviz.app.feature_view", "FeatureView"),
-}
-DOCK_TITLES = {"weight": "Weight space", "feature": "Feature space"}
-#: While a run animates, these panels are drawn after the canvas, in frames of their own, at most this often (s)
-#: (percviz.app.panel_pacer).
-PACED_PANELS = {"curves": 0.0, "weight": PANEL_INTERVAL, "feature": PANEL_INTERVAL}
+#: The panels of the window, in layout order: those without a dock title share the central area (canvas above,
+#: curves below), the others get a dock each. Add a panel here (percviz.app.panel.Panel; docs/app.md).
+PANELS: tuple[type[Panel], ...] = (CanvasView, CurvesView, WeightView, FeatureView)
+DOCK_TITLES = {cls.view: cls.dock_title for cls in PANELS if cls.dock_title}
 DEFAULT_SIZE = QSize(1280, 800)
-
-
-def panel_class(name: str):
-    """The panel class registered for `name`, or None if its module is not installed."""
-    module, cls = PANEL_CLASSES[name]
-    try:
-        return getattr(importlib.import_module(module), cls)
-    except ImportError:
-        if name in ("canvas", "curves"):
-            raise
-        return None
 
 
 class MainWindow(QMainWindow):
@@ -64,10 +51,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("percviz_main_window")
         self.scene = scene or SceneModel()
         self.session = RunSession(self.scene, self)
-        self.panels: dict[str, QWidget] = {}
+        self.panels: dict[str, Panel] = {}
         self.docks: dict[str, QDockWidget] = {}
-        self.title = "Untitled scene"
-        self.explanation = ""
         self.view_settings = None
         #: Callables run before closing; any returning False cancels the close (unsaved work, …).
         self.close_guards: list[Callable[[], bool]] = []
@@ -75,14 +60,13 @@ class MainWindow(QMainWindow):
         self._stale: set[str] = set()
         self._failed_panels: set[str] = set()
         self._closed = False
-        self.theme = self._default_theme()
+        self.theme = theme_for()
         self._build_panels()
         self._build_controls()
         self._build_menus()
         self._build_status_bar()
         self._wire()
-        if self.theme is not None:
-            self.apply_theme(self.theme)
+        self.apply_theme(self.theme)
         self.resize(DEFAULT_SIZE)
         app = QApplication.instance()
         if app is not None:
@@ -92,23 +76,31 @@ class MainWindow(QMainWindow):
             self._install_classroom()
         importlib.import_module("percviz.app.experiments").install(self)  # the Experiments menu (docs/experiments.md)
 
+    @property
+    def title(self) -> str:
+        """The scene's title (kept by the scene model)."""
+        return self.scene.title
+
+    @title.setter
+    def title(self, text: str) -> None:
+        self.scene.title = text
+
+    @property
+    def explanation(self) -> str:
+        """The scene's explanation (kept by the scene model)."""
+        return self.scene.explanation
+
+    @explanation.setter
+    def explanation(self, text: str) -> None:
+        self.scene.explanation = text
+
     # -- construction --------------------------------------------------------------------------------------
-    @staticmethod
-    def _default_theme():
-        with suppress(ImportError):
-            from percviz.app.theme import theme_for
-
-            return theme_for()
-        return None
-
     def _build_panels(self) -> None:
-        for name in PANEL_CLASSES:
-            cls = panel_class(name)
-            if cls is not None:
-                panel = cls(self.scene, self)
-                if not panel.objectName():
-                    panel.setObjectName(name)
-                self.panels[name] = panel
+        for cls in PANELS:
+            panel = cls(self.scene, self)
+            if not panel.objectName():
+                panel.setObjectName(cls.view)
+            self.panels[cls.view] = panel
         canvas, curves = self.panels["canvas"], self.panels["curves"]
         if not canvas.accessibleName():
             canvas.setAccessibleName("canvas")
@@ -122,18 +114,17 @@ class MainWindow(QMainWindow):
         self.splitter.setSizes([560, 200])
         self.setCentralWidget(self.splitter)
         self.setDockOptions(QMainWindow.DockOption.AnimatedDocks | QMainWindow.DockOption.AllowTabbedDocks)
-        for name in ("weight", "feature"):
-            if name not in self.panels:
-                continue
-            dock = QDockWidget(DOCK_TITLES[name], self)
+        for name, title in DOCK_TITLES.items():
+            dock = QDockWidget(title, self)
             dock.setObjectName(name)
             dock.setWidget(self.panels[name])
             dock.setMinimumWidth(260)
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
             dock.visibilityChanged.connect(lambda vis, n=name: self._on_dock_visibility(n, vis))
             self.docks[name] = dock
-        if len(self.docks) == 2:
-            self.splitDockWidget(self.docks["weight"], self.docks["feature"], Qt.Orientation.Vertical)
+        docks = list(self.docks.values())
+        for upper, lower in zip(docks, docks[1:]):
+            self.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
 
     def _build_controls(self) -> None:
         self.controls = ControlsPanel(self.scene, self.session)
@@ -151,6 +142,10 @@ class MainWindow(QMainWindow):
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
         self.docks["controls"] = dock
         self.resizeDocks([dock], [330], Qt.Orientation.Horizontal)
+
+    def add_action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
+        """A menu entry (menu: one of file_menu, edit_menu, run_menu, view_menu, help_menu) running slot()."""
+        return self._action(menu, text, slot, shortcut, tip)
 
     def _action(self, menu, text: str, slot, shortcut=None, tip: str = "") -> QAction:
         act = QAction(text, self)
@@ -191,10 +186,8 @@ class MainWindow(QMainWindow):
 
         self.view_menu = bar.addMenu("&View")
         canvas = self.panels["canvas"]
-        fit = getattr(canvas, "fit_to_data", None)
-        if callable(fit):
-            self._action(self.view_menu, "&Fit to data", fit, ["F", "Ctrl+0"], "Zoom so that every point is visible")
-            self.view_menu.addSeparator()
+        self._action(self.view_menu, "&Fit to data", canvas.fit_to_data, ["F", "Ctrl+0"], "Zoom so that every point is visible")
+        self.view_menu.addSeparator()
         self._add_input_distances_action(canvas)
         self.view_actions: dict[str, QAction] = {}
         controls_act = self.docks["controls"].toggleViewAction()
@@ -235,8 +228,7 @@ class MainWindow(QMainWindow):
         """A run key starts nothing while a parameter field shows an error (pausing always works)."""
 
         def run() -> None:
-            valid = getattr(self.controls, "forms_valid", lambda: True)()
-            if not valid and self.session.state not in ("playing", "running"):
+            if not self.controls.forms_valid() and self.session.state not in ("playing", "running"):
                 self.show_message("Fix the value marked in red in the side panel first.", 6000)
                 return
             start()
@@ -260,10 +252,9 @@ class MainWindow(QMainWindow):
         s = self.session
         # Hidden panels are not fed (a closed dock costs nothing); they catch up when shown again.
         self._stale: set[str] = set(self.panels)
-        self.pacer = PanelPacer({n: dt for n, dt in PACED_PANELS.items() if n in self.panels}, self._deliver_paced,
-                                self, wait=s.side_frame_wait)
-        s.side_pending = self.pacer.due
-        s.runStateChanged.connect(lambda state: self._closed or self.pacer.set_active(state in (PLAYING, RUNNING)))
+        for name, panel in self.panels.items():
+            if panel.redraw_interval is not None:  # drawn after the canvas, in side frames of its own
+                s.frames.add_side_panel(name, panel.redraw_interval, lambda n=name: self._deliver_paced(n))
         s.problemChanged.connect(self._on_problem)
         s.snapshotShown.connect(self._on_snapshot)
         if self.input_layer is not None:
@@ -271,26 +262,16 @@ class MainWindow(QMainWindow):
         s.historyChanged.connect(self._on_history)
         s.rhoChanged.connect(self._on_rho)
         for panel in self.panels.values():
-            sig = getattr(panel, "pointHovered", None)
-            if sig is not None:
-                sig.connect(lambda i, src=panel: self._link_hover(src, i))
+            panel.pointHovered.connect(lambda i, src=panel: self._link_hover(src, i))
         s.errorRaised.connect(lambda text: self.statusBar().showMessage(text, 6000))
         canvas = self.panels["canvas"]
         self.controls.classChanged.connect(self._set_current_class)
-        moved = getattr(canvas, "cursorMoved", None)
-        if moved is not None:
-            moved.connect(self._on_cursor)
+        canvas.cursorMoved.connect(self._on_cursor)
         self.scene.points_changed.connect(lambda _kind: self._update_edit_actions())
         self._update_edit_actions()
 
     def _install_classroom(self) -> None:
-        try:
-            module = importlib.import_module("percviz.app.classroom")
-        except ImportError:
-            return
-        install = getattr(module, "install", None)
-        if callable(install):
-            install(self)
+        classroom.install(self)
         self._settle_docks()
 
     def _settle_docks(self) -> None:
@@ -313,7 +294,7 @@ class MainWindow(QMainWindow):
             from percviz.core.solvers import get_solver
 
             cls = get_solver(preset.algorithm)
-        max_iter = preset.max_iter if preset.max_iter is not None else getattr(cls, "default_max_iter", Settings.max_iter)
+        max_iter = preset.max_iter if preset.max_iter is not None else (Settings.max_iter if cls is None else cls.default_max_iter)
         with self.session.batch():
             self.scene.set_points(preset.points, undoable=False)
             self.scene.set_settings(
@@ -339,12 +320,9 @@ class MainWindow(QMainWindow):
         base = self.view_settings or ViewSettings()
         panels = tuple(n for n in ("canvas", "curves", "weight", "feature") if self._panel_wanted(n))
         changes: dict[str, Any] = {"panels": panels}
-        rng = getattr(self.panels["canvas"], "view_range", None)
-        if callable(rng):
-            with suppress(Exception):
-                r = rng()
-                if r is not None:
-                    changes["range"] = tuple(float(v) for v in r)
+        r = self.panels["canvas"].view_range()
+        if r is not None:
+            changes["range"] = tuple(float(v) for v in r)
         view = ViewSettings(**{**base.__dict__, **changes})
         return Preset(
             points=self.scene.points,
@@ -373,13 +351,9 @@ class MainWindow(QMainWindow):
         """Restyle every panel (and the class buttons) with a percviz.app.theme.Theme."""
         self.theme = theme
         for panel in self.panels.values():
-            fn = getattr(panel, "apply_theme", None)
-            if callable(fn):
-                fn(theme)
-        fn = getattr(self.controls, "apply_theme", None)
-        if callable(fn):
-            fn(theme)
-        if getattr(self, "input_layer", None) is not None:
+            panel.apply_theme(theme)
+        self.controls.apply_theme(theme)
+        if self.input_layer is not None:
             self.input_layer.apply_theme(theme)
         self._grey_disabled(theme)
 
@@ -416,12 +390,7 @@ class MainWindow(QMainWindow):
         self._feed_stale()
 
     def _set_current_class(self, cls: int) -> None:
-        canvas = self.panels["canvas"]
-        setter = getattr(canvas, "set_current_class", None)
-        if callable(setter):
-            setter(cls)
-        else:
-            canvas.current_class = int(cls)
+        self.panels["canvas"].set_current_class(cls)
 
     def _on_cursor(self, x: float, y: float) -> None:
         self.cursor_label.setText(f"x = {x:.3f}   y = {y:.3f}")
@@ -429,7 +398,7 @@ class MainWindow(QMainWindow):
     def _link_hover(self, source: QWidget, index: int) -> None:
         target = None if index is None or index < 0 else int(index)
         for panel in self.panels.values():
-            if panel is not source and hasattr(panel, "highlight_point"):
+            if panel is not source:
                 panel.highlight_point(target)
 
     def _panel_wanted(self, name: str) -> bool:
@@ -465,13 +434,7 @@ class MainWindow(QMainWindow):
         panel = self.panels.get(name)
         if panel is None or solver_cls is None:
             return False, ""
-        fn = getattr(type(panel), "supports", None)
-        if fn is None:
-            return name in getattr(solver_cls, "views", ()), ""
-        try:
-            ok, why = fn(solver_cls)
-        except Exception:
-            return False, ""
+        ok, why = type(panel).supports(solver_cls)
         return bool(ok), why
 
     def _update_docks(self, solver_cls) -> None:
@@ -510,11 +473,10 @@ class MainWindow(QMainWindow):
         """Bring a panel up to date: problem, history and the snapshot shown."""
         panel, s = self.panels[name], self.session
         self._stale.discard(name)
-        self.pacer.discard(name)
+        self.session.frames.discard(name)
         self._call(name, "set_problem", s.problem, s.solver_cls)
         if s.current is not None:
-            if hasattr(panel, "set_history"):
-                self._call(name, "set_history", s.history)
+            self._call(name, "set_history", s.history)
             self._call(name, "set_snapshot", s.current)
 
     def _feed_stale(self) -> None:
@@ -536,7 +498,7 @@ class MainWindow(QMainWindow):
         for name, panel in self.panels.items():
             if not self._live(name):
                 self._stale.add(name)
-            elif name not in self._stale and not self.pacer.offer(name):
+            elif name not in self._stale and not self.session.frames.offer(name):
                 self._call(name, "set_snapshot", snap)
 
     def _deliver_paced(self, name: str) -> None:
@@ -547,20 +509,18 @@ class MainWindow(QMainWindow):
             self._stale.add(name)
             return
         s = self.session
-        s.side_frame(lambda: self._call(name, "set_run", s.history, s.current))
+        self._call(name, "set_run", s.history, s.current)  # inside a side frame (FrameScheduler.side_frame)
 
     def _on_rho(self, rho) -> None:
         for panel in self.panels.values():
-            fn = getattr(panel, "set_reference", None)
-            if callable(fn):
-                fn(rho)
+            panel.set_reference(rho)
 
     def _on_history(self, _count: int) -> None:
         history = None
         for name, panel in self.panels.items():
             if not self._live(name):
                 self._stale.add(name)
-            elif hasattr(panel, "set_history") and name not in self._stale and not self.pacer.offer(name):
+            elif name not in self._stale and not self.session.frames.offer(name):
                 history = self.session.history if history is None else history
                 self._call(name, "set_history", history)
 
@@ -578,14 +538,14 @@ class MainWindow(QMainWindow):
         self.curves_action.setChecked("curves" in view.panels)
         self._update_docks(self.session.solver_cls)
         canvas = self.panels["canvas"]
-        if view.range is not None and callable(getattr(canvas, "set_view_range", None)):
+        if view.range is not None:
             canvas.set_view_range(*view.range)
-        elif callable(getattr(canvas, "fit_to_data", None)):
+        else:
             canvas.fit_to_data()
         for panel in self.panels.values():
-            fn = getattr(panel, "apply_view", None)
-            if callable(fn):
-                fn(view)
+            panel.apply_view(view)
+        self._stale = set(self.panels)  # drawn again with the view applied
+        self._feed_stale()
 
     def _about(self) -> None:
         from percviz import __version__
@@ -611,12 +571,8 @@ class MainWindow(QMainWindow):
         """Stop the solver thread (idempotent); called when the window closes."""
         if not self._closed:
             self._closed = True
-            self.pacer.stop()
             self.session.shutdown()
             if self.input_layer is not None:
                 self.input_layer.shutdown()
             for panel in self.panels.values():  # panels with their own threads (feature picture) stop them too
-                fn = getattr(panel, "shutdown", None)
-                if callable(fn):
-                    with suppress(Exception):
-                        fn()
+                panel.shutdown()

@@ -20,7 +20,7 @@ def algorithm_label(solver_cls) -> str:
     """A short name for the caption: the acronym in 'Normalized Kernel Perceptron (NKP)', else the display name."""
     if solver_cls is None:
         return ""
-    name = getattr(solver_cls, "display_name", "") or getattr(solver_cls, "name", "")
+    name = solver_cls.display_name or solver_cls.name
     if name.endswith(")") and " (" in name:
         short = name[name.rindex(" (") + 2:-1]
         if short and short.replace("–", "").replace("-", "").isupper():
@@ -228,10 +228,6 @@ class HelpOverlay(QWidget):
         _Follow(self)
         self.hide()
 
-    def set_rows(self, rows) -> None:
-        self.rows = tuple(rows)
-        self._fill()
-
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
         self.label.setFont(theme.font(theme.title_pt))
@@ -289,46 +285,38 @@ class HelpOverlay(QWidget):
         event.accept()
 
 
-def attach_run_overlay(canvas: QWidget, theme: Theme | None = None) -> RunOverlay:
-    """Put the run caption over a canvas panel's plot area (replacing the panel's own smaller caption)."""
-    plot = getattr(canvas, "plot", None)
-    viewbox = getattr(canvas, "viewbox", None)
-    for name in ("overlay", "overlay_box"):  # the panel's own smaller caption: made transparent, not removed
-        own = getattr(canvas, name, None)
-        if own is not None and hasattr(own, "setOpacity"):
-            own.setOpacity(0.0)
-    if plot is not None and viewbox is not None:
+def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
+    """Put the run caption over the canvas's plot area (replacing the canvas's own smaller caption)."""
+    plot, viewbox, scene = canvas.plot, canvas.viewbox, canvas.scene_model
+    for own in (canvas.overlay, canvas.overlay_box):  # the canvas's own smaller caption: made transparent, not removed
+        own.setOpacity(0.0)
 
-        def anchor():
-            return plot.mapFromScene(viewbox.sceneBoundingRect()).boundingRect()
+    def anchor():
+        return plot.mapFromScene(viewbox.sceneBoundingRect()).boundingRect()
 
-        def crowding(rect: QRect) -> int:
-            """Points of the scene drawn inside rect (widget pixels), markers' radius included."""
-            scene = getattr(canvas, "scene_model", None)
-            if scene is None or scene.n == 0:
-                return 0
-            o = plot.mapFromScene(viewbox.mapViewToScene(QPointF(0.0, 0.0)))
-            e = plot.mapFromScene(viewbox.mapViewToScene(QPointF(1.0, 1.0)))
-            X = scene.points.X
-            px = o.x() + (e.x() - o.x()) * X[:, 0]
-            py = o.y() + (e.y() - o.y()) * X[:, 1]
-            r = 0.7 * getattr(getattr(canvas, "theme", None), "marker_size", 10.0)
-            inside = (px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r) & (py < rect.bottom() + r)
-            return int(inside.sum())
+    def crowding(rect: QRect) -> int:
+        """Points of the scene drawn inside rect (widget pixels), markers' radius included."""
+        if scene.n == 0:
+            return 0
+        o = plot.mapFromScene(viewbox.mapViewToScene(QPointF(0.0, 0.0)))
+        e = plot.mapFromScene(viewbox.mapViewToScene(QPointF(1.0, 1.0)))
+        X = scene.points.X
+        px = o.x() + (e.x() - o.x()) * X[:, 0]
+        py = o.y() + (e.y() - o.y()) * X[:, 1]
+        r = 0.7 * canvas.theme.marker_size
+        inside = (px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r) & (py < rect.bottom() + r)
+        return int(inside.sum())
 
-        overlay = RunOverlay(plot, theme, anchor, crowding)
-        viewbox.sigResized.connect(overlay.refresh)
-        viewbox.sigRangeChanged.connect(lambda *_: overlay.place())
-        scene = getattr(canvas, "scene_model", None)
-        if scene is not None:
+    overlay = RunOverlay(plot, theme, anchor, crowding)
+    viewbox.sigResized.connect(overlay.refresh)
+    viewbox.sigRangeChanged.connect(lambda *_: overlay.place())
 
-            def on_points(_kind) -> None:
-                try:
-                    if overlay.isVisible():
-                        overlay.place()
-                except RuntimeError:  # the overlay's widget is gone (window closed)
-                    scene.points_changed.disconnect(on_points)
+    def on_points(_kind) -> None:
+        try:
+            if overlay.isVisible():
+                overlay.place()
+        except RuntimeError:  # the overlay's widget is gone (window closed)
+            scene.points_changed.disconnect(on_points)
 
-            scene.points_changed.connect(on_points)
-        return overlay
-    return RunOverlay(canvas, theme)
+    scene.points_changed.connect(on_points)
+    return overlay

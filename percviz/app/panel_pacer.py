@@ -1,7 +1,7 @@
 """While a run animates, draw the panels after the canvas, each in a frame of its own, some less often.
 
 The canvas takes every snapshot frame at once. The other panels are brought up to date afterwards, one
-per event-loop turn, when the session allows a side frame (`RunSession.side_frame_wait`): the curves
+per event-loop turn, when the frame scheduler allows a side frame (`FrameScheduler.side_frame_wait`): the curves
 after every frame, the weight-space and feature-space pictures (up to 25 ms each with their repaint
 at n = 2000, bench/bench_app.py) at most every `PANEL_INTERVAL` seconds. Drawn together in one frame they
 kept the UI thread busy for 100 ms and more at a stretch; one at a time, the timers, input and repaints
@@ -40,6 +40,11 @@ class PanelPacer(QObject):
         self._timer.setSingleShot(True)
         self._timer.timeout.connect(self._on_timer)
         self.active = False
+
+    def add(self, name: str, interval: float) -> None:
+        """Pace one more panel: at most one update every `interval` seconds while active."""
+        self.intervals[name] = float(interval)
+        self._last.setdefault(name, 0.0)
 
     def set_active(self, on: bool) -> None:
         """Pace while on (the run animates); turning it off delivers everything pending now."""

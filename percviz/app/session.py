@@ -15,29 +15,21 @@ from __future__ import annotations
 
 import time
 from contextlib import contextmanager
-from typing import Any, Callable, Iterator
+from typing import Any, Iterator
 
+import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from percviz.app import heap
-from percviz.app.worker import MAX_HOLD, SnapshotWorker, error_text
+from percviz.app.background import Task
+from percviz.app.frames import PLAY, RUN, STILL, FrameScheduler
+from percviz.app.worker import SnapshotWorker, error_text
 from percviz.core.errors import PercvizError
+from percviz.core.gram import BOUND_MAX_N, margin_affordable, optimal_margin
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
 
-#: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
-HOLD_TAIL_MS = 5
-#: Between the end of one frame and the next (snapshot or side frame) the UI thread gets at least this (s).
-SIDE_GAP = 0.006
-#: While animating, a frame is delivered at least this often (s), however slow the panels are.
-MAX_FRAME_WAIT = 0.5
-#: After a frame that held the solver thread for t seconds, the solver runs alone for this many times t
-#: before the next frame (main or side): Play (an animation to watch) gives a third of the time to the
-#: solver, Run to end (the result first) a half.
-PLAY_SOLVER_SHARE, RUN_SOLVER_SHARE = 0.5, 1.0
-#: Running to the end shows at most ~12 frames a second (s between frames): the solver gets the time.
-RUN_MIN_FRAME = 1 / 12
 #: A restart costing the UI thread more than this (s) delays the next one by its cost.
 SLOW_RESTART = 0.02
 #: The heap is settled (percviz.app.heap) once the run has been idle and unedited this long (ms).
@@ -120,37 +112,18 @@ class RunSession(QObject):
         self.speed = 20.0
         self._history = SnapshotHistory()
         self._index: int | None = None  # shown index; None = follow the newest snapshot
-        self._job = 0
+        self._job = 0  # the run's generation: deliveries tagged with an older one are dropped
+        self._stale = False  # the points changed and the restart is deferred: nothing of this run is shown
         self._gen = None
         self._rho: dict[int, float | None] = {}
         self._worker = SnapshotWorker(self, display_hz=display_hz)
-        self._worker.ready.connect(self._paced_drain)
+        #: The frame budget: when snapshots are delivered and the slower panels drawn (percviz.app.frames).
+        self.frames = FrameScheduler(self._worker, self._drain, self, display_hz=display_hz)
+        self._worker.ready.connect(self.frames.request)
         self._worker.failed.connect(self._on_failed)
         self._worker.idle.connect(self._on_idle)
         self._worker.set_interval(1.0 / self.speed)
-        # ρ_K (an LP/QP, seconds for thousands of points) is computed on a second thread.
-        self._aux = SnapshotWorker(self, name="percviz-margin")
-        self._aux.ready.connect(self._on_aux)
-        # While animating, also pull at the display rate (covers irregular update durations).
-        self._poll = QTimer(self)
-        self._poll.setInterval(max(1, int(1000 / display_hz)))
-        self._poll.timeout.connect(self._paced_drain)
-        #: Least time between delivered frames while animating (s); frames also leave the solver its share.
-        self.frame_interval = 1.0 / display_hz
-        self._pace = QTimer(self)
-        self._pace.setSingleShot(True)
-        self._pace.timeout.connect(self._paced_drain)
-        self._hold_until = 0.0
-        self._frames_open = 0  # frames whose repaint has not come back yet
-        self._free_until = 0.0  # no frame before this (the solver's share of the time after the last frame)
-        #: Whether side frames (panels drawn after the canvas, main_window's pacer) are waiting to draw.
-        self.side_pending: Callable[[], bool] = lambda: False
-        self._unhold = QTimer(self)
-        self._unhold.setSingleShot(True)
-        self._unhold.timeout.connect(self._release_worker)
-        self._next_frame = 0.0
-        #: Smoothed time (s) one delivered frame costs the UI thread (panel updates and repaint).
-        self.frame_cost = 0.0
+        self._rho_task: Task | None = None
         self._restart_timer = QTimer(self)
         self._restart_timer.setSingleShot(True)
         self._restart_timer.timeout.connect(self.restart)
@@ -193,6 +166,16 @@ class RunSession(QObject):
         return self._history[-1] if len(self._history) else None
 
     @property
+    def generation(self) -> int:
+        """Id of the current run; it changes at every restart and when a deferred edit makes the run stale."""
+        return self._job
+
+    @property
+    def stale(self) -> bool:
+        """True while the points have moved and the restart that follows them is still deferred."""
+        return self._stale
+
+    @property
     def following(self) -> bool:
         return self._index is None
 
@@ -218,7 +201,7 @@ class RunSession(QObject):
 
     @staticmethod
     def _wants_rho(solver_cls) -> bool:
-        return solver_cls is not None and getattr(solver_cls, "representation", "") == "kernel"
+        return solver_cls is not None and solver_cls.representation == "kernel"
 
     @staticmethod
     def _rho_affordable(problem: Problem) -> bool:
@@ -226,41 +209,41 @@ class RunSession(QObject):
 
         Same rule as the solvers' `bound` metric, so neither waits minutes for the other (gram's cache lock).
         """
-        try:
-            from percviz.core.gram import BOUND_MAX_N
-        except ImportError:
-            BOUND_MAX_N = 1500
-        return problem.n <= BOUND_MAX_N or getattr(problem.kernel, "name", "") in ("linear", "affine")
+        return problem.n <= BOUND_MAX_N or problem.kernel.name in ("linear", "affine")
 
-    def _rho_job(self, problem: Problem):
-        from percviz.core.gram import margin_affordable
-
+    @classmethod
+    def _rho_job(cls, problem: Problem) -> tuple[int, float | None]:
         # the rank test (an eigh of G) runs here, off the UI thread; a G of rank > BOUND_MAX_RANK gets no line
-        yield (id(problem), self._compute_rho(problem) if margin_affordable(problem) else None)
+        return id(problem), cls._compute_rho(problem) if margin_affordable(problem) else None
 
-    def _on_aux(self) -> None:
-        for job, (key, value) in self._aux.take():
-            if job == self._job and self.problem is not None and key == id(self.problem):
-                self._rho = {key: value}
-                self.rhoChanged.emit(value)
+    def _on_rho(self, job: int, key: int, value: float | None) -> None:
+        if job == self._job and self.problem is not None and key == id(self.problem):
+            self._rho = {key: value}
+            self.rhoChanged.emit(value)
 
     @staticmethod
     def _compute_rho(problem: Problem) -> float | None:
         try:
-            from percviz.core.gram import optimal_margin
-        except ImportError:
-            return None
-        try:
             result = optimal_margin(problem)
-        except Exception:  # no reference line is better than a broken run
+        except PercvizError:  # too large or unresolvable: no reference line rather than a broken run
             return None
-        if not getattr(result, "resolved", True):
+        if not result.resolved:
             return None  # a margin too thin to resolve draws no (misleading) reference line
-        value = getattr(result, "rho", result)
-        try:
-            return float(value)
-        except (TypeError, ValueError):
-            return None
+        return float(result.rho) if np.isfinite(result.rho) else None
+
+    def _start_rho(self, problem: Problem) -> None:
+        """ρ_K (an LP/QP, seconds for thousands of points) is computed by a background Task."""
+        self._cancel_rho()
+        job = self._job
+        self._rho_task = Task(self, name="percviz-margin")
+        self._rho_task.done.connect(lambda kv: self._on_rho(job, *kv))
+        self._rho_task.failed.connect(lambda text: job == self._job and self.errorRaised.emit(f"ρ_K: {text}"))
+        self._rho_task.start(self._rho_job, problem)
+
+    def _cancel_rho(self) -> None:
+        if self._rho_task is not None:
+            self._rho_task.cancel()
+            self._rho_task = None
 
     # -- run control ---------------------------------------------------------------------------------------
     def restart(self, same_problem: bool = False) -> None:
@@ -280,15 +263,16 @@ class RunSession(QObject):
 
     def _restart_now(self, same_problem: bool = False) -> None:
         keep_playing = self.state == PLAYING
-        previous = self.problem if same_problem else None
+        previous = self.problem if same_problem and not self._stale else None  # a stale problem has old points
         self._job += 1
+        self._stale = False
         self._worker.set_job(self._job, None)
-        self._aux.set_job(self._job, None)
+        self._cancel_rho()
         self.rhoChanged.emit(None)
         self._gen = None
         self._history.clear()
         self._index = None
-        self.frame_cost, self._next_frame = 0.0, 0.0  # a new problem has its own drawing cost
+        self.frames.reset()  # a new problem has its own drawing cost
         s = self.scene.settings
         self.problem, self.solver_cls, self.error = None, None, ""
         try:
@@ -309,7 +293,7 @@ class RunSession(QObject):
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
         if self._wants_rho(self.solver_cls) and self._rho_affordable(problem):
-            self._aux.set_job(self._job, self._rho_job(problem), steps=1)
+            self._start_rho(problem)
         if keep_playing:
             self.play()
         else:
@@ -331,7 +315,6 @@ class RunSession(QObject):
         """Back to iteration 0 of the same scene (a paused run)."""
         if self.state in (PLAYING, RUNNING):
             self._worker.pause()
-            self._poll.stop()
             self._set_state(IDLE)
         self.restart(same_problem=True)
 
@@ -353,7 +336,6 @@ class RunSession(QObject):
         self._index = None
         self._worker.set_interval(1.0 / self.speed if self.speed > 0 else 0.0)
         self._worker.play(fast=False)
-        self._start_poll()
         self._set_state(PLAYING)
 
     def run_to_end(self) -> None:
@@ -362,14 +344,12 @@ class RunSession(QObject):
             return
         self._index = None
         self._worker.play(fast=True)
-        self._start_poll()
         self._set_state(RUNNING)
 
     def pause(self) -> None:
         self._worker.pause()
-        if self._gen is not None and not len(self._history) and not self._worker.busy and not self._worker._buffer:
+        if self._gen is not None and not len(self._history) and not self._worker.busy and not self._worker.has_output:
             self._worker.step(1)  # pausing must not cancel iteration 0 of a run that just started
-        self._poll.stop()
         if self.state in (PLAYING, RUNNING):
             self._set_state(FINISHED if self.finished else IDLE)
         self._drain()
@@ -440,31 +420,34 @@ class RunSession(QObject):
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
             QCoreApplication.processEvents()
-            if not self._worker.busy and not self._worker._buffer and not self._restart_timer.isActive():
+            if not self._worker.busy and not self._worker.has_output and not self._restart_timer.isActive():
                 QCoreApplication.processEvents()
                 return True
             time.sleep(0.002)
         return False
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
-        """Stop both worker threads (call before the window closes); never blocks the UI longer than timeout_ms.
+        """Stop the solver thread and the ρ_K task (call before the window closes); blocks at most timeout_ms.
 
         A thread still inside a long computation (an LP for ρ_K, a QP solver's update) is left to finish on its
-        own: it emits nothing more and is never destroyed while running (see worker.SnapshotWorker.stop).
+        own: it emits nothing more, and as a daemon thread it never holds up the interpreter's exit.
         """
         if self._closed:
             return
         self._closed = True
-        self._poll.stop()
+        self.frames.stop()
         self._restart_timer.stop()
         self._settle.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
-        self._aux.request_stop()  # both threads wind down at once
+        task, self._rho_task = self._rho_task, None
+        if task is not None:
+            task.cancel()  # both threads wind down at once; a long LP ends on its own (a daemon thread)
         self._worker.request_stop()
         end = time.monotonic() + timeout_ms / 1000
-        for worker in (self._worker, self._aux):
-            worker.stop(max(1, int(1000 * (end - time.monotonic()))))
+        self._worker.stop(timeout_ms)
+        if task is not None:
+            task.wait(max(1, int(1000 * (end - time.monotonic()))))
 
     @property
     def worker(self) -> SnapshotWorker:
@@ -484,13 +467,13 @@ class RunSession(QObject):
     def _invalid(self, text: str) -> None:
         self.error = text
         self.problem = None
-        self._poll.stop()
         self.problemChanged.emit(None, self.solver_cls)
         self.historyChanged.emit(0)
         self._set_state(INVALID)
         self.errorRaised.emit(text)
 
     def _set_state(self, state: str) -> None:
+        self.frames.set_mode(PLAY if state == PLAYING else RUN if state == RUNNING else STILL)
         if state != self.state:
             self.state = state
             self.runStateChanged.emit(state)
@@ -509,7 +492,7 @@ class RunSession(QObject):
 
     def _emit_current(self) -> None:
         snap = self.current
-        if snap is not None:
+        if snap is not None and not self._stale:
             self.snapshotShown.emit(snap)
 
     def _on_scene_edit(self, kind: Any = None) -> None:
@@ -519,116 +502,42 @@ class RunSession(QObject):
             return
         wait = self._next_restart - time.monotonic()
         if kind == "move" and wait > 0:  # only drags coalesce; other edits restart at once
+            self._drop_stale_run()
             if not self._restart_timer.isActive():
                 self._restart_timer.start(max(1, int(wait * 1000)))
             return
         self.restart()
 
-    def _start_poll(self) -> None:
-        if not self._poll.isActive():
-            self._poll.start()
-
-    def _paced_drain(self) -> None:
-        """Deliver buffered snapshots, but while animating leave the solver its share of the time."""
-        if self.state in (PLAYING, RUNNING):
-            wait = SIDE_GAP if self._frames_open else self._next_frame - time.monotonic()
-            if wait <= 0 and self.side_pending():
-                wait = SIDE_GAP  # the panels drawn after the canvas go first (at most one each per frame)
-            if wait > 0:
-                if not self._pace.isActive():
-                    self._pace.start(max(1, int(wait * 1000)))
-                return
-        self._drain()
+    def _drop_stale_run(self) -> None:
+        """The points moved and the restart waits: the old run's snapshots (queued or still coming) are never shown."""
+        if self._stale:
+            return
+        self._stale = True
+        self._job += 1
+        self._worker.set_job(self._job, None)
 
     def _drain(self) -> None:
         fresh = [snap for job, snap in self._worker.take() if job == self._job]
         if not fresh:
             return
-        t0 = self._begin_frame()
-        self._history.extend(fresh)
-        self.historyChanged.emit(len(self._history))
-        if self._index is None:
-            self._emit_current()
-        self._end_frame_later(t0, main=True)
+        with self.frames.frame(main=True):
+            self._history.extend(fresh)
+            self.historyChanged.emit(len(self._history))
+            if self._index is None:
+                self._emit_current()
         if self.finished and self.state != FINISHED:
-            self._poll.stop()
             self._set_state(FINISHED)
 
-    def side_frame_wait(self) -> float:
-        """Seconds until a side frame may draw (0: now): never inside a frame nor right after one."""
-        if self.state not in (PLAYING, RUNNING):
-            return 0.0
-        if self._frames_open:
-            return SIDE_GAP
-        return max(0.0, self._free_until - time.monotonic())
-
-    def side_frame(self, draw) -> None:
-        """Run `draw` (a paced panel's update) as a frame of its own: worker held, its repaint included, and
-        the next snapshot frame not before it is done, so two frames never follow in one stretch."""
-        if self.state not in (PLAYING, RUNNING):
-            draw()
-            return
-        t0 = self._begin_frame()
-        try:
-            draw()
-        finally:
-            self._end_frame_later(t0, main=False)
-
-    def _begin_frame(self) -> float:
-        self.hold_worker(MAX_HOLD)
-        self._frames_open += 1
-        return time.monotonic()
-
-    def _end_frame_later(self, t0: float, main: bool) -> None:
-        # A frame's cost includes the repaint it triggers: measured when the event loop comes back twice
-        # (posted paint requests are handled in between).
-        QTimer.singleShot(0, self, lambda: QTimer.singleShot(0, self, lambda: self._frame_done(t0, main)))
-
-    def _frame_done(self, t0: float, main: bool = True) -> None:
-        self._frames_open = max(0, self._frames_open - 1)
-        now = time.monotonic()
-        cost = now - t0
-        if not self._frames_open:
-            # panels repaint on their own timers shortly after a frame: the worker stays off the GIL a little longer
-            self._hold_until = 0.0
-            self.hold_worker(HOLD_TAIL_MS / 1000)
-        # Duty cycle: a frame that held the solver for `cost` is followed by solver time before the next one
-        share = RUN_SOLVER_SHARE if self.state == RUNNING else PLAY_SOLVER_SHARE
-        self._free_until = now + HOLD_TAIL_MS / 1000 + max(SIDE_GAP, share * (cost + HOLD_TAIL_MS / 1000))
-        if main:
-            self.frame_cost = cost if self.frame_cost == 0 else 0.6 * self.frame_cost + 0.4 * cost
-            interval = max(self.frame_interval, RUN_MIN_FRAME) if self.state == RUNNING else self.frame_interval
-            self._next_frame = min(max(t0 + interval, self._free_until), now + MAX_FRAME_WAIT)
-        else:
-            self._next_frame = max(self._next_frame, self._free_until)
-
-    def hold_worker(self, seconds: float) -> None:
-        """While animating, keep the solver thread off the GIL for `seconds` from now (a panel is drawing).
-
-        Each handover of the GIL to a busy solver thread costs the UI thread up to the interpreter's switch
-        interval (5 ms), and one repaint hands it over dozens of times; a held worker waits without the GIL.
-        """
-        if self.state not in (PLAYING, RUNNING) or self._closed:
-            return
-        until = time.monotonic() + min(seconds, MAX_HOLD)
-        if until > self._hold_until:
-            self._hold_until = until
-            self._worker.hold(True)
-            self._unhold.start(max(1, int(1000 * (until - time.monotonic()))))
-
-    def _release_worker(self) -> None:
-        wait = self._hold_until - time.monotonic()
-        if wait > 0.001:
-            self._unhold.start(max(1, int(1000 * wait)))
-        else:
-            self._worker.hold(False)
+    @property
+    def frame_cost(self) -> float:
+        """Smoothed UI cost (s) of one delivered frame (the frame scheduler measures it)."""
+        return self.frames.frame_cost
 
     def _on_idle(self, job: int) -> None:
         if job != self._job:
             return
         self._drain()
         if self.state in (PLAYING, RUNNING) and not self._worker.busy:
-            self._poll.stop()
             self._set_state(FINISHED if self.finished else IDLE)
 
     def _on_failed(self, job: int, text: str) -> None:
@@ -637,6 +546,5 @@ class RunSession(QObject):
         self._drain()
         self._gen = None
         self.error = text
-        self._poll.stop()
         self._set_state(INVALID)
         self.errorRaised.emit(text)

@@ -21,6 +21,8 @@ from percviz.app.geometry_panel import (
     polygon_item,
     segments_item,
 )
+from percviz.app.panel import drawable
+from percviz.app.panel_pacer import PANEL_INTERVAL
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment, line_segments, wall_indices
 
@@ -47,15 +49,16 @@ def _iterate_color(dark: bool) -> str:
 class WeightView(GeometryPanel):
     """Weight space of an explicit-weight procedure (augmented linear map, at most three weights)."""
 
+    view, redraw_interval, dock_title = "weight", PANEL_INTERVAL, "Weight space"
+
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:
         if solver_cls is None:
             return False, "Choose an algorithm to see its weight space."
-        name = solver_cls.display_name or solver_cls.name
-        rep = getattr(solver_cls, "representation", "kernel")
-        if rep == "features":
+        if "weight" in solver_cls.views:  # the solver's declaration is the one source
             return True, ""
-        if rep == "multiclass":
+        name = solver_cls.display_name or solver_cls.name
+        if solver_cls.representation == "multiclass":
             return False, (
                 f"{name} keeps one weight vector per class; the weight-space view draws the solution cone "
                 "of a single vector a. Choose a two-class procedure (perceptron, relaxation, …) to see it."
@@ -179,7 +182,8 @@ class WeightView(GeometryPanel):
         w = getattr(snapshot, "weights", None)
         if w is not None:
             w = np.asarray(w, dtype=float)  # no copy: the solvers' weights are float arrays already
-            if w.shape == (self.problem.Y.shape[1],):
+            # a diverged iterate (inf, nan, or too large to draw) is not drawn: it would break the view's range
+            if w.shape == (self.problem.Y.shape[1],) and drawable(w):
                 self._weights[int(snapshot.iteration)] = w
 
     def _path(self) -> np.ndarray:
@@ -264,6 +268,7 @@ class WeightView(GeometryPanel):
 
     # 1-D: the (a0, a1) plane ------------------------------------------------------------------------
     def _radius_1d(self) -> float:
+        """Half-width of the 1-D picture: the cone's shortest vector and every drawn iterate fit inside."""
         r = 3.0
         if self.cone1.shortest is not None:
             r = max(r, 1.8 * float(np.linalg.norm(self.cone1.shortest)))

@@ -1,6 +1,6 @@
-"""Drive a solver's snapshot generator on a QThread: step, play at a set speed, pause, cancel.
+"""Drive a solver's snapshot generator on a background thread: step, play at a set speed, pause, cancel.
 
-One `SnapshotWorker` owns one QThread for its whole life. A *job* is a generator of snapshots
+One `SnapshotWorker` owns one thread (percviz.app.background.BackgroundThread) for its whole life. A *job* is a generator of snapshots
 (`Solver.snapshots()`); the worker advances the current job when asked (a number of single steps,
 or continuously while playing), puts each snapshot in a buffer and tells the UI thread that there is
 something to take. Delivery is coalesced: the `ready` signal fires at most about `display_hz` times
@@ -11,22 +11,16 @@ updates); an exception raised by the generator is reported through `failed` and 
 
 from __future__ import annotations
 
-import atexit
 import threading
 import time
 import traceback
-import weakref
 from typing import Any, Iterator
 
-from PySide6.QtCore import QObject, QThread, Signal
+from PySide6.QtCore import QObject, Signal
 
-from percviz.core.errors import PercvizError
+from percviz.app.background import BackgroundThread, error_text, live_threads
 
-#: Every QThread a worker started (tests check that none is left running).
-_THREADS: "weakref.WeakSet[QThread]" = weakref.WeakSet()
-
-#: Threads that did not end in time when stopped, kept referenced until they do.
-_ORPHANS: list = []
+__all__ = ["MAX_HOLD", "SnapshotWorker", "error_text", "live_threads"]
 
 #: The buffer between worker and UI is thinned beyond this many snapshots (only when the UI stalls).
 MAX_BUFFERED = 10000
@@ -38,62 +32,8 @@ _YIELD_EVERY = 0.004
 MAX_HOLD = 0.25
 
 
-def keep_alive(thread: QThread) -> None:
-    """An update still in flight (a long solver call) outlived stop(): never destroy that running QThread.
-
-    Destroying a running QThread aborts the process, also at interpreter exit when module globals are
-    cleared; so the wrapper gets one reference that is never released. The thread ends when its call
-    returns (it emits nothing more once stopped), or with the process.
-    """
-    import ctypes
-
-    if thread not in _ORPHANS:
-        _ORPHANS.append(thread)
-        ctypes.pythonapi.Py_IncRef(ctypes.py_object(thread))
-
-
-def _stop_all_at_exit() -> None:
-    """At interpreter exit (also after an uncaught exception left a window half-built): stop every worker thread.
-
-    Qt aborts the process when a running QThread is destroyed, which module cleanup would otherwise do."""
-    for thread in list(_THREADS):
-        if thread.isRunning():
-            owner = getattr(thread, "_owner", None)
-            if owner is not None:
-                owner.request_stop()
-            if not thread.wait(2000):
-                keep_alive(thread)
-
-
-atexit.register(_stop_all_at_exit)
-
-
-def live_threads() -> list[QThread]:
-    """Worker threads that are still running."""
-    return [t for t in list(_THREADS) if t.isRunning()]
-
-
-def error_text(exc: BaseException, who: str = "") -> str:
-    """The message a user sees for an exception raised inside a run."""
-    if isinstance(exc, PercvizError):
-        return str(exc)
-    where = f" in {who}" if who else ""
-    return f"Internal error{where}: {type(exc).__name__}: {exc}. The run was stopped; please report this."
-
-
-class _SolverThread(QThread):
-    """The worker thread: its run() is the worker loop (no event loop, no slot held open for its life)."""
-
-    def __init__(self, owner: "SnapshotWorker"):
-        super().__init__()
-        self._owner = owner
-
-    def run(self) -> None:
-        self._owner._loop()
-
-
 class SnapshotWorker(QObject):
-    """A QThread advancing one snapshot generator at a time; thread-safe controls, buffered output."""
+    """A thread advancing one snapshot generator at a time; thread-safe controls, buffered output."""
 
     #: Snapshots are waiting in the buffer: call `take()` on the UI thread.
     ready = Signal()
@@ -118,10 +58,7 @@ class SnapshotWorker(QObject):
         self._notified = False
         self._last_notify = 0.0
         self._min_gap = 1.0 / display_hz
-        self._thread = _SolverThread(self)
-        self._thread.setObjectName(name)
-        self._thread.finished.connect(self._thread.quit)  # harmless: run() has no event loop to end
-        _THREADS.add(self._thread)
+        self._thread = BackgroundThread(self._loop, name)
         self._thread.start()
 
     # -- controls (any thread) ------------------------------------------------------------------
@@ -206,17 +143,21 @@ class SnapshotWorker(QObject):
             self._cond.notify_all()
 
     def stop(self, timeout_ms: int = 3000) -> bool:
-        """Cancel any job and end the thread; waits for it (returns False if it did not end in time)."""
+        """Cancel any job and end the thread; waits for it (returns False if it did not end in time).
+
+        A thread still inside a long update emits nothing more and ends when that update returns (a daemon
+        thread: it never holds up the interpreter's exit)."""
         self.request_stop()
-        if self._thread.isRunning():
-            self._thread.quit()
-            if not self._thread.wait(timeout_ms):
-                keep_alive(self._thread)
-                return False
-        return True
+        return self._thread.wait(timeout_ms)
 
     @property
-    def thread(self) -> QThread:
+    def has_output(self) -> bool:
+        """Snapshots are waiting to be taken."""
+        with self._cond:
+            return bool(self._buffer)
+
+    @property
+    def thread(self) -> BackgroundThread:
         return self._thread
 
     # -- the loop (worker thread) --------------------------------------------------------------------

@@ -253,6 +253,10 @@ class RandomFourier(FeatureMap):
             cache[d] = (omega, phase)
         return cache[d]
 
+    def frequencies(self) -> tuple[np.ndarray, np.ndarray]:
+        """The random frequencies ω (D × 2) and phases c (D,) of the features."""
+        return self._draws()
+
     def transform(self, X):
         X = _rows(X)
         omega, phase = self._draws(X.shape[1])

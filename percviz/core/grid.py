@@ -11,7 +11,9 @@ evaluation must cost far less than the naive Σ_i coef_i K(z, x_i) over every gr
   few coefficients changed since the last frame only those are added in (f += Δcoef · rows);
 - polynomial kernels need no cache at all: Σ_i coef_i (z·x_i + c)^p is a polynomial of degree p in z,
   evaluated from its (p+1)(p+2)/2 coefficients (`polynomial_image`);
-- explicit feature maps cache φ(grid) and need one matrix product per frame;
+- explicit feature maps cache φ(grid) and need one matrix product per frame; random Fourier features
+  are separable instead: cos(ω₁z₁ + ω₂z₂ + c) = cos(ω₁z₁)cos(ω₂z₂ + c) − sin(ω₁z₁)sin(ω₂z₂ + c), so the
+  image is two (ny × D)(D × nx) products from D·(nx + ny) cosines (D = 5000 on 256² would be 330 million);
 - multi-class decision functions return c planes; their argmax gives the regions.
 """
 
@@ -24,6 +26,7 @@ from typing import Callable
 import numpy as np
 
 from percviz.core.decision import DecisionFunction, FeatureLinear, KernelExpansion
+from percviz.core.features import RandomFourier
 
 #: Product kernels K(z, x) = h(z₁ − x₁)·h(z₂ − x₂): kernel name → h(gamma, difference).
 SEPARABLE_FACTORS: dict[str, Callable[[float, np.ndarray], np.ndarray]] = {
@@ -257,6 +260,8 @@ class GridEvaluator:
         return image.copy()
 
     def _feature_image(self, d: FeatureLinear, grid: ViewGrid) -> np.ndarray:
+        if isinstance(d.features, RandomFourier):
+            return self._fourier_image(d, grid)
         key = (grid.key, type(d.features), d.features.spec)
         if key != self._phi_key:
             self._phi_key = key
@@ -265,6 +270,25 @@ class GridEvaluator:
         if W.ndim == 1:
             return (self._phi @ W).reshape(grid.shape)
         return (self._phi @ W.T).T.reshape((W.shape[0],) + grid.shape)
+
+    def _fourier_image(self, d: FeatureLinear, grid: ViewGrid) -> np.ndarray:
+        """a₀ + √(2/D) Σ_j a_j cos(ω_j·z + c_j) on the grid, from per-axis cosines and sines (module docstring)."""
+        fm = d.features
+        key = (grid.key, "rff", fm.spec)
+        if key != self._phi_key:
+            omega, phase = fm.frequencies()
+            ax = np.outer(omega[:, 0], grid.xs)
+            ay = np.outer(omega[:, 1], grid.ys) + phase[:, None]
+            self._phi_key = key
+            self._phi = tuple(a.astype(np.float32) for a in (np.cos(ax), np.sin(ax), np.cos(ay), np.sin(ay)))
+        cx, sx, cy, sy = self._phi
+        W = np.atleast_2d(d.weights).astype(np.float32)
+        scale = np.float32(np.sqrt(2.0 / fm.dim))
+        out = np.empty((W.shape[0],) + grid.shape, dtype=np.float32)
+        for k, w in enumerate(W):
+            a = w[1:] * scale
+            out[k] = (cy.T * a) @ cx - (sy.T * a) @ sx + w[0]
+        return out[0] if d.weights.ndim == 1 else out
 
     # -- helpers for level curves ----------------------------------------------------------------
     def kernel_diag(self, kernel, grid: ViewGrid) -> np.ndarray:
@@ -278,6 +302,14 @@ class GridEvaluator:
     def at_points(self, decision: DecisionFunction, X: np.ndarray) -> np.ndarray:
         """decision(X), caching K(X, centres) in float32 for kernel expansions (usually the Gram matrix)."""
         X = np.asarray(X, dtype=float)
+        if isinstance(decision, FeatureLinear) and decision.affine() is None:
+            fm = decision.features
+            key = (type(fm), fm.spec, X.tobytes())
+            if key != self._pts_key:  # φ(X) of the training points: D cosines per point, once per scene
+                self._pts_key, self._pts_gram = key, np.asarray(fm.transform(X), dtype=np.float32)
+            W = decision.weights.astype(np.float32)
+            with one_blas_thread():
+                return (self._pts_gram @ (W if W.ndim == 1 else W.T)).astype(float)
         if not isinstance(decision, KernelExpansion) or decision.affine() is not None:
             return np.asarray(decision(X), dtype=float)
         k = decision.kernel

@@ -34,20 +34,32 @@ class SceneModel:
         self.points_changed = Event()  # emit(kind: str) with kind in add/remove/move/clear/replace/undo/redo
         self.settings_changed = Event()  # emit(settings: Settings)
         self.modified_changed = Event()  # emit(modified: bool)
-        self._X = np.zeros((0, 2))
-        self._c = np.zeros(0, dtype=np.int64)
-        if points is not None:
-            self._X, self._c = np.array(points.X), np.array(points.classes)
+        self._points = PointSet(np.zeros((0, 2)), np.zeros(0, dtype=np.int64)) if points is None else points
+        #: What the scene is about (saved with it; shown in the window title and the explanation panel).
+        self.title = "Untitled scene"
+        self.explanation = ""
         self._settings = settings or Settings()
-        self._undo: list[tuple[str, tuple, tuple]] = []  # (label, state before, state after)
-        self._redo: list[tuple[str, tuple, tuple]] = []
-        self._drag: tuple | None = None
+        self._undo: list[tuple[str, PointSet, PointSet]] = []  # (label, points before, points after)
+        self._redo: list[tuple[str, PointSet, PointSet]] = []
+        self._drag: PointSet | None = None
         self._modified = False
 
     # -- reading --------------------------------------------------------------
     @property
     def points(self) -> PointSet:
-        return PointSet(self._X, self._c)
+        """The points now: one immutable PointSet, replaced (never changed) by each edit."""
+        return self._points
+
+    @property
+    def _X(self) -> np.ndarray:
+        return self._points.X
+
+    @property
+    def _c(self) -> np.ndarray:
+        return self._points.classes
+
+    def _set(self, X, c) -> None:
+        self._points = PointSet(X, c)
 
     @property
     def n(self) -> int:
@@ -76,30 +88,28 @@ class SceneModel:
         if int(cls) < 0:
             raise DataError("Class indices start at 0.")
         before = self._state()
-        self._X = np.vstack([self._X, [[float(x), float(y)]]])
-        self._c = np.append(self._c, int(cls))
+        self._set(np.vstack([self._X, [[float(x), float(y)]]]), np.append(self._c, int(cls)))
         self._record("add point", before, "add")
         return self.n - 1
 
     def remove_point(self, i: int) -> None:
         self._check_index(i)
         before = self._state()
-        self._X = np.delete(self._X, i, axis=0)
-        self._c = np.delete(self._c, i)
+        self._set(np.delete(self._X, i, axis=0), np.delete(self._c, i))
         self._record("delete point", before, "remove")
 
     def move_point(self, i: int, x: float, y: float) -> None:
         """Move point i; during a drag (begin_drag/end_drag) the moves make one undo step."""
         self._check_index(i)
         self._check_xy(x, y)
+        X = self._X.copy()
+        X[i] = (x, y)
         if self._drag is None:
             before = self._state()
-            self._X = self._X.copy()
-            self._X[i] = (x, y)
+            self._set(X, self._c)
             self._record("move point", before, "move")
         else:
-            self._X = self._X.copy()
-            self._X[i] = (x, y)
+            self._set(X, self._c)
             self.points_changed.emit("move")
 
     def begin_drag(self) -> None:
@@ -110,27 +120,28 @@ class SceneModel:
         if self._drag is None:
             return
         before, self._drag = self._drag, None
-        if not np.array_equal(before[0], self._X):
+        if not np.array_equal(before.X, self._X):
             self._push("move point", before)
 
     def set_class(self, i: int, cls: int) -> None:
         self._check_index(i)
         before = self._state()
-        self._c = self._c.copy()
-        self._c[i] = int(cls)
+        c = self._c.copy()
+        c[i] = int(cls)
+        self._set(self._X, c)
         self._record("change class", before, "classes")
 
     def clear(self) -> None:
         if self.n == 0:
             return
         before = self._state()
-        self._X, self._c = np.zeros((0, 2)), np.zeros(0, dtype=np.int64)
+        self._set(np.zeros((0, 2)), np.zeros(0, dtype=np.int64))
         self._record("clear", before, "clear")
 
     def set_points(self, points: PointSet, undoable: bool = True) -> None:
         """Replace all points (loading a file or a generated set)."""
         before = self._state()
-        self._X, self._c = np.array(points.X), np.array(points.classes)
+        self._points = points if isinstance(points, PointSet) else PointSet(points.X, points.classes)
         if undoable:
             self._record("replace points", before, "replace")
         else:
@@ -201,11 +212,11 @@ class SceneModel:
             self.modified_changed.emit(value)
 
     # -- internals -----------------------------------------------------------------------------
-    def _state(self) -> tuple:
-        return (self._X.copy(), self._c.copy())
+    def _state(self) -> PointSet:
+        return self._points  # immutable: the undo stack shares it
 
-    def _restore(self, state: tuple) -> None:
-        self._X, self._c = state[0].copy(), state[1].copy()
+    def _restore(self, state: PointSet) -> None:
+        self._points = state
 
     def _push(self, label: str, before: tuple) -> None:
         self._undo.append((label, before, self._state()))

@@ -16,7 +16,7 @@ def _running_qthreads() -> list[QThread]:
 
     found = {id(t): t for t in live_threads()}
     gc.unfreeze()  # objects frozen by percviz.app.heap.settle are not listed by gc.get_objects()
-    for obj in gc.get_objects():
+    for obj in gc.get_objects():  # QThreads (the export's) as well as the background threads
         try:
             if isinstance(obj, QThread) and obj is not QThread.currentThread() and obj.isRunning():
                 found[id(obj)] = obj
@@ -27,14 +27,15 @@ def _running_qthreads() -> list[QThread]:
 
 @pytest.fixture(autouse=True)
 def no_thread_left_running(qapp):
-    """Fail any test that leaves a QThread running (then stop it, so the process survives)."""
+    """Fail any test that leaves a thread running: a QThread or a percviz background thread (then stop a QThread)."""
     yield
     QCoreApplication.processEvents()
     running = [t for t in _running_qthreads() if not t.wait(200)]
     if running:
         names = ", ".join(t.objectName() or type(t).__name__ for t in running)
         for t in running:
-            t.quit()
+            if isinstance(t, QThread):
+                t.quit()
             t.wait(5000)
         pytest.fail(f"the test left {len(running)} QThread(s) running: {names}")
 

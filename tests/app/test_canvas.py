@@ -377,3 +377,26 @@ def test_run_caption_takes_the_corner_with_fewest_points(qtbot):
     scene.add_point(2.5, 2.5, 0)  # a point moves in under it: the caption moves to a free corner
     scene.add_point(2.3, 2.5, 0)
     assert caption.corner == "bottom-left"
+
+
+def test_a_presets_view_settings_are_applied_colour_map_levels_shading_halos(canvas):
+    from percviz.core.presets import ViewSettings
+
+    prob = Problem(canvas.scene_model.points)
+    canvas.set_problem(prob, get_solver("perceptron"))
+    a = np.array([0.25, -0.5, 1.0])
+    snap = Snapshot(3, Status.RUNNING, FeatureLinear(parse_features("linear"), a), {}, alpha=np.array([1.0, 0, 2, 0]))
+    canvas.set_snapshot(snap)
+    canvas.redraw_now()
+    assert canvas.image.isVisible() and len(canvas.halo_data()[0]) == 2
+    default_lut = canvas.image.lut
+    canvas.apply_view(ViewSettings(colormap="viridis", levels=(0.0, 0.5), shading=False, halos=False))
+    canvas.redraw_now()
+    assert not canvas.image.isVisible() and len(canvas.halo_data()[0]) == 0
+    x, y = canvas.level_curve.getData()
+    P = np.column_stack([x, y])
+    P = P[np.isfinite(P).all(axis=1)]
+    np.testing.assert_allclose(P @ a[1:] + a[0], 0.5, atol=1e-9)  # the extra level f = 0.5, exactly
+    canvas.apply_view(ViewSettings(colormap="viridis"))
+    canvas.redraw_now()
+    assert canvas.image.isVisible() and not np.array_equal(canvas.image.lut, default_lut)

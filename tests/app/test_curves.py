@@ -292,3 +292,18 @@ def test_iteration_axis_ticks_are_whole_numbers_and_narrow_log_axes_have_labels(
     assert len(values) >= 2 and all(lo <= v <= hi + 1e-12 for v in values)
     labels = log.tickStrings(values, 1.0, 1.0)
     assert len(set(labels)) == len(labels)  # distinct labels, not '0.3' three times
+def test_a_presets_curves_and_log_y_choose_the_plotted_metrics_and_their_axes(qtbot):
+    from percviz.core.data import PointSet
+    from percviz.core.presets import ViewSettings
+
+    curves = CurvesView()
+    qtbot.addWidget(curves)
+    cls = get_solver("perceptron")
+    prob = Problem(PointSet(np.array([[0.0, 1.0], [1.0, 0.0]]), np.array([0, 1])))
+    curves.set_problem(prob, cls)
+    assert curves.buffers.keys == cls.metric_keys
+    curves.apply_view(ViewSettings(curves=("weight_norm", "mistakes"), log_y=True))
+    assert curves.buffers.keys == ("weight_norm", "mistakes")
+    assert all(box.isChecked() for box in curves.log_boxes.values())
+    curves.apply_view(ViewSettings())  # back to the solver's own metrics and default axes
+    assert curves.buffers.keys == cls.metric_keys

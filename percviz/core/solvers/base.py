@@ -86,6 +86,9 @@ class MetricInfo:
     label: str
     log_default: bool = False
     help: str = ""
+    #: Which plot shows it: "norms" (norms, criteria, steps: ≥ 0, often spanning decades), "margins" (signed),
+    #: "counts" (integers), or "bound" (with what it bounds: the counts when the solver reports mistakes).
+    group: str = "norms"
 
 
 #: Every metric a solver may report, by key: the curves panel and the CLI's history read this.
@@ -94,31 +97,33 @@ METRICS: dict[str, MetricInfo] = {
     for m in (
         MetricInfo("alpha_g_norm", "‖α‖_G", True, "G-norm of the coefficient vector α_k"),
         MetricInfo("p_g_norm", "‖p‖_G", True, "G-norm of the distribution p_k (→ 0 proves non-separability)"),
-        MetricInfo("margin", "normalized margin", False, "min_i (Gα)_i / ‖α‖_G, or min_i a·y_i / ‖a‖"),
-        MetricInfo("loss", "L(α)", False, "L(α) = max_i −(Gα)_i + ½‖α‖²_G (negative ⇒ separator)"),
+        MetricInfo("margin", "normalized margin", False, "min_i (Gα)_i / ‖α‖_G, or min_i a·y_i / ‖a‖", group="margins"),
+        MetricInfo("loss", "L(α)", False, "L(α) = max_i −(Gα)_i + ½‖α‖²_G (negative ⇒ separator)", group="margins"),
         MetricInfo("mu", "μ_k", True, "smoothing parameter μ_k"),
-        MetricInfo("train_errors", "training errors", False, "number of training points misclassified"),
-        MetricInfo("bound", "theoretical bound", True, "the paper's bound for this algorithm at this iterate"),
+        MetricInfo("train_errors", "training errors", False, "number of training points misclassified", group="counts"),
+        MetricInfo("bound", "theoretical bound", True, "the paper's bound for this algorithm at this iterate", group="bound"),
         MetricInfo("criterion", "criterion J", True, "the criterion function being minimized"),
         MetricInfo("weight_norm", "‖a‖", True, "Euclidean norm of the weight vector"),
         MetricInfo("e_plus_norm", "‖e⁺‖", True, "Ho–Kashyap: norm of the positive part of the error"),
         MetricInfo("error_norm", "‖e‖", True, "Ho–Kashyap/MSE: norm of the error vector Ya − b"),
         MetricInfo("step_size", "step η_k", True, "the step size used by this update"),
-        MetricInfo("outer", "outer loop t", False, "ISNKPVN: index of the current SNKPVN call"),
+        MetricInfo("outer", "outer loop t", False, "ISNKPVN: index of the current SNKPVN call", group="counts"),
         MetricInfo("delta", "δ_t", True, "ISNKPVN: accuracy of the current SNKPVN call"),
-        MetricInfo("mistakes", "mistakes", False, "cumulative number of corrections made"),
+        MetricInfo("mistakes", "mistakes", False, "cumulative number of corrections made", group="counts"),
         MetricInfo("objective", "objective", False, "objective value of an optimization (LP, SVM dual)"),
         MetricInfo("slack_sum", "Σ ξ_i", False, "SVM: total slack Σ max(0, 1 − y_i f(x_i))"),
-        MetricInfo("support_vectors", "support vectors", False, "SVM: number of points with α_i > 0"),
+        MetricInfo("support_vectors", "support vectors", False, "SVM: number of points with α_i > 0", group="counts"),
         MetricInfo("kkt_gap", "KKT violation m − M", True, "SMO: max violation of the SVM dual's KKT conditions"),
         MetricInfo("j_perceptron", "J_p", False, "perceptron criterion Σ_{a·y ≤ 0} (−a·y)"),
         MetricInfo("j_perceptron_margin", "J_p′", False, "perceptron criterion with margin Σ max(0, b − a·y)"),
         MetricInfo("j_relaxation", "J_r", False, "relaxation criterion ½ Σ_{a·y ≤ b} (a·y − b)² / ‖y‖²"),
         MetricInfo("j_squared", "J_s = ‖Ya − b‖²", True, "squared-error criterion ‖e‖² (MSE, LMS, Ho–Kashyap)"),
         MetricInfo("gradient_norm", "‖∇J‖", True, "norm of the gradient of the criterion"),
-        MetricInfo("input_margin", "input-space margin", False, "min_i of the Euclidean distance from x_i to f = 0"),
+        MetricInfo("input_margin", "input-space margin", False, "min_i of the Euclidean distance from x_i to f = 0",
+                   group="margins"),
         MetricInfo(
-            "input_margin_estimate", "estimated input margin", False, "Akaho: min_i y_i·(3), the linearized distance at x̂_i"
+            "input_margin_estimate", "estimated input margin", False, "Akaho: min_i y_i·(3), the linearized distance at x̂_i",
+            group="margins",
         ),
     )
 }
@@ -146,6 +151,9 @@ class Solver:
     views: ClassVar[frozenset[str]] = frozenset({"canvas", "curves"})
     #: Metric keys this solver reports (the curves panel offers these).
     metric_keys: ClassVar[tuple[str, ...]] = ()
+    #: A fixed margin level: the decision function's margin lines are f = ±margin_level (the SVM: 1); None:
+    #: the margin follows the closest point.
+    margin_level: ClassVar[float | None] = None
     default_max_iter: ClassVar[int] = 1000
 
     def __init__(self, problem: Problem, *, max_iter: int | None = None, **values: Any):

@@ -126,7 +126,7 @@ class _LPSolver(Solver):
 
     family = FAMILY
     representation = "features"
-    views = frozenset({"canvas", "curves", "weight"})
+    views = frozenset({"canvas", "curves", "weight", "feature"})
     params = ParamSet(MARGIN_PARAMS)
     default_max_iter = 1
     _objective_name = "objective"  # how the verdict names the optimum (min τ, min J_p′)

@@ -33,7 +33,7 @@ class Perceptron(Solver):
     family = FAMILY
     description = "Rosenblatt's perceptron on the augmented rows; halts at a separator (Novikoff bound)."
     representation = "features"
-    views = frozenset({"canvas", "curves", "weight"})
+    views = frozenset({"canvas", "curves", "weight", "feature"})
     metric_keys = ("margin", "weight_norm", "train_errors", "mistakes", "bound")
     params = ParamSet((gram.BOUND_PARAM,))
     default_max_iter = 10000
@@ -95,7 +95,7 @@ class NormalizedPerceptron(Solver):
         "combination of the rows (alpha). A separator within 1/ρ₂² iterations."
     )
     representation = "features"
-    views = frozenset({"canvas", "curves", "weight"})
+    views = frozenset({"canvas", "curves", "weight", "feature"})
     metric_keys = ("margin", "weight_norm", "train_errors", "bound")
     params = ParamSet((gram.BOUND_PARAM,))
     default_max_iter = 100000

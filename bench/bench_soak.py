@@ -1,0 +1,73 @@
+"""Benchmark: a long GUI soak — 10,000 random actions on the real window with the solver running.
+
+Run: QT_QPA_PLATFORM=offscreen python bench/bench_soak.py [--actions N] [--seed S] [--light]
+The actions (tests/app/soak_driver.py) are what a person does: clicks, drags, deletes, undo/redo, kernel,
+φ-map (including rff:dim=5000 unless --light), algorithm and parameter changes, step/play/run/reset, scrubbing.
+Reported: exceptions, snapshots of stale points drawn (must be 0), the worst UI gap and the action during it
+(target ≤ 250 ms), gaps over 250 ms and 1 s, threads left, and the process's peak RSS every 500 actions.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+import time
+
+os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "app"))
+
+import numpy as np  # noqa: E402
+from PySide6.QtWidgets import QApplication  # noqa: E402
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--actions", type=int, default=10000)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--light", action="store_true", help="leave out the costliest φ-maps")
+    args = ap.parse_args()
+    app = QApplication.instance() or QApplication([])
+    from soak_driver import Soak
+
+    from percviz.app.main_window import MainWindow
+    from percviz.app.worker import live_threads
+    from percviz.core.data import PointSet
+    from percviz.core.scene import SceneModel, Settings
+
+    rng = np.random.default_rng(args.seed)
+    X = np.vstack([rng.normal((-1, 0.5), 0.6, (15, 2)), rng.normal((1, -0.5), 0.6, (15, 2))])
+    w = MainWindow(SceneModel(PointSet(X, np.repeat([0, 1], 15)), Settings(algorithm="perceptron", max_iter=20000)),
+                   install_classroom=False)
+    w.show()
+    w.panels["canvas"].viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+    w.session.wait_idle()
+    soak = Soak(w, seed=args.seed, heavy_maps=not args.light)
+    gaps = []
+    tick = soak._on_tick
+
+    def counting_tick():
+        now = time.perf_counter()
+        if soak._last_tick is not None:
+            gaps.append(1e3 * (now - soak._last_tick))
+        tick()
+
+    soak._tick.timeout.disconnect(tick)
+    soak._tick.timeout.connect(counting_tick)
+    r = soak.run(args.actions)
+    w.close()
+    app.processEvents()
+    g = np.array(gaps or [0.0])
+    print(f"GUI soak, {r.actions} actions in {r.seconds:.0f} s (seed {args.seed}{', light' if args.light else ''})")
+    print(f"  exceptions {len(r.exceptions)}   stale snapshots drawn {r.stale} of {r.shown}   threads left "
+          f"{len(live_threads())}")
+    print(f"  worst UI gap {r.worst_gap_ms:.0f} ms (during {r.worst_action}); p99 {np.percentile(g, 99):.0f} ms; "
+          f"gaps > 250 ms: {int((g > 250).sum())}, > 1 s: {int((g > 1000).sum())}")
+    print("  peak RSS (MB) by action:", ", ".join(f"{i}: {mb:.0f}" for i, mb in r.rss_mb))
+    for e in r.exceptions[:10]:
+        print("  exception:", e)
+    return 0 if not r.exceptions and not r.stale else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())

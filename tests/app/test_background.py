@@ -1,0 +1,82 @@
+"""One way to run background work (percviz.app.background): results on the UI thread, cancel, bounded exit."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import threading
+import time
+
+from percviz.app.background import Task, live_threads
+
+
+def _collect(task: Task) -> dict:
+    got: dict = {"progress": [], "done": [], "failed": [], "threads": set()}
+    task.progress.connect(lambda v: (got["progress"].append(v), got["threads"].add(threading.current_thread())))
+    task.done.connect(lambda v: got["done"].append(v))
+    task.failed.connect(lambda t: got["failed"].append(t))
+    return got
+
+
+def test_a_generator_task_reports_progress_then_its_result_on_the_ui_thread(qtbot):
+    def count(n):
+        for i in range(n):
+            yield i * i
+        return "end"
+
+    task = Task(name="percviz-test")
+    got = _collect(task)
+    task.start(count, 4)
+    qtbot.waitUntil(lambda: bool(got["done"]), timeout=5000)
+    assert got["progress"] == [0, 1, 4, 9] and got["done"] == ["end"] and not got["failed"]
+    assert got["threads"] == {threading.main_thread()}
+    assert task.wait(2000)
+
+
+def test_a_failure_is_one_clear_message_and_a_cancelled_task_emits_nothing(qtbot):
+    task = Task(name="the test job")
+    got = _collect(task)
+    task.start(lambda: 1 / 0)
+    qtbot.waitUntil(lambda: bool(got["failed"]), timeout=5000)
+    assert got["failed"][0].startswith("Internal error in the test job: ZeroDivisionError")
+    slow = Task(name="percviz-slow")
+    got2 = _collect(slow)
+    release = threading.Event()
+
+    def stages():
+        yield 1
+        release.wait(5)
+        yield 2
+
+    slow.start(stages)
+    slow.cancel()
+    release.set()
+    assert slow.wait(5000)
+    qtbot.wait(50)
+    assert got2 == {"progress": [], "done": [], "failed": [], "threads": set()}
+    assert not [t for t in live_threads() if t.name.startswith("percviz-slow")]
+
+
+_EXIT_WHILE_COMPUTING = """
+import time
+from PySide6.QtWidgets import QApplication
+from percviz.app.main_window import MainWindow
+from percviz.app.session import RunSession
+RunSession._compute_rho = staticmethod(lambda problem: time.sleep(60))  # a ρ_K LP that takes a minute
+app = QApplication([])
+w = MainWindow(install_classroom=False)  # the default scene runs a kernel algorithm: ρ_K starts at once
+w.session.run_to_end()
+t = time.monotonic()
+while time.monotonic() - t < 0.5:
+    app.processEvents()
+print("exiting", flush=True)
+"""
+
+
+def test_the_interpreter_exits_at_once_while_a_long_computation_runs():
+    t0 = time.monotonic()
+    out = subprocess.run([sys.executable, "-c", _EXIT_WHILE_COMPUTING], capture_output=True, text=True, timeout=60,
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0, out.stderr[-2000:]
+    assert "exiting" in out.stdout
+    assert time.monotonic() - t0 < 20  # start-up included; the minute-long LP is not waited for

@@ -1,0 +1,58 @@
+"""Nothing non-finite (or too large to draw) reaches a view: diverged runs draw a bounded picture, never raise."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from percviz.app.canvas import LEVEL_LIMIT, CanvasView, stepped_level
+from percviz.app.panel import drawable
+from percviz.app.weight_view import WeightView
+from percviz.core.data import PointSet
+from percviz.core.decision import FeatureLinear
+from percviz.core.features import parse_features
+from percviz.core.problem import Problem
+from percviz.core.scene import SceneModel
+from percviz.core.solvers import get_solver, load_all
+from percviz.core.solvers.base import Snapshot, Status
+
+load_all()
+POINTS = PointSet(np.array([[-1.0, 1.0], [1.5, 1.0], [-1.0, -1.5], [1.0, -1.0]]), np.array([0, 0, 1, 1]))
+
+
+def _snap(weights, k=1):
+    a = np.asarray(weights, dtype=float)
+    return Snapshot(iteration=k, status=Status.RUNNING, message="", weights=a, metrics={},
+                    decision=FeatureLinear(parse_features("linear"), a))
+
+
+def test_the_colour_scale_stays_finite_for_a_diverging_decision_function():
+    assert stepped_level(None, 1.7e308) == LEVEL_LIMIT and math.isfinite(stepped_level(None, math.inf))
+    assert drawable([1.0, -2e99]) and not drawable([1.0, 1e101]) and not drawable([np.nan]) and drawable([])
+
+
+@pytest.mark.parametrize("scale", [1e306, np.inf])
+def test_canvas_and_weight_view_draw_a_diverged_iterate_without_raising(qtbot, scale):
+    scene = SceneModel(POINTS)
+    canvas, weights = CanvasView(scene), WeightView(scene)
+    for view in (canvas, weights):
+        qtbot.addWidget(view)
+        view.resize(400, 300)
+        view.show()
+    prob = Problem(POINTS)
+    cls = get_solver("perceptron")
+    weights.set_problem(prob, cls)
+    canvas.set_problem(prob, cls)
+    good, bad = _snap([0.2, -0.5, 1.0], 1), _snap([scale, -scale, scale], 2)
+    for snap in (good, bad):
+        weights.set_history([good, snap] if snap is bad else [good])
+        weights.set_snapshot(snap)
+        canvas.set_snapshot(snap)
+        canvas.redraw_now()
+    assert "diverged" in canvas.message.text() and not canvas.message.isHidden()
+    lo, hi = canvas.image.getLevels()
+    assert math.isfinite(lo) and math.isfinite(hi)
+    (x0, x1), (y0, y1) = weights.plot.getViewBox().viewRange()
+    assert all(math.isfinite(v) and abs(v) < 1e100 for v in (x0, x1, y0, y1))

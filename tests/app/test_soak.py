@@ -1,0 +1,38 @@
+"""GUI soak: 1,000 random actions on the real window with the solver running (tests/app/soak_driver.py).
+
+What must never happen is asserted: an exception, a snapshot of other points drawn over the scene, a thread
+left running. The worst UI gap is printed (no timed assertion in the suite: it depends on the machine's load);
+its target (≤ 250 ms) is measured by bench/bench_soak.py.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from soak_driver import Soak
+
+from percviz.app.main_window import MainWindow
+from percviz.app.worker import live_threads
+from percviz.core.data import PointSet
+from percviz.core.scene import SceneModel, Settings
+
+@pytest.mark.slow
+def test_a_thousand_random_actions_raise_nothing_draw_no_stale_run_and_leave_no_thread(qtbot, capsys):
+    rng = np.random.default_rng(11)
+    X = np.vstack([rng.normal((-1, 0.5), 0.6, (15, 2)), rng.normal((1, -0.5), 0.6, (15, 2))])
+    scene = SceneModel(PointSet(X, np.repeat([0, 1], 15)), Settings(algorithm="perceptron", max_iter=20000))
+    w = MainWindow(scene, install_classroom=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.panels["canvas"].viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+    w.session.wait_idle()
+    report = Soak(w, seed=5, heavy_maps=False).run(1000, time_limit_s=1200)  # ~90 s on an idle machine
+    w.close()
+    with capsys.disabled():
+        print(f"\nsoak: {report.actions} actions in {report.seconds:.0f} s, worst UI gap {report.worst_gap_ms:.0f} ms "
+              f"({report.worst_action}), {report.shown} snapshots shown, max RSS {report.rss_mb[-1][1]} MB")
+    assert report.actions == 1000
+    assert report.exceptions == []
+    assert report.stale == 0 and report.shown > 100
+    assert not live_threads()

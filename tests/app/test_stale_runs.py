@@ -1,0 +1,56 @@
+"""A deferred restart (points dragged faster than a restart costs) never shows a snapshot of the old points."""
+
+from __future__ import annotations
+
+import numpy as np
+from PySide6.QtCore import QEventLoop, QTimer
+
+from percviz.app import session as session_mod
+from percviz.app.main_window import MainWindow
+from percviz.core.data import PointSet
+from percviz.core.scene import SceneModel, Settings
+
+
+def _spin(seconds: float) -> None:
+    loop = QEventLoop()
+    QTimer.singleShot(int(seconds * 1000), loop.quit)
+    loop.exec()
+
+
+def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(qtbot, monkeypatch):
+    monkeypatch.setattr(session_mod, "SLOW_RESTART", 0.0)  # every restart defers the next drag move by its cost
+    rng = np.random.default_rng(3)
+    n = 400
+    scene = SceneModel(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)),
+                       Settings(algorithm="perceptron", max_iter=10**7))
+    w = MainWindow(scene, install_classroom=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    s = w.session
+    s.wait_idle()
+    shown, wrong, deferred = [0], [], [0]
+
+    def check(snap) -> None:
+        shown[0] += 1
+        if not np.array_equal(s.problem.X, scene.points.X):
+            wrong.append(snap.iteration)
+
+    s.snapshotShown.connect(check)
+    s.set_speed(0)
+    s.play()
+    _spin(0.3)
+    scene.begin_drag()
+    for k in range(30):
+        scene.move_point(0, 0.05 * k, -0.03 * k)
+        deferred[0] += s.stale
+        if k % 3 == 2:  # bursts of moves, as a fast drag sends them: the second one comes before the restart's cost
+            _spin(0.01)
+    scene.end_drag()
+    _spin(0.3)
+    s.pause()
+    s.wait_idle()
+    w.close()
+    assert deferred[0] > 5, (deferred, shown, wrong)  # the moves did wait for restarts (the case under test happened)
+    assert shown[0] >= 1, (deferred, shown, wrong)  # and the run was drawn meanwhile, always on its own points
+    assert wrong == []
