@@ -104,6 +104,11 @@ def show_glossary(window) -> None:
 class HelpSheet(HelpOverlay):
     """The F1 sheet, laid out in as many columns and at the largest type that fit the window."""
 
+    def set_rows(self, rows) -> None:
+        """The (keys, action) rows to list: every menu key and mouse action (help_rows)."""
+        self.rows = tuple(rows)
+        self._fill()
+
     def _fill(self) -> None:
         theme = getattr(self, "theme", None)
         if theme is None:

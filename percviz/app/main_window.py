@@ -20,7 +20,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from percviz.app import classroom
+from percviz.app import classroom, experiments
 from percviz.app.canvas import CanvasView
 from percviz.app.controls import ControlsPanel
 from percviz.app.curves import CurvesView
@@ -74,7 +74,7 @@ class MainWindow(QMainWindow):
         self._on_problem(self.session.problem, self.session.solver_cls)
         if install_classroom:
             self._install_classroom()
-        importlib.import_module("percviz.app.experiments").install(self)  # the Experiments menu (docs/experiments.md)
+        experiments.install(self)  # the Experiments menu (docs/experiments.md)
 
     @property
     def title(self) -> str:
