@@ -199,7 +199,8 @@ def signed_factor(problem) -> np.ndarray:
         d = problem.self_kernel  # also refuses K(x, x) = 0, naming the point
         F = problem.X if name == "linear" else np.column_stack([np.ones(problem.n), problem.X])
         return _reduce_rows(F * (problem.y / np.sqrt(d))[:, None])
-    return _factor_from_gram(np.asarray(problem.G))
+    F = problem.gram.factor  # the n×D factor of a finite feature map (polynomial kernels): no n×n eigh
+    return _reduce_rows(F) if F is not None else _factor_from_gram(np.asarray(problem.G))
 
 
 def _separability_lp(B: np.ndarray) -> tuple[float, np.ndarray]:
@@ -508,7 +509,7 @@ def optimal_margin(problem) -> MarginResult:
     """ρ_K of a Problem (normalized signed Gram matrix G, §3) with its witness; memoized on the problem."""
     if problem.n == 0:
         raise DataError("The margin needs points: place some + and − points first.")
-    return cached_on(problem, "rho_K", lambda: _checked_on_gram(_margin_of_factor(cached_factor(problem)), problem.G))
+    return cached_on(problem, "rho_K", lambda: _checked_on_gram(_margin_of_factor(cached_factor(problem)), problem.gram))
 
 
 def cached_factor(problem) -> np.ndarray:
@@ -521,7 +522,7 @@ def _checked_on_gram(m: MarginResult, G) -> MarginResult:
     if not m.separable:
         return m
     lo, hi = m.interval
-    hi_g = g_norm(np.asarray(G), m.p)
+    hi_g = g_norm(G, m.p)  # G: an array or a GramOperator
     if hi_g <= hi:
         return m
     return dataclasses.replace(m, interval=(lo, hi_g), exact=hi_g - lo <= 1e-6 * lo)
@@ -552,6 +553,13 @@ def margin_affordable(problem, key: str = "rho_K") -> bool:
     and its feature-space ★, so none of them starts a computation of minutes)."""
     if getattr(problem.kernel, "name", "") in ("linear", "affine"):
         return True
+    if problem.n > BOUND_MAX_N and getattr(problem.kernel, "name", "") == "poly":
+        try:  # a polynomial kernel's explicit factor: the cone program works on n×D, never on n×n
+            F = problem.gram.factor
+        except DataError:
+            return True  # let the computation itself report it
+        if F is not None and F.shape[1] <= BOUND_MAX_RANK:
+            return True
     with _LOCK:
         if key in _CACHE.get(problem, {}):
             return True

@@ -40,13 +40,13 @@ def entropic_prox(Galpha: np.ndarray, mu: float) -> np.ndarray:
 
 
 class SmoothedIterates:
-    """The iterates shared by SNKP and SNKPVN (α_k, μ_k, p_k), with one dense G·v per step.
+    """The iterates shared by SNKP and SNKPVN (α_k, μ_k, p_k), with one G·v per step (G: a GramOperator).
 
     Gα, Gp and Gu (u_k = p_{μ_k}(α_k)) are carried along: α_{k+1} and p_{k+1} are combinations of
     α_k, p_k, u_k and u_{k+1}, so only G u_{k+1} is new in each step.
     """
 
-    def __init__(self, G: np.ndarray, alpha0: np.ndarray, mu0: float,
+    def __init__(self, G, alpha0: np.ndarray, mu0: float,
                  prox: Callable[[np.ndarray, float], np.ndarray], Galpha0: np.ndarray | None = None):
         self.G, self.prox = G, prox
         self.k = 0
@@ -76,7 +76,7 @@ class SmoothedIterates:
         self.Ga = _combine(a, self.Ga, b, self.Gp, c, self.Gu)
         self.mu *= 1.0 - th  # μ_{k+1} = (1−θ) μ_k
         self.u = self.prox(self.Ga, self.mu)
-        self.Gu = self.G @ self.u  # the one dense product of the step
+        self.Gu = self.G @ self.u  # the one product of the step: O(n²) dense, O(nD) factored
         # p_{k+1} = (1−θ) p_k + θ p_{μ_{k+1}}(α_{k+1})
         self.p = _combine(a, self.p, th, self.u)
         self.Gp = _combine(a, self.Gp, th, self.Gu)
@@ -113,7 +113,7 @@ class NKP(Solver):
     default_max_iter = 100000
 
     def _reset(self):
-        self._G = np.asarray(self.problem.G)
+        self._G = self.problem.gram
         n = self.problem.n
         self.alpha = np.zeros(n)
         self.Ga = np.zeros(n)
@@ -126,7 +126,7 @@ class NKP(Solver):
         self.alpha *= 1.0 - th
         self.alpha[j] += th
         self.Ga *= 1.0 - th
-        self.Ga += th * self._G[j]  # G is symmetric: row j is column j, updated in O(n)
+        self.Ga += th * self._G.column(j)  # G e_j, in O(n) dense, O(nD) factored
         return (j,)
 
     def _halt(self):
@@ -161,7 +161,7 @@ class SNKP(Solver):
     default_max_iter = 20000
 
     def _reset(self):
-        G = np.asarray(self.problem.G)
+        G = self.problem.gram
         n = self.problem.n
         self.it = SmoothedIterates(G, np.full(n, 1.0 / n), 2.0, entropic_prox)
         self._margin = None
