@@ -9,6 +9,7 @@ import numpy as np
 
 from percviz.core import gram
 from percviz.core.params import ParamSet
+from percviz.core.solvers._factored import FactoredNKP
 from percviz.core.solvers.base import Solver, Status, register
 
 FAMILY = "Perceptrons (Ramdas & Peña)"
@@ -114,6 +115,7 @@ class NKP(Solver):
 
     def _reset(self):
         self._G = self.problem.gram
+        self._fast = FactoredNKP(self._G) if self._G.factor is not None else None  # O(D + log n) updates
         n = self.problem.n
         self.alpha = np.zeros(n)
         self.Ga = np.zeros(n)
@@ -121,6 +123,8 @@ class NKP(Solver):
         self._bound_done = False
 
     def _update(self):
+        if self._fast is not None:
+            return (self._fast.step(),)
         j = int(np.argmin(self.Ga))  # p(α_k): the vertex of the smallest (Gα_k)_j, smallest index on ties
         th = 1.0 / (self.iteration + 1)
         self.alpha *= 1.0 - th
@@ -130,6 +134,8 @@ class NKP(Solver):
         return (j,)
 
     def _halt(self):
+        if self._fast is not None:
+            return Status.SEPARATOR if self._fast.separated() else None
         return Status.SEPARATOR if gram.separates(self.Ga, self.alpha) else None
 
     def _bound(self):
@@ -140,6 +146,8 @@ class NKP(Solver):
         return 1.0 / m.rho**2 if m is not None and m.separable else None
 
     def _state(self):
+        if self._fast is not None:
+            self.alpha, self.Ga = self._fast.alpha, self._fast.Ga
         return kernel_state(self, self.alpha, self.Ga, {"bound": self._bound()})
 
 
