@@ -11,8 +11,9 @@ class HullWalk:
     """argmin_i F_i·w by descent along the edges of the convex hull of the rows (D ≤ 3, once O(n log n)).
 
     A linear function's local minimum over a polytope's vertex graph is its global minimum, so walking from the
-    previous answer to a better neighbour until none is better finds argmin_i F_i·w; successive w of NKP are
-    close, so a walk is a few edges. Points sharing a row are one vertex, answered by their smallest index.
+    best of the last few answers to a better neighbour until none is better finds argmin_i F_i·w; NKP's successive
+    w are close or return to recent worst points (e.g. the two rows ±F_i of a point given both labels), so a
+    walk is a few edges. Points sharing a row are one vertex, answered by their smallest index.
     """
 
     def __init__(self, F: np.ndarray):
@@ -32,13 +33,14 @@ class HullWalk:
         code = code[np.r_[True, code[1:] != code[:-1]]]  # each directed edge once, sorted by its tail
         self._nbr = code % m
         self._ptr = np.searchsorted(code // m, np.arange(m + 1))
-        self._at = int(tri[0, 0])
+        self._recent = np.full(8, int(tri[0, 0]))  # the last answers: walks start from the best of them
 
     def __call__(self, w: np.ndarray) -> tuple[int, float]:
         """(j, F_j·w) with j = argmin_i F_i·w."""
-        rows, nbr, ptr = self.rows, self._nbr, self._ptr
-        j = self._at
-        vj = float(rows[j] @ w)
+        rows, nbr, ptr, recent = self.rows, self._nbr, self._ptr, self._recent
+        v = rows[recent] @ w
+        i = int(np.argmin(v))
+        j, vj = int(recent[i]), float(v[i])
         while True:
             nb = nbr[ptr[j]:ptr[j + 1]]
             v = rows[nb] @ w
@@ -46,7 +48,9 @@ class HullWalk:
             if not v[i] < vj:
                 break
             j, vj = int(nb[i]), float(v[i])
-        self._at = j
+        if j not in recent:
+            recent[1:] = recent[:-1].copy()
+            recent[0] = j
         return int(self._first[j]), vj
 
 

@@ -150,6 +150,11 @@ class NKP(Solver):
             self.alpha, self.Ga = self._fast.alpha, self._fast.Ga
         return kernel_state(self, self.alpha, self.Ga, {"bound": self._bound()})
 
+    def _metrics(self):  # the recorded history: no decision function per update
+        if self._fast is not None:
+            self.alpha, self.Ga = self._fast.alpha, self._fast.Ga
+        return {**gram.iterate_metrics(self.alpha, self.Ga), "bound": self._bound()}
+
 
 @register
 class SNKP(Solver):
@@ -190,7 +195,11 @@ class SNKP(Solver):
             return None
         return 2.0 * math.sqrt(2.0 * math.log(self.problem.n)) / m.rho  # Theorem 1
 
+    def _extra(self):
+        return {"p_g_norm": self.it.p_norm, "mu": self.it.mu, "bound": self._bound()}
+
     def _state(self):
-        it = self.it
-        extra = {"p_g_norm": it.p_norm, "mu": it.mu, "bound": self._bound()}
-        return kernel_state(self, it.alpha, it.Ga, extra, p=it.p)
+        return kernel_state(self, self.it.alpha, self.it.Ga, self._extra(), p=self.it.p)
+
+    def _metrics(self):  # the recorded history: no decision function per update
+        return {**gram.iterate_metrics(self.it.alpha, self.it.Ga), **self._extra()}
