@@ -44,6 +44,12 @@ class _Parser(argparse.ArgumentParser):
 # Parsers
 # ---------------------------------------------------------------------------------------------------
 
+def _add_label_column(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--label-column", "-l", metavar="NAME|INDEX",
+                   help="the CSV/.npy column holding the labels, by header name or 0-based index (default: the "
+                        "last); the other columns are the point's coordinates, any number of them")
+
+
 def _add_run_options(p: argparse.ArgumentParser, *, algorithm_help: str) -> None:
     p.add_argument("--algorithm", "-a", metavar="NAME", help=algorithm_help)
     p.add_argument("--kernel", "-k", metavar="SPEC",
@@ -78,7 +84,9 @@ def gui_parser() -> argparse.ArgumentParser:
 
 def solve_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="percviz solve", description="Run one algorithm on DATA to the end and report the result.")
-    p.add_argument("data", metavar="DATA", help="preset .json, CSV x,y,label, or shipped scene name")
+    p.add_argument("data", metavar="DATA", help="preset .json, CSV (features…, label), .npy/.npz, or shipped scene "
+                                                "name")
+    _add_label_column(p)
     _add_run_options(p, algorithm_help="algorithm name (required for CSV data; default: the preset's); "
                                        "'percviz list' shows them all")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
@@ -88,7 +96,9 @@ def solve_parser() -> argparse.ArgumentParser:
 def margin_parser() -> argparse.ArgumentParser:
     p = _Parser(prog="percviz margin",
                 description="The optimal normalized margin ρ_K of DATA under a kernel, and its witness p.")
-    p.add_argument("data", metavar="DATA", help="preset .json, CSV x,y,label, or shipped scene name")
+    p.add_argument("data", metavar="DATA", help="preset .json, CSV (features…, label), .npy/.npz, or shipped scene "
+                                                "name")
+    _add_label_column(p)
     p.add_argument("--kernel", "-k", metavar="SPEC", help="kernel spec (default: the preset's, else affine)")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
     return p
@@ -144,10 +154,9 @@ def resolve_data(arg: str) -> Path:
 
 def load_with_overrides(args: argparse.Namespace, *, need_algorithm: bool):
     """Load DATA and apply --algorithm/--kernel/--features/--param/--max-iter (validated)."""
-    from percviz.core.presets import load_scene
 
     path = resolve_data(args.data)
-    preset = load_scene(path)
+    preset = _load_scene_or_table(path, getattr(args, "label_column", None))
     is_csv = path.suffix.lower() != ".json" and not _looks_like_json(path)
     algorithm = getattr(args, "algorithm", None)
     if need_algorithm and is_csv and algorithm is None:
@@ -172,6 +181,23 @@ def load_with_overrides(args: argparse.Namespace, *, need_algorithm: bool):
 
 
 _FROM_FLAGS = "<command line>"
+
+
+def _load_scene_or_table(path: Path, label_column):
+    """A preset or x,y,label CSV as before; a CSV of other widths, --label-column, .npy or .npz as a table in R^d."""
+    from percviz.core.presets import Preset, load_scene
+    from percviz.core.tables import NUMPY_SUFFIXES, csv_column_count, read_table
+
+    suffix = path.suffix.lower()
+    if suffix in NUMPY_SUFFIXES:
+        return Preset(read_table(path, label_column), title=path.stem)
+    if suffix == ".json" or _looks_like_json(path):
+        if label_column is not None:
+            raise UsageError("--label-column applies to CSV and .npy files, not to a preset")
+        return load_scene(path)
+    if label_column is None and csv_column_count(path) in (3, None):
+        return load_scene(path)
+    return Preset(read_table(path, label_column), title=path.stem)
 
 
 def _flag_of(field: str | None) -> str:
@@ -446,6 +472,8 @@ def cmd_gui(argv: Sequence[str]) -> int:
             raise UsageError(f"--screenshot: the folder {out.resolve().parent} does not exist")
     # Validate everything before Qt starts, so a bad file is one line, not a dialog.
     args.preset = load_with_overrides(args, need_algorithm=False) if args.data else None
+    if args.preset is not None:
+        args.preset.points.require_plane("The percviz window")
     if args.preset is None and (args.algorithm or args.kernel or args.features or args.params or args.max_iter):
         from percviz.core.presets import default_preset
 
@@ -486,6 +514,7 @@ def cmd_export(argv: Sequence[str]) -> int:
     if args.steps is not None and args.steps < 1:
         raise UsageError("--steps must be 1 or more")
     args.preset = load_with_overrides(args, need_algorithm=False)
+    args.preset.points.require_plane("The exporter")
     export = _import_app("export", EXPORT_FUNCTION, "the exporter")
     return int(export(args) or 0)
 

@@ -81,6 +81,8 @@ def build_window(preset=None, app=None):
     app = app or _application()
     from percviz.app.main_window import MainWindow
 
+    if preset is not None:
+        preset.points.require_plane("The percviz window")  # d ≠ 2: one clear error, not a broken canvas
     window = MainWindow()
     window.load_preset(preset if preset is not None else default_scene())
     return window

@@ -1,4 +1,4 @@
-"""Labelled 2-D point sets: classes 0..c-1, with the signed ±1 view for two-class work."""
+"""Labelled point sets in R^d (d ≥ 1; the canvas shows d = 2): classes 0..c-1, with the signed ±1 view for two-class work."""
 
 from __future__ import annotations
 
@@ -12,6 +12,12 @@ from percviz.core.errors import DataError
 POSITIVE, NEGATIVE = 0, 1
 
 
+def format_point(row, shown: int = 4) -> str:
+    """A point's coordinates for a message: (x1, x2, …), the first few only."""
+    vals = ", ".join(f"{float(v):g}" for v in row[:shown])
+    return f"({vals}{', …' if len(row) > shown else ''})"
+
+
 def _readonly(a: np.ndarray) -> np.ndarray:
     a = np.array(a, copy=True)
     a.setflags(write=False)
@@ -20,27 +26,29 @@ def _readonly(a: np.ndarray) -> np.ndarray:
 
 @dataclass(frozen=True, eq=False)
 class PointSet:
-    """Points X (n×2, finite) with class indices 0..c-1; immutable."""
+    """Points X (n×d, finite, d ≥ 1; d = 2 for the canvas) with class indices 0..c-1; immutable."""
 
     X: np.ndarray
     classes: np.ndarray
 
     def __init__(self, X, classes):
         X = np.asarray(X, dtype=float)
-        if X.size == 0:
+        if X.size == 0 and X.ndim < 2:
             X = X.reshape(0, 2)
-        if X.ndim != 2 or X.shape[1] != 2:
-            raise DataError(f"Points must be an n×2 array of (x, y) pairs; got shape {X.shape}.")
+        if X.ndim != 2 or X.shape[1] < 1:
+            raise DataError(
+                f"Points must be an n×d array (one row of d ≥ 1 coordinates per point); got shape {X.shape}."
+            )
         bad = ~np.isfinite(X).all(axis=1)
         if bad.any():
             i = int(np.flatnonzero(bad)[0])
             raise DataError(
-                f"Point {i} has a non-finite coordinate {tuple(X[i])}; "
-                "remove it or give it finite x and y values."
+                f"Point {i} has a non-finite coordinate {format_point(X[i])}; "
+                "remove it or give it finite coordinates."
             )
         if (np.abs(X) > 1e150).any():
             i = int(np.flatnonzero((np.abs(X) > 1e150).any(axis=1))[0])
-            raise DataError(f"Point {i} has a coordinate too large to compute with: {tuple(X[i])}.")
+            raise DataError(f"Point {i} has a coordinate too large to compute with: {format_point(X[i])}.")
         c = np.asarray(classes)
         if c.shape != (X.shape[0],):
             raise DataError(f"Expected {X.shape[0]} class labels, got an array of shape {c.shape}.")
@@ -75,6 +83,20 @@ class PointSet:
     @property
     def n(self) -> int:
         return int(self.X.shape[0])
+
+    @property
+    def dim(self) -> int:
+        """d, the number of coordinates of each point."""
+        return int(self.X.shape[1])
+
+    def require_plane(self, where: str = "The window") -> None:
+        """Raise DataError unless the points are 2-D (the canvas and geometry views draw the plane)."""
+        if self.dim != 2:
+            raise DataError(
+                f"{where} shows 2-D scenes, but these points have d = {self.dim} coordinates; run them with "
+                "'percviz solve'/'percviz margin' or percviz.estimators, or reduce them to 2 columns first "
+                "(e.g. with PCA)."
+            )
 
     @property
     def n_classes(self) -> int:

@@ -1,4 +1,4 @@
-"""Decision functions a snapshot carries, evaluable anywhere in the plane."""
+"""Decision functions a snapshot carries, evaluable anywhere in the input space R^d (the plane on the canvas)."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ def _frozen(a) -> np.ndarray:
 
 
 class DecisionFunction:
-    """f: R² → R (two classes, sign gives the label) or R² → R^c (multi-class, argmax)."""
+    """f: R^d → R (two classes, sign gives the label) or R^d → R^c (multi-class, argmax)."""
 
     n_outputs: int = 1
 
@@ -32,7 +32,11 @@ class DecisionFunction:
         return np.argmax(v, axis=1)
 
     def affine(self) -> tuple[float, float, float] | None:
-        """(w1, w2, b) when f(x) = w·x + b exactly (two-class only), else None."""
+        """(w1, w2, b) when f(x) = w·x + b exactly on the plane (two-class only), else None."""
+        return None
+
+    def affine_weights(self, d: int) -> tuple[np.ndarray, float] | None:
+        """(w, b) when f(x) = w·x + b exactly on R^d (two-class only), else None."""
         return None
 
 
@@ -48,6 +52,9 @@ class ZeroDecision(DecisionFunction):
 
     def affine(self):
         return (0.0, 0.0, 0.0) if self.n_outputs == 1 else None
+
+    def affine_weights(self, d):
+        return (np.zeros(d), 0.0) if self.n_outputs == 1 else None
 
 
 @dataclass(frozen=True, eq=False)
@@ -65,8 +72,11 @@ class KernelExpansion(DecisionFunction):
     rkhs_norm: float | None = None
 
     def __post_init__(self):
-        object.__setattr__(self, "centers", _frozen(self.centers).reshape(-1, 2))
-        object.__setattr__(self, "coef", _frozen(self.coef).reshape(-1))
+        coef = _frozen(self.coef).reshape(-1)
+        centers = _frozen(self.centers)
+        d = centers.shape[-1] if centers.ndim == 2 else (centers.size // coef.size if coef.size else 2)
+        object.__setattr__(self, "centers", centers.reshape(coef.size, d))
+        object.__setattr__(self, "coef", coef)
 
     def __call__(self, Z):
         Z = np.atleast_2d(np.asarray(Z, dtype=float))
@@ -86,6 +96,13 @@ class KernelExpansion(DecisionFunction):
         if ab is None:
             return None
         return ab[0], ab[1], ab[2] + float(self.bias)
+
+    def affine_weights(self, d):
+        wb = self.kernel.affine_weights(self.centers, self.coef)
+        if wb is None:
+            return None
+        w = np.zeros(d) if self.coef.size == 0 else np.asarray(wb[0], dtype=float)
+        return w, float(wb[1]) + float(self.bias)
 
 
 @dataclass(frozen=True, eq=False)
@@ -107,3 +124,8 @@ class FeatureLinear(DecisionFunction):
         if self.weights.ndim != 1:
             return None
         return self.features.affine_coefficients(self.weights)
+
+    def affine_weights(self, d):
+        if self.weights.ndim != 1:
+            return None
+        return self.features.affine_weights(self.weights, d)

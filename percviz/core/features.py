@@ -1,13 +1,15 @@
-"""Explicit feature maps φ: R² → R^d̂ for the weight-vector procedures (the notes' φ-functions)."""
+"""Explicit feature maps φ: R^d → R^d̂ for the weight-vector procedures (the notes' φ-functions); d = 2 on the canvas."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from itertools import combinations_with_replacement
+from math import comb
 from typing import ClassVar
 
 import numpy as np
 
-from percviz.core.errors import SpecError
+from percviz.core.errors import DataError, SpecError
 from percviz.core.params import ParamSet, Parametrized, ParamSpec
 from percviz.core.spec import parse_spec
 
@@ -30,41 +32,56 @@ class FeatureMap(Parametrized):
     #: True when a·φ(x) is affine in x, so level sets are exact lines.
     affine_in_input: ClassVar[bool] = False
 
-    def dimension(self) -> int:
-        """d̂, the length of φ(x)."""
-        return int(self.transform(np.zeros((1, 2))).shape[1])
+    def dimension(self, d: int = 2) -> int:
+        """d̂, the length of φ(x) for x in R^d."""
+        return int(self.transform(np.zeros((1, d))).shape[1])
 
     def transform(self, X) -> np.ndarray:
         raise NotImplementedError
 
-    def term_names(self) -> list[str]:
-        """Readable names of the components of φ, e.g. ['1', 'x1', 'x2']."""
-        return [f"φ{i}" for i in range(self.dimension())]
+    def term_names(self, d: int = 2) -> list[str]:
+        """Readable names of the components of φ on R^d, e.g. ['1', 'x1', 'x2']."""
+        return [f"φ{i}" for i in range(self.dimension(d))]
+
+    def affine_weights(self, a, d: int = 2) -> tuple[np.ndarray, float] | None:
+        """(w, b) with a·φ(x) = w·x + b on R^d, or None when not affine."""
+        return None
 
     def affine_coefficients(self, a) -> tuple[float, float, float] | None:
-        """(w1, w2, b) with a·φ(x) = w·x + b, or None when not affine."""
-        return None
+        """(w1, w2, b) with a·φ(x) = w·x + b on the plane, or None when not affine."""
+        wb = self.affine_weights(a, 2)
+        return None if wb is None else (float(wb[0][0]), float(wb[0][1]), float(wb[1]))
+
+
+def _rows(X) -> np.ndarray:
+    X = np.asarray(X, dtype=float)
+    return X.reshape(1, -1) if X.ndim == 1 else X
+
+
+def variable_names(d: int) -> list[str]:
+    """x1, x2, …, xd."""
+    return [f"x{i + 1}" for i in range(d)]
 
 
 @register_features
 @dataclass(frozen=True)
 class AugmentedLinear(FeatureMap):
-    """φ(x) = (1, x1, x2): the augmented vectors of the notes."""
+    """φ(x) = (1, x1, …, xd): the augmented vectors of the notes."""
 
     name: ClassVar[str] = "linear"
     display_name: ClassVar[str] = "Augmented linear (1, x1, x2)"
     affine_in_input: ClassVar[bool] = True
 
     def transform(self, X):
-        X = np.atleast_2d(np.asarray(X, dtype=float))
+        X = _rows(X)
         return np.column_stack([np.ones(X.shape[0]), X])
 
-    def term_names(self):
-        return ["1", "x1", "x2"]
+    def term_names(self, d: int = 2):
+        return ["1"] + variable_names(d)
 
-    def affine_coefficients(self, a):
+    def affine_weights(self, a, d: int = 2):
         a = np.asarray(a, dtype=float)
-        return float(a[1]), float(a[2]), float(a[0])
+        return a[1 : d + 1].copy(), float(a[0])
 
 
 def parse_features(spec: "str | FeatureMap") -> FeatureMap:
@@ -81,43 +98,88 @@ def parse_features(spec: "str | FeatureMap") -> FeatureMap:
 @register_features
 @dataclass(frozen=True)
 class AugmentedLinear1D(FeatureMap):
-    """φ(x) = (1, x1): the notes' one-dimensional augmented vectors (x2 is ignored); d̂ = 2."""
+    """φ(x) = (1, x1): the notes' one-dimensional augmented vectors (x2, … are ignored); d̂ = 2."""
 
     name: ClassVar[str] = "linear1d"
     display_name: ClassVar[str] = "1-D augmented (1, x1)"
     affine_in_input: ClassVar[bool] = True
 
     def transform(self, X):
-        X = np.atleast_2d(np.asarray(X, dtype=float))
+        X = _rows(X)
         return np.column_stack([np.ones(X.shape[0]), X[:, 0]])
 
-    def term_names(self):
+    def term_names(self, d: int = 2):
         return ["1", "x1"]
 
-    def affine_coefficients(self, a):
+    def affine_weights(self, a, d: int = 2):
         a = np.asarray(a, dtype=float)
-        return float(a[1]), 0.0, float(a[0])
+        w = np.zeros(d)
+        w[0] = a[1]
+        return w, float(a[0])
 
 
-def monomial_exponents(degree: int) -> list[tuple[int, int]]:
-    """(i, j) for x1^i x2^j, by total degree, x1's power falling: 1, x1, x2, x1², x1x2, x2², x1³, …"""
-    return [(t - j, j) for t in range(degree + 1) for j in range(t + 1)]
+#: Refuse polynomial maps with more terms than this (C(k + d, d) grows fast with the input dimension d).
+MAX_TERMS = 200_000
+
+
+def monomial_exponents(degree: int, d: int = 2) -> list[tuple[int, ...]]:
+    """Exponent tuples of the monomials of R^d by total degree, x1's power falling first.
+
+    For d = 2: 1, x1, x2, x1², x1x2, x2², x1³, … (the notes' order); C(degree + d, d) terms in all.
+    """
+    out = []
+    for t in range(degree + 1):
+        for idx in combinations_with_replacement(range(d), t):
+            e = [0] * d
+            for i in idx:
+                e[i] += 1
+            out.append(tuple(e))
+    return out
 
 
 _SUPERSCRIPT = str.maketrans("0123456789", "⁰¹²³⁴⁵⁶⁷⁸⁹")
 
 
-def _monomial_name(i: int, j: int) -> str:
-    def power(v, p):
-        return "" if p == 0 else v if p == 1 else v + str(p).translate(_SUPERSCRIPT)
+def _monomial_name(exponents: tuple[int, ...]) -> str:
+    """'x1²x2' (a '·' between factors once variables have two-digit indices, 'x3·x12')."""
+    sep = "·" if len(exponents) >= 10 else ""
+    parts = [
+        f"x{v + 1}" + ("" if p == 1 else str(p).translate(_SUPERSCRIPT)) for v, p in enumerate(exponents) if p
+    ]
+    return sep.join(parts) or "1"
 
-    return (power("x1", i) + power("x2", j)) or "1"
+
+def _check_terms(degree: int, d: int) -> None:
+    terms = comb(degree + d, d)
+    if terms > MAX_TERMS:
+        raise DataError(
+            f"A polynomial map of degree {degree} on {d} coordinates has {terms:,} terms (limit {MAX_TERMS:,}); "
+            "lower the degree, use a kernel (poly, rbf) instead, or reduce the number of columns."
+        )
 
 
 def _monomials(X, degree: int) -> np.ndarray:
-    X = np.atleast_2d(np.asarray(X, dtype=float))
-    x1, x2 = X[:, 0], X[:, 1]
-    return np.column_stack([x1**i * x2**j for i, j in monomial_exponents(degree)])
+    X = _rows(X)
+    n, d = X.shape
+    _check_terms(degree, d)
+    if d == 2:  # the canvas's case, one power per column (fast on big grids)
+        x1, x2 = X[:, 0], X[:, 1]
+        return np.column_stack([x1 ** e[0] * x2 ** e[1] for e in monomial_exponents(degree, 2)])
+    cols = [np.ones(n)]
+    prev = [((), np.ones(n))]  # monomials of the last degree, by their sorted variable indices
+    for _ in range(degree):
+        nxt = []
+        for idx, col in prev:
+            for v in range(idx[-1] if idx else 0, d):
+                nxt.append((idx + (v,), col * X[:, v]))
+        cols.extend(c for _, c in nxt)
+        prev = nxt
+    return np.column_stack(cols)
+
+
+def _monomial_names(degree: int, d: int) -> list[str]:
+    _check_terms(degree, d)
+    return [_monomial_name(e) for e in monomial_exponents(degree, d)]
 
 
 @register_features
@@ -131,14 +193,14 @@ class Quadratic(FeatureMap):
     def transform(self, X):
         return _monomials(X, 2)
 
-    def term_names(self):
-        return [_monomial_name(i, j) for i, j in monomial_exponents(2)]
+    def term_names(self, d: int = 2):
+        return _monomial_names(2, d)
 
 
 @register_features
 @dataclass(frozen=True)
 class Polynomial(FeatureMap):
-    """All monomials x1^i x2^j with i + j ≤ degree: C(degree + 2, 2) terms, ordered as `quadratic`."""
+    """All monomials of total degree ≤ k: C(k + d, d) terms on R^d, ordered as `quadratic`."""
 
     name: ClassVar[str] = "poly"
     display_name: ClassVar[str] = "Full polynomial of degree k"
@@ -153,14 +215,14 @@ class Polynomial(FeatureMap):
     def transform(self, X):
         return _monomials(X, self.degree)
 
-    def term_names(self):
-        return [_monomial_name(i, j) for i, j in monomial_exponents(self.degree)]
+    def term_names(self, d: int = 2):
+        return _monomial_names(self.degree, d)
 
-    def affine_coefficients(self, a):
+    def affine_weights(self, a, d: int = 2):
         if self.degree != 1:
             return None
         a = np.asarray(a, dtype=float)
-        return float(a[1]), float(a[2]), float(a[0])
+        return a[1 : d + 1].copy(), float(a[0])
 
 
 @register_features
@@ -181,20 +243,20 @@ class RandomFourier(FeatureMap):
         )
     )
 
-    def _draws(self) -> tuple[np.ndarray, np.ndarray]:
-        cached = self.__dict__.get("_cache")
-        if cached is None:
+    def _draws(self, d: int = 2) -> tuple[np.ndarray, np.ndarray]:
+        """ω (D×d) and the phases c (D) for inputs in R^d; one draw per d, cached."""
+        cache = self.__dict__.setdefault("_cache", {})
+        if d not in cache:
             r = np.random.default_rng(self.seed)
-            omega = r.normal(0.0, np.sqrt(2.0 * self.gamma), size=(self.dim, 2))
+            omega = r.normal(0.0, np.sqrt(2.0 * self.gamma), size=(self.dim, d))
             phase = r.uniform(0.0, 2 * np.pi, size=self.dim)
-            cached = (omega, phase)
-            object.__setattr__(self, "_cache", cached)
-        return cached
+            cache[d] = (omega, phase)
+        return cache[d]
 
     def transform(self, X):
-        X = np.atleast_2d(np.asarray(X, dtype=float))
-        omega, phase = self._draws()
+        X = _rows(X)
+        omega, phase = self._draws(X.shape[1])
         return np.column_stack([np.ones(X.shape[0]), np.sqrt(2.0 / self.dim) * np.cos(X @ omega.T + phase)])
 
-    def term_names(self):
+    def term_names(self, d: int = 2):
         return ["1"] + [f"cos(ω{j + 1}·x + c{j + 1})" for j in range(self.dim)]

@@ -1,4 +1,4 @@
-"""Kernels K(x, z) on the plane, with their diagonals and input gradients ∂K(x, z)/∂x."""
+"""Kernels K(x, z) on R^d (the plane on the canvas), with their diagonals and input gradients ∂K(x, z)/∂x."""
 
 from __future__ import annotations
 
@@ -49,12 +49,19 @@ class Kernel(Parametrized):
         raise NotImplementedError
 
     def grad_x(self, X, Z) -> np.ndarray:
-        """∂K(x, z)/∂x at x = X[i], z = Z[j]: shape (len(X), len(Z), 2)."""
+        """∂K(x, z)/∂x at x = X[i], z = Z[j]: shape (len(X), len(Z), d)."""
         raise NotImplementedError
 
-    def affine_coefficients(self, centers, coef) -> tuple[float, float, float] | None:
-        """(w1, w2, b) with Σ_i coef_i K(centers_i, x) = w·x + b, or None when not affine."""
+    def affine_weights(self, centers, coef) -> tuple[np.ndarray, float] | None:
+        """(w, b) with Σ_i coef_i K(centers_i, x) = w·x + b on R^d, or None when not affine."""
         return None
+
+    def affine_coefficients(self, centers, coef) -> tuple[float, float, float] | None:
+        """(w1, w2, b) with Σ_i coef_i K(centers_i, x) = w·x + b on the plane; None when not affine or d ≠ 2."""
+        wb = self.affine_weights(centers, coef)
+        if wb is None or wb[0].shape != (2,):
+            return None
+        return float(wb[0][0]), float(wb[0][1]), float(wb[1])
 
 
 @register_kernel
@@ -77,9 +84,8 @@ class LinearKernel(Kernel):
         X, Z = _as2d(X), _as2d(Z)
         return np.broadcast_to(Z[None, :, :], (X.shape[0], Z.shape[0], Z.shape[1])).copy()
 
-    def affine_coefficients(self, centers, coef):
-        w = np.asarray(coef) @ _as2d(centers)
-        return float(w[0]), float(w[1]), 0.0
+    def affine_weights(self, centers, coef):
+        return np.asarray(coef, dtype=float) @ _as2d(centers), 0.0
 
 
 @register_kernel
@@ -102,10 +108,9 @@ class AffineKernel(Kernel):
         X, Z = _as2d(X), _as2d(Z)
         return np.broadcast_to(Z[None, :, :], (X.shape[0], Z.shape[0], Z.shape[1])).copy()
 
-    def affine_coefficients(self, centers, coef):
-        coef = np.asarray(coef)
-        w = coef @ _as2d(centers)
-        return float(w[0]), float(w[1]), float(coef.sum())
+    def affine_weights(self, centers, coef):
+        coef = np.asarray(coef, dtype=float)
+        return coef @ _as2d(centers), float(coef.sum())
 
 
 @register_kernel
@@ -178,8 +183,9 @@ class LaplacianKernel(Kernel):
     )
 
     def gram(self, X, Z):
-        d1 = np.abs(X[:, None, :] - Z[None, :, :]).sum(axis=2)
-        return np.exp(-self.gamma * d1)
+        from scipy.spatial.distance import cdist  # one n×m pass, not an n×m×d temporary
+
+        return np.exp(-self.gamma * cdist(X, Z, "cityblock"))
 
     def diag(self, X):
         return np.ones(_as2d(X).shape[0])

@@ -130,6 +130,11 @@ class Preset:
         Changing the algorithm drops the preset's parameters (they belong to its own algorithm);
         `params` are then merged over what is left.
         """
+        if self.points.dim != 2:  # a table in R^d (the CLI): validate the choices on a plane, keep the points
+            plane = dataclasses.replace(self, points=PointSet(np.zeros((0, 2)), []))
+            chosen = plane.with_overrides(algorithm=algorithm, kernel=kernel, features=features, params=params,
+                                          max_iter=max_iter, source=source)
+            return dataclasses.replace(chosen, points=self.points)
         raw: dict[str, Any] = self.to_dict()
         if algorithm is not None and algorithm != self.algorithm:
             raw["algorithm"], raw["params"] = algorithm, {}

@@ -1,4 +1,4 @@
-"""A problem: labelled points with the kernel (for dual algorithms) and the φ-map (for weight vectors)."""
+"""A problem: labelled points in R^d with the kernel (for dual algorithms) and the φ-map (for weight vectors)."""
 
 from __future__ import annotations
 
@@ -6,7 +6,7 @@ from functools import cached_property
 
 import numpy as np
 
-from percviz.core.data import PointSet
+from percviz.core.data import PointSet, format_point
 from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
 from percviz.core.features import FeatureMap, parse_features
@@ -49,9 +49,8 @@ class Problem:
         bad = np.flatnonzero(~(d > MIN_SELF_KERNEL))
         if bad.size:
             i = int(bad[0])
-            x = tuple(float(v) for v in self.X[i])
             raise DataError(
-                f"Point {i} at ({x[0]:g}, {x[1]:g}) has K(x, x) = {d[i]:.3g} with the {self.kernel.spec} kernel, "
+                f"Point {i} at {format_point(self.X[i])} has K(x, x) = {d[i]:.3g} with the {self.kernel.spec} kernel, "
                 "so it cannot be normalized. Move or delete that point, or use a kernel with K(x, x) > 0 "
                 "(affine, RBF, polynomial with c > 0)."
             )
@@ -93,6 +92,6 @@ class Problem:
         return Yh
 
     def expansion(self, alpha, rkhs_norm: float | None = None) -> KernelExpansion:
-        """The function f = Σ α_i y_i φ̃(x_i) of the paper as a decision function on the plane."""
+        """The function f = Σ α_i y_i φ̃(x_i) of the paper as a decision function on R^d."""
         coef = np.asarray(alpha, dtype=float) * self.y / np.sqrt(self.self_kernel)
         return KernelExpansion(self.kernel, self.X, coef, 0.0, rkhs_norm)

@@ -5,7 +5,6 @@ import pytest
 from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 from scipy.optimize import minimize
-from sklearn.svm import SVC
 
 from percviz.core import gram
 from percviz.core.data import PointSet
@@ -13,6 +12,11 @@ from percviz.core.errors import DataError
 from percviz.core.problem import Problem
 
 from test_paper_solvers import duplicated_flipped, make_separable, overlapping_clouds, xor
+
+
+def SVC(*args, **kwargs):
+    """scikit-learn's SVC, the independent reference (the tests using it skip without scikit-learn)."""
+    return pytest.importorskip("sklearn.svm", reason="scikit-learn's SVC is the reference").SVC(*args, **kwargs)
 
 
 def svc_margin(problem: Problem) -> float:

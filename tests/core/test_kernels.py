@@ -2,12 +2,24 @@
 
 import numpy as np
 import pytest
-from sklearn.metrics.pairwise import laplacian_kernel, linear_kernel, polynomial_kernel, rbf_kernel
 
 from percviz.core.data import PointSet
 from percviz.core.errors import DataError, ParameterError, PercvizError, SpecError
 from percviz.core.kernels import KERNELS, make_kernel, parse_kernel
 from percviz.core.problem import Problem
+
+
+def _pairwise(name):
+    """scikit-learn's kernel `name`, the independent reference (those tests skip without scikit-learn)."""
+    def call(*args, **kwargs):
+        mod = pytest.importorskip("sklearn.metrics.pairwise", reason="scikit-learn's kernels are the reference")
+        return getattr(mod, name)(*args, **kwargs)
+    return call
+
+
+laplacian_kernel, linear_kernel, polynomial_kernel, rbf_kernel = map(
+    _pairwise, ("laplacian_kernel", "linear_kernel", "polynomial_kernel", "rbf_kernel")
+)
 
 RNG = np.random.default_rng(17)
 X = RNG.normal(size=(7, 2))

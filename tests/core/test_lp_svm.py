@@ -2,7 +2,6 @@
 
 import numpy as np
 import pytest
-from sklearn.svm import SVC
 
 from percviz.core import datasets
 from percviz.core.data import PointSet
@@ -10,6 +9,11 @@ from percviz.core.errors import DataError
 from percviz.core.problem import Problem
 from percviz.core.solvers import Status, get_solver
 from percviz.core.solvers.lp import kernel_separable, min_perceptron_criterion, min_tau, perceptron_criterion
+
+
+def SVC(*args, **kwargs):
+    """scikit-learn's SVC, the independent reference (the tests using it skip without scikit-learn)."""
+    return pytest.importorskip("sklearn.svm", reason="scikit-learn's SVC is the reference").SVC(*args, **kwargs)
 
 
 def run(name, points, kernel="affine", features="linear", **params):

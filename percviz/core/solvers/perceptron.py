@@ -8,6 +8,7 @@ import math
 import numpy as np
 
 from percviz.core import gram
+from percviz.core.data import format_point
 from percviz.core.decision import FeatureLinear, KernelExpansion
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSet
@@ -107,7 +108,7 @@ class NormalizedPerceptron(Solver):
             i = int(bad[0])
             x = self.problem.X[i]
             raise DataError(
-                f"Point {i} at ({x[0]:g}, {x[1]:g}) has φ(x) = 0 with the {self.problem.features.spec} "
+                f"Point {i} at {format_point(x)} has φ(x) = 0 with the {self.problem.features.spec} "
                 "feature map, so it cannot be normalized. Move or delete that point."
             )
         self._X = Y / norms[:, None]

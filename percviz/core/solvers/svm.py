@@ -10,8 +10,8 @@ Clarabel is an interior-point method: each step of this solver shows its iterate
 iteration (re-solving with a growing iteration limit: Clarabel is deterministic, so these are its true iterates;
 at most 25 evenly spaced ones, and none beyond 400 points), and the last step is the converged solution. The
 bias is the multiplier of the constraint Σ α_i y_i = 0. Support vectors are told apart by complementarity.
-For the linear and affine kernels the snapshot also carries the weights (b, w1, w2) of f(x) = w·x + b, in
-the order of the augmented map (1, x1, x2).
+For the linear and affine kernels the snapshot also carries the weights (b, w1, …, wd) of f(x) = w·x + b, in
+the order of the augmented map (1, x1, …, xd).
 
 Hard margin on data that the kernel's feature space cannot separate has no solution: this is decided before
 solving by a linear program whose optimum is 0 (separable) or at least 1 (a proof that it is not), and refused
@@ -218,11 +218,11 @@ class SVM(Solver):
         # 0 and may stray slightly outside); f itself keeps every α, since on ill-conditioned kernels the
         # small ones still matter.
         shown = np.clip(np.where(sv, alpha, 0.0), 0.0, self._C)
-        ab = decision.affine()
+        wb = decision.affine_weights(self.problem.points.dim)
         return {
             "decision": decision,
             "alpha": shown,
-            "weights": None if ab is None else np.array([ab[2], ab[0], ab[1]]),
+            "weights": None if wb is None else np.concatenate([[wb[1]], wb[0]]),
             "metrics": {
                 "objective": float(alpha.sum() - 0.5 * w2),
                 "margin": 1.0 / wn if wn > 0 else None,
