@@ -6,13 +6,14 @@ Reports, for a set with ρ_K = 0 (bench_core.zero_margin: nothing stops early):
     Solver.advance, bound=False; NKP's one-off set-up (the hull of the rows) is timed apart;
   - the same at n = 4,000 on the dense G and on the factored G, side by side (the ratio dense/factored);
   - reading an n-point CSV (core.presets.read_csv) and building the operator;
-  - `percviz solve` on that CSV (SNKP and NKP, a fixed iteration limit, the bound metric on) in a subprocess:
-    wall time and peak RSS (target < 500 MB).
+  - `percviz solve` on that CSV (SNKP and NKP, a fixed iteration limit, the bound metric on) in a subprocess
+    with one BLAS thread: wall time and peak RSS (target < 500 MB). (With OpenBLAS's default threads on this
+    loaded machine, each small O(n) BLAS call can wait ~10 ms for its second thread.)
 """
 
 from __future__ import annotations
 
-import resource
+import os
 import subprocess
 import sys
 import tempfile
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from bench_core import zero_margin
+from percviz.core.data import PointSet
 from percviz.core.presets import read_csv, write_csv
 from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver
@@ -58,9 +60,19 @@ def cli_run(csv: Path, algorithm: str, max_iter: int) -> tuple[float, float, str
         "status = json.loads(r.stdout)['status'] if r.returncode == 0 else 'error: ' + r.stderr.strip(); "
         "print(wall, peak, status, sep='\\t')"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    env = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env).stdout
     wall, peak, status = out.strip().split("\t")
     return float(wall), float(peak), status
+
+
+def thin_margin(n: int, gap: float = 1e-3, seed: int = 0) -> Problem:
+    """A separable set: uniform points in the square, labelled by a line, none within `gap` of it."""
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-1, 1, size=(2 * n, 2))
+    s = X[:, 0] + 0.5 * X[:, 1] - 0.2
+    X, s = X[np.abs(s) > gap][:n], s[np.abs(s) > gap][:n]
+    return Problem(PointSet.from_signed(X, np.where(s > 0, 1.0, -1.0)), "affine")
 
 
 def main(n: int) -> None:
@@ -78,6 +90,11 @@ def main(n: int) -> None:
     for name, target in (("snkp", 100), ("nkp", 10_000)):
         r, setup, k = rate(big, name)
         print(f"  {name:<5} {r:>10,.0f} updates/s (target ≥ {target:,}; {k:,} timed; start + first update {setup:.2f} s)")
+    print(f"n = {n:,}, a separable set with a gap of 1e-3 around its line (SNKP may stop early)")
+    sep = thin_margin(n)
+    for name in ("snkp", "nkp"):
+        r, setup, k = rate(sep, name)
+        print(f"  {name:<5} {r:>10,.0f} updates/s ({k:,} timed; start + first update {setup:.2f} s)")
 
     m = 4000
     print(f"n = {m:,}: dense G against the factored G (same points)")

@@ -144,3 +144,15 @@ def test_dense_kernels_are_refused_before_allocating(monkeypatch):
     finally:
         tracemalloc.stop()
     assert peak < 20 * 2**20
+
+
+@pytest.mark.parametrize("spec", ["affine", "poly:degree=3", "rbf:gamma=0.5"])
+def test_kernel_expansion_on_many_points_agrees_with_the_direct_sum(spec):
+    from percviz.core.decision import EVAL_BLOCK, KernelExpansion
+
+    rng = np.random.default_rng(10)
+    C, c, Z = rng.normal(size=(3000, 2)), rng.normal(size=3000), rng.normal(size=(2000, 2))
+    assert Z.shape[0] * C.shape[0] > EVAL_BLOCK  # the feature-map / blocked path, not one K(Z, C)
+    k = parse_kernel(spec)
+    direct = k(Z, C) @ c
+    np.testing.assert_allclose(KernelExpansion(k, C, c)(Z), direct, atol=1e-12 * np.abs(direct).max())
