@@ -21,7 +21,7 @@ from percviz import __version__
 from percviz.core.errors import DataError, PercvizError, PresetError
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
-SUBCOMMANDS = ("solve", "margin", "export", "list")
+SUBCOMMANDS = ("solve", "margin", "export", "list", "sweep", "cover")
 PANEL_CHOICES = ("canvas", "curves", "weight", "feature")
 
 
@@ -71,7 +71,8 @@ def gui_parser() -> argparse.ArgumentParser:
                     "the window on DATA (a preset .json, a CSV x,y,label, or a shipped scene's name).",
         epilog="Sub-commands (no window): 'percviz solve DATA --algorithm NAME [--json]', "
                "'percviz margin DATA [--json]', 'percviz export PRESET.json --out run.gif', "
-               "'percviz list'. Run 'percviz solve --help' for details.",
+               "'percviz list', 'percviz sweep --algorithms snkp,nkp [--json]', 'percviz cover'. "
+               "Run 'percviz solve --help' for details.",
     )
     p.add_argument("data", nargs="?", metavar="DATA", help="preset .json, CSV x,y,label, or shipped scene name")
     _add_run_options(p, algorithm_help="algorithm to select (default: the preset's, else snkp)")
@@ -100,7 +101,11 @@ def margin_parser() -> argparse.ArgumentParser:
                                                 "name")
     _add_label_column(p)
     p.add_argument("--kernel", "-k", metavar="SPEC", help="kernel spec (default: the preset's, else affine)")
+    p.add_argument("--input", action="store_true",
+                   help="also the SVM's input-space margin: the smallest distance from a point to its curve f = 0")
     p.add_argument("--json", action="store_true", help="print one JSON object instead of a summary")
+    p.add_argument("--budget", type=float, metavar="S",
+                   help="seconds the computation may take (default 20); past it, the interval found so far")
     return p
 
 
@@ -273,6 +278,17 @@ def _certificate_norm(problem, snap) -> float | None:
     return math.sqrt(problem.gram.quad(p))
 
 
+def _input_margin(problem, snap) -> float | None:
+    """Input-space margin of the result: min distance from x_i to f = 0; None unless it separates the points."""
+    from percviz.core.input_distance import input_distances
+
+    if snap.decision.n_outputs != 1 or problem.points.n_classes != 2 or _train_errors(problem, snap) > 0:
+        return None
+    if "input_margin" in snap.metrics:
+        return float(snap.metrics["input_margin"])
+    return input_distances(snap.decision, problem.X, problem.y).margin
+
+
 def solve(preset) -> dict[str, Any]:
     """Run the preset's algorithm to the end; the result as the JSON document `percviz solve` prints."""
     solver = preset.make_solver()
@@ -307,6 +323,7 @@ def solve(preset) -> dict[str, Any]:
         "iterations": snap.iteration,
         "train_errors": _train_errors(problem, snap),
         "margin": _separator_margin(problem, snap, rep),
+        "input_margin": _input_margin(problem, snap),
         "certificate_g_norm": _certificate_norm(problem, snap),
         "alpha": snap.alpha,
         "weights": snap.weights,
@@ -331,6 +348,8 @@ def _summary(result: dict[str, Any], title: str) -> str:
     ]
     if result["margin"] is not None:
         lines.append(f"normalized margin of the separator: {result['margin']:.6g}")
+    if result.get("input_margin") is not None:
+        lines.append(f"input-space margin (distance to the curve f = 0): {result['input_margin']:.6g}")
     if result["certificate_g_norm"] is not None:
         lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator exists in this space)")
     if result["message"]:
@@ -353,7 +372,7 @@ def cmd_solve(argv: Sequence[str]) -> int:
 # percviz margin
 # ---------------------------------------------------------------------------------------------------
 
-def margin(preset) -> dict[str, Any]:
+def margin(preset, budget: float | None = None) -> dict[str, Any]:
     """ρ_K, separability and the witness p of the preset's points under its kernel."""
     from percviz.core.problem import Problem
 
@@ -368,11 +387,15 @@ def margin(preset) -> dict[str, Any]:
             f"{problem.points.n_classes} classes; relabel them as + and −."
         )
     problem.points.require_two_classes("The optimal margin")
-    res = optimal_margin(problem)
+    if budget is not None and not budget >= 0:
+        raise DataError(f"--budget must be a number of seconds ≥ 0; got {budget}.")
+    res = optimal_margin(problem, budget)
     return {
         "kernel": problem.kernel.spec,
         "n": problem.n,
         "separable": bool(res.separable),
+        "verdict": getattr(res, "verdict", "separable" if res.separable else "not separable"),
+        "complete": bool(getattr(res, "complete", True)),  # False: the time budget ended it first
         "rho": float(res.rho),
         "rho_interval": [float(v) for v in res.interval],  # certified: lo ≤ ρ_K ≤ hi
         "exact": bool(res.exact),  # ρ_K known to 1e-6 relative
@@ -381,19 +404,48 @@ def margin(preset) -> dict[str, Any]:
     }
 
 
+def svm_input_margin(preset) -> dict[str, Any]:
+    """The input-space margin of the SVM (hard margin when the kernel separates the points, else soft, C = 1)."""
+    from percviz.core.input_distance import input_distances
+    from percviz.core.problem import Problem
+    from percviz.core.solvers import get_solver
+
+    problem = Problem(preset.points, preset.kernel, preset.features)
+    cls = get_solver("svm")
+    try:
+        snap, kind = cls(problem, margin="hard", show_iterations=False).run(), "hard"
+    except DataError:
+        snap, kind = cls(problem, margin="soft", C=1.0, show_iterations=False).run(), "soft, C = 1"
+    res = input_distances(snap.decision, problem.X, problem.y)
+    return {"input_margin": res.margin, "input_margin_svm": kind, "input_margin_note": res.reason or None,
+            "svm_margin": snap.metrics.get("margin")}
+
+
 def cmd_margin(argv: Sequence[str]) -> int:
     args = margin_parser().parse_args(argv)
     preset = load_with_overrides(args, need_algorithm=False)
-    result = margin(preset)
+    result = margin(preset, args.budget)
+    if args.input:
+        result.update(svm_input_margin(preset))
     if args.json:
         _print_json(result)
     else:
-        verdict = "separable" if result["separable"] else "not separable"
+        verdict = result["verdict"]
         line = f"{args.data}: {result['n']} points, kernel {result['kernel']}: {verdict}, ρ_K = {result['rho']:.6g}"
-        if not result["exact"]:
+        if verdict == "undecided":
+            lo, hi = result["rho_interval"]
+            why = "the time budget ran out" if not result["complete"] else "below what double precision resolves on G"
+            line = (f"{args.data}: {result['n']} points, kernel {result['kernel']}: separability undecided "
+                    f"({why}): {lo:.3g} ≤ ρ_K ≤ {hi:.3g}")
+        elif not result["exact"]:
             lo, hi = result["rho_interval"]
             line += f" (not resolved to 1e-6: {lo:.3g} ≤ ρ_K ≤ {hi:.3g})"
         print(line)
+        if args.input:
+            im = result["input_margin"]
+            head = f"SVM ({result['input_margin_svm']}): input-space margin "
+            print(head + (f"{im:.6g}" if im is not None else f"none ({result['input_margin_note']})")
+                  + (f"; its feature-space margin 1/‖w‖ = {result['svm_margin']:.6g}" if result["svm_margin"] else ""))
     return EXIT_OK
 
 
@@ -529,12 +581,22 @@ def _fail(prog: str, message: str, code: int) -> int:
     return code
 
 
+def _experiments(name: str):
+    """A command of percviz.cli_experiments (sweep, cover), imported when it runs."""
+    def run(argv):
+        from percviz import cli_experiments
+
+        return getattr(cli_experiments, name)(argv)
+    return run
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line; returns the exit status."""
     argv = list(sys.argv[1:] if argv is None else argv)
     sub = argv[0] if argv and argv[0] in SUBCOMMANDS else None
     prog = f"percviz {sub}" if sub else "percviz"
-    commands = {"solve": cmd_solve, "margin": cmd_margin, "export": cmd_export, "list": cmd_list}
+    commands = {"solve": cmd_solve, "margin": cmd_margin, "export": cmd_export, "list": cmd_list,
+                "sweep": _experiments("cmd_sweep"), "cover": _experiments("cmd_cover")}
     try:
         return commands[sub](argv[1:]) if sub else cmd_gui(argv)
     except Unavailable as e:

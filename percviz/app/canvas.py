@@ -713,6 +713,9 @@ class CanvasView(QWidget):
         m = snap.metrics.get("margin")
         if m is not None and np.isfinite(m):
             parts.append(f"margin {m:.3g}")
+        im = snap.metrics.get("input_margin")  # measured in the plane (input-space SVM)
+        if im is not None and np.isfinite(im):
+            parts.append(f"input-space margin {im:.3g}")
         text = "   ·   ".join(parts)
         self.overlay.setText(text)
         if self.overlay.boundingRect().width() > self.viewbox.width() - 30:

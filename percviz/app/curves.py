@@ -35,7 +35,7 @@ from percviz.core.solvers.base import METRICS
 
 #: Metric keys plotted with the counts (integers), and with the margins (signed, linear).
 COUNT_KEYS = ("train_errors", "mistakes", "support_vectors", "outer")
-SIGNED_KEYS = ("margin", "loss")  # objectives (SVM dual, LP τ, J_p′) are ≥ 0: plotted with the criteria
+SIGNED_KEYS = ("margin", "loss", "input_margin", "input_margin_estimate")  # objectives (SVM dual, LP τ, J_p′) are ≥ 0: plotted with the criteria
 #: Groups in display order: (id, title).
 GROUPS = (("norms", "Norms, criteria"), ("margins", "Margin"), ("counts", "Counts"))
 #: Legend labels shorter than METRICS' where those are long.

@@ -90,6 +90,7 @@ class MainWindow(QMainWindow):
         self._on_problem(self.session.problem, self.session.solver_cls)
         if install_classroom:
             self._install_classroom()
+        importlib.import_module("percviz.app.experiments").install(self)  # the Experiments menu (docs/experiments.md)
 
     # -- construction --------------------------------------------------------------------------------------
     @staticmethod
@@ -194,6 +195,7 @@ class MainWindow(QMainWindow):
         if callable(fit):
             self._action(self.view_menu, "&Fit to data", fit, ["F", "Ctrl+0"], "Zoom so that every point is visible")
             self.view_menu.addSeparator()
+        self._add_input_distances_action(canvas)
         self.view_actions: dict[str, QAction] = {}
         controls_act = self.docks["controls"].toggleViewAction()
         controls_act.setText("&Controls")
@@ -212,6 +214,22 @@ class MainWindow(QMainWindow):
 
         self.help_menu = bar.addMenu("&Help")
         self._action(self.help_menu, "&About percviz", self._about)
+
+    def _add_input_distances_action(self, canvas) -> None:
+        """View ▸ Input distances: each point's segment to f = 0 (percviz.app.input_distance_layer)."""
+        self.input_layer = None
+        if getattr(canvas, "plot", None) is None:
+            return
+        from percviz.app.input_distance_layer import InputDistanceLayer
+
+        self.input_layer = InputDistanceLayer(canvas, self)
+        act = QAction("&Input distances", self, checkable=True, checked=False)
+        act.setObjectName("action_input_distances")
+        act.setToolTip("Show each point's distance to the curve f = 0 and the input-space margin")
+        act.toggled.connect(self.input_layer.set_enabled)
+        self.view_menu.addAction(act)
+        self.input_distances_action = act
+        self.view_menu.addSeparator()
 
     def _if_forms_valid(self, start: Callable[[], None]) -> Callable[[], None]:
         """A run key starts nothing while a parameter field shows an error (pausing always works)."""
@@ -235,6 +253,8 @@ class MainWindow(QMainWindow):
         self.points_label = QLabel("")
         self.points_label.setObjectName("point_count")
         bar.addPermanentWidget(self.points_label)
+        if self.input_layer is not None:
+            bar.addPermanentWidget(self.input_layer.caption)
 
     def _wire(self) -> None:
         s = self.session
@@ -246,6 +266,8 @@ class MainWindow(QMainWindow):
         s.runStateChanged.connect(lambda state: self._closed or self.pacer.set_active(state in (PLAYING, RUNNING)))
         s.problemChanged.connect(self._on_problem)
         s.snapshotShown.connect(self._on_snapshot)
+        if self.input_layer is not None:
+            s.snapshotShown.connect(self.input_layer.set_snapshot)
         s.historyChanged.connect(self._on_history)
         s.rhoChanged.connect(self._on_rho)
         for panel in self.panels.values():
@@ -357,6 +379,8 @@ class MainWindow(QMainWindow):
         fn = getattr(self.controls, "apply_theme", None)
         if callable(fn):
             fn(theme)
+        if getattr(self, "input_layer", None) is not None:
+            self.input_layer.apply_theme(theme)
         self._grey_disabled(theme)
 
     def _grey_disabled(self, theme) -> None:
@@ -589,6 +613,8 @@ class MainWindow(QMainWindow):
             self._closed = True
             self.pacer.stop()
             self.session.shutdown()
+            if self.input_layer is not None:
+                self.input_layer.shutdown()
             for panel in self.panels.values():  # panels with their own threads (feature picture) stop them too
                 fn = getattr(panel, "shutdown", None)
                 if callable(fn):

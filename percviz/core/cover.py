@@ -67,6 +67,12 @@ class CoverRow:
     fraction: float
     std_error: float
     formula: float
+    trials: int = 0
+
+    @property
+    def formula_std_error(self) -> float:
+        """√(f(1 − f)/trials) with f the formula: the spread the simulation should show if Cover is right."""
+        return sqrt(self.formula * (1 - self.formula) / self.trials) if self.trials else float("nan")
 
 
 def simulate(ns=(3, 4, 6, 8, 10), trials: int = 250, seed: int = 77, d: int = 2) -> list[CoverRow]:
@@ -87,5 +93,47 @@ def simulate(ns=(3, 4, 6, 8, 10), trials: int = 250, seed: int = 77, d: int = 2)
             lab = rng.integers(0, 2, n)
             hits += is_separable(X, lab)
         frac = hits / trials
-        rows.append(CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d + 1)))
+        rows.append(CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d + 1), trials))
     return rows
+
+
+def feature_dimension(features: str) -> int:
+    """d̂ of a φ-map spec: the number of weights (the length of φ(x))."""
+    from percviz.core.features import parse_features
+
+    return int(np.asarray(parse_features(features).transform(np.zeros((1, 2)))).shape[1])
+
+
+def is_separable_rows(Phi, labels) -> bool:
+    """Whether a·φ(x_i) has the sign of the label for some a (homogeneous in φ): the LP test min τ < ½."""
+    Phi = np.asarray(Phi, dtype=float)
+    Y = np.where((np.asarray(labels) == 0)[:, None], Phi, -Phi)
+    return min_tau(Y).value < 0.5
+
+
+def simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: int = 0) -> list[CoverRow]:
+    """Cover's count through a φ-map: N(0, I) points in the plane, mapped by φ, labelled at random, LP-tested.
+
+    The images φ(x_i) of random points are in general position in R^d̂ (d̂ = len φ; e.g. six points lie on
+    no common conic), so the formula with that d̂ applies. features="linear" is the notes' plane, d̂ = 3.
+    """
+    return list(iter_simulate_features(ns, features, trials, seed))
+
+
+def iter_simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: int = 0):
+    """simulate_features one row at a time (a background worker yields between rows)."""
+    from percviz.core.features import parse_features
+
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise ParameterError(f"trials must be a whole number ≥ 1. Got {trials!r} instead.")
+    fmap = parse_features(features)
+    d_hat = feature_dimension(features)
+    rng = np.random.default_rng(seed)
+    for n in ns:
+        _check(n, d_hat)
+        hits = 0
+        for _ in range(trials):
+            Phi = np.asarray(fmap.transform(rng.normal(size=(int(n), 2))), dtype=float)
+            hits += is_separable_rows(Phi, rng.integers(0, 2, int(n)))
+        frac = hits / trials
+        yield CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d_hat), trials)

@@ -8,7 +8,7 @@ import numpy as np
 
 from percviz.core.features import FeatureMap
 from percviz.core.gram_operator import kernel_features
-from percviz.core.kernels import Kernel
+from percviz.core.kernels import Kernel, PolynomialKernel, RBFKernel
 
 
 #: Kernel evaluations K(Z, centres) above this many entries (32 MB) go by feature map or in blocks.
@@ -44,6 +44,40 @@ class DecisionFunction:
         """(w, b) when f(x) = w·x + b exactly on R^d (two-class only), else None."""
         return None
 
+    def gradient(self, Z) -> np.ndarray:
+        """∇f at each row of Z (two-class): shape (m, d); central differences unless a subclass knows better."""
+        return _fd_gradient(self, Z)
+
+    def hessian(self, Z) -> np.ndarray:
+        """∇²f at each row of Z (two-class): shape (m, d, d); central differences of the gradient by default."""
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        cols = []
+        for c in range(Z.shape[1]):
+            h = _FD_STEP * max(1.0, float(np.abs(Z).max(initial=0.0)))
+            e = np.zeros(Z.shape[1])
+            e[c] = h
+            cols.append((self.gradient(Z + e) - self.gradient(Z - e)) / (2 * h))
+        H = np.stack(cols, axis=2)
+        return 0.5 * (H + np.swapaxes(H, 1, 2))
+
+
+#: Relative step of the central differences behind the default gradient and Hessian.
+_FD_STEP = 1e-5
+
+#: Rows of Z evaluated at once by DerivativeExpansion (bounds the (rows, n, d) temporaries).
+_CHUNK = 4096
+
+
+def _fd_gradient(f: DecisionFunction, Z) -> np.ndarray:
+    Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    h = _FD_STEP * max(1.0, float(np.abs(Z).max(initial=0.0)))
+    cols = []
+    for c in range(Z.shape[1]):
+        e = np.zeros(Z.shape[1])
+        e[c] = h
+        cols.append((np.asarray(f(Z + e)) - np.asarray(f(Z - e))) / (2 * h))
+    return np.stack(cols, axis=1)
+
 
 @dataclass(frozen=True, eq=False)
 class ZeroDecision(DecisionFunction):
@@ -60,6 +94,12 @@ class ZeroDecision(DecisionFunction):
 
     def affine_weights(self, d):
         return (np.zeros(d), 0.0) if self.n_outputs == 1 else None
+    def gradient(self, Z):
+        return np.zeros(np.atleast_2d(np.asarray(Z, dtype=float)).shape)
+
+    def hessian(self, Z):
+        m, d = np.atleast_2d(np.asarray(Z, dtype=float)).shape
+        return np.zeros((m, d, d))
 
 
 @dataclass(frozen=True, eq=False)
@@ -115,6 +155,25 @@ class KernelExpansion(DecisionFunction):
             return None
         w = np.zeros(d) if self.coef.size == 0 else np.asarray(wb[0], dtype=float)
         return w, float(wb[1]) + float(self.bias)
+    def gradient(self, Z):
+        from percviz.core.kernel_derivatives import is_differentiable, k_x
+
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        nz = np.flatnonzero(self.coef)
+        if nz.size == 0:
+            return np.zeros(Z.shape)
+        if not is_differentiable(self.kernel):  # Laplacian: the kernel's subgradient (sign(0) = 0)
+            return np.einsum("mnd,n->md", self.kernel.grad_x(Z, self.centers[nz]), self.coef[nz])
+        return np.einsum("mnd,n->md", k_x(self.kernel, Z, self.centers[nz]), self.coef[nz])
+
+    def hessian(self, Z):
+        from percviz.core.kernel_derivatives import K_xx, is_differentiable
+
+        if not is_differentiable(self.kernel):
+            return super().hessian(Z)
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        nz = np.flatnonzero(self.coef)
+        return np.einsum("mnab,n->mab", K_xx(self.kernel, Z, self.centers[nz]), self.coef[nz])
 
 
 @dataclass(frozen=True, eq=False)
@@ -141,3 +200,87 @@ class FeatureLinear(DecisionFunction):
         if self.weights.ndim != 1:
             return None
         return self.features.affine_weights(self.weights, d)
+
+    def gradient(self, Z):
+        from percviz.core.feature_jacobians import feature_jacobian
+
+        if self.weights.ndim != 1:
+            raise ValueError("gradient: a multi-class decision has no single f")
+        return np.einsum("mkd,k->md", feature_jacobian(self.features, Z), self.weights)
+
+
+@dataclass(frozen=True, eq=False)
+class DerivativeExpansion(DecisionFunction):
+    """f(x) = Σ_j a_j k(x̂_j, x) + Σ_j b_j·k_x(x̂_j, x) + bias: Akaho's ω = Σ_j {a_j φ(x̂_j) + b_jᵀψ(x̂_j)}.
+
+    Bases x̂ (n×d), coefficients a (n,) and b (n×d); any input dimension d, any kernel of kernel_derivatives.
+    """
+
+    kernel: Kernel
+    bases: np.ndarray
+    a: np.ndarray
+    b: np.ndarray
+    bias: float = 0.0
+    rkhs_norm: float | None = None
+
+    def __post_init__(self):
+        bases = _frozen(self.bases)
+        bases = bases.reshape(bases.shape[0], -1) if bases.ndim != 2 else bases
+        object.__setattr__(self, "bases", bases)
+        object.__setattr__(self, "a", _frozen(self.a).reshape(-1))
+        object.__setattr__(self, "b", _frozen(self.b).reshape(bases.shape))
+
+    def _active(self) -> np.ndarray:
+        return np.flatnonzero((self.a != 0) | (self.b != 0).any(axis=1))
+
+    def __call__(self, Z):
+        from percviz.core.kernel_derivatives import k_x
+
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        nz = self._active()
+        out = np.full(Z.shape[0], float(self.bias))
+        if nz.size == 0:
+            return out
+        B, a, b = self.bases[nz], self.a[nz], self.b[nz]
+        kern = self.kernel
+        for s in range(0, Z.shape[0], _CHUNK):
+            Zc = Z[s : s + _CHUNK]
+            # b_j·k_x(x̂_j, z), k_x(u, z) = ∂k(u, z)/∂u, from one kernel matrix where the form is known
+            if isinstance(kern, RBFKernel):  # k_x(u, z) = −2γ k(u, z)(u − z)
+                K = kern(Zc, B)
+                bz = Zc @ b.T
+                out[s : s + _CHUNK] += K @ a - 2.0 * kern.gamma * (K @ np.einsum("jd,jd->j", b, B) - (K * bz).sum(1))
+            elif isinstance(kern, PolynomialKernel):  # k_x(u, z) = p (u·z + c)^{p−1} z
+                S = Zc @ B.T + kern.c
+                p = kern.degree
+                out[s : s + _CHUNK] += S**p @ a + p * ((S ** (p - 1)) * (Zc @ b.T)).sum(1)
+            else:
+                out[s : s + _CHUNK] += kern(Zc, B) @ a + np.einsum("jmd,jd->m", k_x(kern, B, Zc), b)
+        return out
+
+    def gradient(self, Z):
+        from percviz.core.kernel_derivatives import K_xy, k_x
+
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        nz = self._active()
+        if nz.size == 0:
+            return np.zeros(Z.shape)
+        B, a, b = self.bases[nz], self.a[nz], self.b[nz]
+        return np.einsum("mjd,j->md", k_x(self.kernel, Z, B), a) + np.einsum("mjab,jb->ma", K_xy(self.kernel, Z, B), b)
+
+    def hessian(self, Z):
+        from percviz.core.kernel_derivatives import K_xx, K_xyx
+
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        nz = self._active()
+        B, a, b = self.bases[nz], self.a[nz], self.b[nz]
+        return np.einsum("mjab,j->mab", K_xx(self.kernel, Z, B), a) + np.einsum(
+            "mjacb,jc->mab", K_xyx(self.kernel, Z, B), b
+        )
+
+    def affine(self):
+        if not self.kernel.affine_in_input or self.bases.shape[1] != 2:
+            return None
+        w = self.a @ self.bases + self.b.sum(axis=0)
+        const = float(self.a.sum()) if self.kernel.name == "affine" else 0.0
+        return float(w[0]), float(w[1]), const + float(self.bias)

@@ -1,16 +1,17 @@
 """The G-geometry of Ramdas & Peña (§3–§5): G-norm, L(α), normalized margins, and the optimal margin ρ_K.
 
-ρ_K is computed in three exact steps on a factor B of the Gram matrix (rows b_i with b_i·b_j = G_ij):
-  1. the max-margin cone program max t s.t. B w ≥ t·1, ‖w‖ ≤ 1 (Clarabel): a w with min_i b_i·w > 0 proves
-     separability, and the program's multipliers are the witness p = argmin over the simplex of ‖p‖_G,
-     polished on its active set; ρ_K = ‖p‖_G (Lemma 3 plus the minimax theorem) and the interval
-     [min_i b_i·w/‖w‖, ‖p‖_G] certifies it;
-  2. otherwise separability is decided by an LP (HiGHS): max t s.t. B w ≥ t·1, −1 ≤ w ≤ 1 (t > 0 ⟺ some
-     Gα > 0, Gordan), whose w certifies the lower end if the cone program's did not;
-  3. when not separable, p is a Gordan witness (an LP vertex, made exact on its support) and
-     ρ_K = −(radius of the largest G-ball inside the hull of the b_i) (Theorem "margininf"): 0 when an LP
-     finds 0 on the hull's boundary, else read off the hull's facets (Qhull) when the rank of G is at most
-     HULL_MAX_RANK; beyond that ρ_K is only bracketed (MarginResult.exact is False).
+ρ_K is computed on G itself (percviz.core.min_norm: Wolfe's active-set method for min_{p ∈ Δ} pᵀGp, whose
+optimality test reads every column of G) and its verdict is Gordan's alternative, read above rounding:
+  separable      α = p has min_i (Gp)_i above the rounding level of a product G·p (so Gα > 0 on G);
+                 then ρ_K = min ‖p‖_G (Lemma 3 and the minimax theorem) and [min_i (Gp)_i/‖p‖_G, ‖p‖_G]
+                 certifies it;
+  not separable  p has |(Gp)_i| at most half that level for every i: Gp = 0 up to rounding, a Gordan witness
+                 (no α then has Gα above the level: pᵀGα would be both ≤ and > it). ρ_K ≤ 0 is then
+                 −(radius of the largest G-ball inside the hull of the rows, Theorem "margininf"), read
+                 off the hull's facets (Qhull) on a factor of G when that is cheap and of rank at most
+                 HULL_MAX_RANK; otherwise only bracketed (MarginResult.exact is False);
+  undecided      neither (ρ_K below what double precision resolves on G, or the time budget ran out): the
+                 interval is returned, straddling 0.
 The ball and the sup over ‖α‖_G = 1 live in the span of the y_i φ̃(x_i) — the paper's footnote notes that
 over the whole RKHS ρ_K would be 0 — and that is the ρ_K that Lemmas 7 and 8 use.
 """
@@ -19,11 +20,13 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+import time
 import weakref
 from dataclasses import dataclass
 
 import numpy as np
 
+from percviz.core import min_norm
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSpec
 
@@ -118,23 +121,25 @@ def _linprog(*args, **kwargs):
 class MarginResult:
     """The optimal margin of a set of signed rows (ρ_K for a problem's normalized signed Gram matrix G).
 
-    separable     True iff some α has Gα > 0 (decided by the LP; equivalently no p in the simplex has ‖p‖_G = 0).
+    separable     True iff certified on G: α = p has Gα > 0 above rounding (Gordan's first alternative).
+    decided       False when neither alternative is certified (`verdict` "undecided"): then separable is
+                  False, rho is 0.0 and interval (lo ≤ 0 ≤ hi) is all that is known.
     rho           ρ_K = sup_{‖α‖_G = 1} min_i (Gα)_i. Separable: the certified lower end of `interval`
-                  (the margin an explicit separator achieves), always > 0; when the interval is wide (ρ_K
-                  below what double precision resolves, e.g. RBF with random labels) `exact` is False and
-                  `resolved` tells whether the paper's bounds may use it. Not separable and `exact`: −(radius of the largest
-                  G-ball in the hull, Theorem "margininf"); not `exact`: 0.0, the certified upper bound
-                  (so |rho| never overstates |ρ_K| and the paper's bounds stay valid).
-    p             the witness in the simplex: argmin ‖p‖_G (separable: ‖p‖_G = ρ_K; otherwise ‖p‖_G ≈ 0,
-                  a Gordan certificate).
+                  (the margin an explicit separator achieves), always > 0; when the interval is wide `exact` is
+                  False and `resolved` tells whether the paper's bounds may use it. Not separable and `exact`:
+                  −(radius of the largest G-ball in the hull, Theorem "margininf"); not `exact`: 0.0, the
+                  certified upper bound (so |rho| never overstates |ρ_K| and the paper's bounds stay valid).
+    p             the witness in the simplex: argmin ‖p‖_G (separable: ‖p‖_G = ρ_K; not separable: Gp = 0 up
+                  to rounding, a Gordan certificate; undecided: the best point reached).
     alpha         separable only: α = p/‖p‖²_G, the hard-margin (SVM) solution in canonical scaling:
                   min_i (Gα)_i = 1 and ‖α‖_G = 1/ρ_K; `direction` is the unit-norm max-margin α = p/‖p‖_G.
-                  (The minimizer of L(α) is p itself: L(p) = −½ρ_K².) None when not separable.
+                  (The minimizer of L(α) is p itself: L(p) = −½ρ_K².) None otherwise.
     interval      (lo, hi) with lo ≤ ρ_K ≤ hi, both certified by the returned vectors or the hull.
-    exact         whether rho is known to 1e-6 relative (hi − lo ≤ 1e-6·|rho| + 1e-12).
-    rank          the numerical rank of the Gram matrix (dimension of the span of the rows).
-    lp_value      the optimum t of the separability program (the cone program's ρ when separable, else the
-                  LP's t ≤ 0): > 0 ⟺ separable.
+    exact         whether rho is known to 1e-6 relative (hi − lo ≤ 1e-6·|rho|).
+    rank          the rank of the factor of G used for the non-separable value, −1 when none was needed.
+    lp_value      min_i (Gp)_i on G for the returned p, the separability test's value (> rounding ⟹ separable).
+    complete      False when the time budget ended the computation first (optimal_margin resumes it).
+    budget        the seconds the computation was given; seconds, what it took.
     """
 
     separable: bool
@@ -145,6 +150,10 @@ class MarginResult:
     exact: bool
     rank: int
     lp_value: float
+    decided: bool = True
+    complete: bool = True
+    budget: float = float("inf")
+    seconds: float = 0.0
 
     def __post_init__(self):
         for name in ("p", "alpha"):
@@ -161,17 +170,24 @@ class MarginResult:
         Separable: the certified interval is positive and at most 0.1% wide. Not separable: always (rho is
         then exact or 0, an upper bound on ρ_K ≤ 0, which keeps Lemma 8's min{1, ‖q‖_G/|ρ_K|} valid).
         """
+        if not self.decided:
+            return False
         if not self.separable:
             return True
         lo, hi = self.interval
         return lo > 0 and hi - lo <= 1e-3 * hi
 
     @property
+    def verdict(self) -> str:
+        """'separable', 'not separable' or 'undecided' (Gordan's alternative, as certified on G)."""
+        return "separable" if self.separable else "not separable" if self.decided else "undecided"
+
+    @property
     def direction(self) -> np.ndarray | None:
         """The unit-G-norm max-margin coefficients p/‖p‖_G (margin ρ_K), or None when not separable."""
         if self.alpha is None:
             return None
-        return self.alpha * (self.interval[1] ** 2 / max(self.interval[1], 1e-300))
+        return self.alpha / np.sqrt(self.alpha.sum())  # α = p/‖p‖²_G with Σ p = 1: Σ α = 1/‖p‖²_G
 
 
 def _reduce_rows(R: np.ndarray) -> np.ndarray:
@@ -203,175 +219,17 @@ def signed_factor(problem) -> np.ndarray:
     return _reduce_rows(F) if F is not None else _factor_from_gram(np.asarray(problem.G))
 
 
-def _separability_lp(B: np.ndarray) -> tuple[float, np.ndarray]:
-    """max t s.t. B w ≥ t·1, −1 ≤ w ≤ 1, t ≤ 1 (HiGHS); (t, w). t > 0 iff the rows are strictly separable."""
-    n, r = B.shape
-    scale = float(np.abs(B).max())
-    c = np.zeros(r + 1)
-    c[-1] = -1.0
-    A = np.hstack([-B / scale, np.ones((n, 1))])
-    bounds = [(-1.0, 1.0)] * r + [(None, 1.0)]
-    res = _linprog(
-        c, A_ub=A, b_ub=np.zeros(n), bounds=bounds, method="highs",
-        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
-    )
-    if res.status != 0:
-        raise RuntimeError(f"the separability LP failed: {res.message}")
-    return float(-res.fun) * scale, np.asarray(res.x[:r], dtype=float)
-
-
-#: Below this many rows the cone program is solved on all of them at once; above, on a growing working set.
-WORKING_SET_MIN_ROWS = 150
-
-
-def _max_margin_socp(B: np.ndarray) -> tuple[np.ndarray, float, np.ndarray] | None:
-    """max t s.t. B w ≥ t·1, ‖w‖ ≤ 1 (Clarabel, a second-order cone program); (w, t, p) or None on failure.
-
-    Its optimum is max(ρ, 0) and the multipliers of B w ≥ t·1 sum to 1: they are the witness p (Lemma 3's
-    duality). Unlike min ½‖Bᵀp‖² it works with ρ itself, not ρ², so a margin of 1e-9 is still resolved.
-    Many rows: solved on a working set of the rows nearest the boundary, adding the violated ones until w
-    satisfies all (the subset's program is a relaxation, so its optimum is then the full one).
-    """
-    n = B.shape[0]
-    scale = float(np.linalg.norm(B, axis=1).max())
-    if n < WORKING_SET_MIN_ROWS:
-        return _socp_on(B, scale)
-    chunk = max(50, n // 8)
-    w0 = B.sum(axis=0)
-    S = np.argsort(B @ w0, kind="stable")[:chunk] if np.any(w0) else np.arange(chunk)
-    for _ in range(12):
-        out = _socp_on(B[S], scale)
-        if out is None or out[1] <= 0:
-            break
-        w, t, lam = out
-        if np.count_nonzero(lam > 1e-6 * lam.max()) > S.size // 3:
-            break  # most rows of the set are active (G near I, or a tiny margin): the full program is cheaper
-        margins = B @ w
-        bad = np.flatnonzero(margins < t * (1.0 - 1e-9))
-        if bad.size == 0:
-            p = np.zeros(n)
-            p[S] = lam
-            return w, t, p
-        bad = bad[np.argsort(margins[bad], kind="stable")[:chunk]]
-        S = np.union1d(S, bad)
-        if S.size > n // 2:
-            break
-    return _socp_on(B, scale)
-
-
-def _socp_on(B: np.ndarray, scale: float) -> tuple[np.ndarray, float, np.ndarray] | None:
-    """The cone program of _max_margin_socp on the rows B (divided by `scale` for Clarabel's tolerances)."""
-    import clarabel
-    import scipy.sparse as sp
-
-    n, r = B.shape
-    Bs = sp.csc_matrix(B / scale)
-    # variables (w, t); slacks: B w − t·1 ≥ 0 (n rows), then (1, w) in the second-order cone of dimension r + 1
-    A = sp.bmat(
-        [[-Bs, sp.csc_matrix(np.ones((n, 1)))], [sp.csc_matrix((1, r)), None], [-sp.identity(r), None]],
-        format="csc",
-    )
-    b = np.concatenate([np.zeros(n), [1.0], np.zeros(r)])
-    q = np.zeros(r + 1)
-    q[-1] = -1.0
-    settings = clarabel.DefaultSettings()
-    settings.verbose = False
-    settings.tol_gap_abs = settings.tol_gap_rel = settings.tol_feas = 1e-11
-    settings.max_iter = 200
-    settings.direct_solve_method = "qdldl"  # measured 1.5× faster than faer on this dense program (n = 500)
-    settings.max_threads = 1  # the app runs this next to the solver thread on small machines
-    sol = clarabel.DefaultSolver(sp.csc_matrix((r + 1, r + 1)), q, A, b,
-                                 [clarabel.NonnegativeConeT(n), clarabel.SecondOrderConeT(r + 1)], settings).solve()
-    x = np.asarray(sol.x, dtype=float)
-    lam = np.maximum(np.asarray(sol.z, dtype=float)[:n], 0.0)
-    if not (np.isfinite(x).all() and np.isfinite(lam).all()) or lam.sum() <= 0:
-        return None
-    return x[:r], float(x[-1]) * scale, lam / lam.sum()
-
-
-def _min_norm_qp(B: np.ndarray) -> np.ndarray:
-    """argmin over the simplex of ‖Bᵀp‖: the multipliers of the max-margin cone program (uniform if it fails)."""
-    out = _max_margin_socp(B)
-    return out[2] if out is not None else np.full(B.shape[0], 1.0 / B.shape[0])
-
-
-def _certify(B: np.ndarray, p: np.ndarray) -> tuple[float, float]:
-    """(lo, hi) = (min_i (Gp)_i/‖p‖_G, ‖p‖_G): Lemma 3 gives lo ≤ ρ_K ≤ hi for any p in the simplex."""
-    z = B.T @ p
-    hi = float(np.linalg.norm(z))
-    lo = float((B @ z).min() / hi) if hi > 0 else -np.inf
-    return lo, hi
-
-
-def _polish(B: np.ndarray, p: np.ndarray, w: np.ndarray | None = None) -> np.ndarray:
-    """p made exact on a guessed active set: the candidate whose certified interval is narrowest.
-
-    Candidates: rows nearly active for z = Bᵀp, for the separator w, and the support of p (an interior-point
-    answer is accurate to its tolerance only, so one guess may miss a row or keep an extra one).
-    """
-    z = B.T @ p
-    zz = float(z @ z)
-    sets = [np.flatnonzero(B @ z <= zz + 1e-7 * max(zz, 1e-300) + 1e-14)]
-    sets += [np.flatnonzero(p > tol * p.max()) for tol in (1e-8, 1e-5, 1e-3)]
-    if w is not None:
-        bw = B @ w
-        sets += [np.flatnonzero(bw <= bw.min() + tol * abs(bw.min())) for tol in (1e-9, 1e-7, 1e-5, 1e-3)]
-    sets = list({tuple(a): a for a in sets}.values())  # each distinct guess once
-    best, width = p, np.subtract(*_certify(B, p)[::-1])
-    for active in sets:
-        q = _exact_on(B, active, p)
-        if q is not None:
-            lo, hi = _certify(B, q)
-            if hi - lo < width:
-                best, width = q, hi - lo
-    return best
-
-
-def _exact_on(B: np.ndarray, active: np.ndarray, p: np.ndarray) -> np.ndarray | None:
-    """The minimum-norm point of the affine hull of the rows `active`, if it lies in their simplex."""
-    if active.size == 0 or active.size > B.shape[1] + 1:
-        return None
-    b0 = B[active[0]]
-    D = B[active[1:]] - b0
-    c = -np.linalg.lstsq(D.T, b0, rcond=None)[0] if D.size else np.zeros(0)
-    wts = np.concatenate([[1.0 - c.sum()], c])
-    if not np.isfinite(wts).all() or wts.min() < -1e-12:
-        return None
-    out = np.zeros_like(p)
-    out[active] = np.maximum(wts, 0.0)
-    return out / out.sum()
-
-
-def _gordan_witness(B: np.ndarray) -> np.ndarray:
-    """p in the simplex with Bᵀp = 0 (Gordan's alternative): a vertex from HiGHS, made exact on its support."""
-    n, r = B.shape
-    A_eq = np.vstack([B.T, np.ones((1, n))])
-    b_eq = np.concatenate([np.zeros(r), [1.0]])
-    res = _linprog(np.zeros(n), A_eq=A_eq, b_eq=b_eq, bounds=[(0, None)] * n, method="highs-ds")
-    if res.status != 0:
-        return _min_norm_qp(B)
-    p = np.maximum(res.x, 0.0)
-    p /= p.sum()
-    S = np.flatnonzero(p > 0)
-    if S.size <= r + 1:  # the basic solution solved exactly on its support
-        w = np.linalg.lstsq(A_eq[:, S], b_eq, rcond=None)[0]
-        if w.min() >= 0:
-            q = np.zeros(n)
-            q[S] = w / w.sum()
-            if np.linalg.norm(B.T @ q) <= np.linalg.norm(B.T @ p):
-                p = q
-    return p
-
-
-def _origin_on_boundary(B: np.ndarray) -> bool:
+def _origin_on_boundary(B: np.ndarray, time_limit: float = 60.0) -> bool:
     """Whether 0 lies on the boundary of conv{b_i} (ρ_K = 0): some u ≠ 0 has B u ≤ 0 (LP over −1 ≤ u ≤ 1).
 
     B has full column rank, so B u ≤ 0 with u ≠ 0 makes −Σ_i (Bu)_i > 0; with 0 inside, only u = 0 is feasible.
+    False also when HiGHS does not finish within time_limit seconds.
     """
     n, r = B.shape
     res = _linprog(
         B.sum(axis=0), A_ub=B, b_ub=np.zeros(n), bounds=[(-1.0, 1.0)] * r, method="highs",
-        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10},
+        options={"primal_feasibility_tolerance": 1e-10, "dual_feasibility_tolerance": 1e-10,
+                 "time_limit": max(time_limit, 0.01)},
     )
     return res.status == 0 and -float(res.fun) > 1e-8 * n
 
@@ -393,86 +251,143 @@ def _hull_margin(B: np.ndarray) -> float | None:
     return float(min(0.0, hull.equations[:, -1].max()))
 
 
-def margin_of_rows(R) -> MarginResult:
-    """The optimal margin ρ = sup_{‖w‖=1} min_i w·r_i of signed rows r_i, with its witness (see MarginResult)."""
+def margin_of_rows(R, budget: float | None = None) -> MarginResult:
+    """The optimal margin ρ = sup_{‖w‖=1} min_i w·r_i of signed rows r_i, with its witness (see MarginResult).
+
+    Decided on G = R Rᵀ, reached through the rows (the n×n matrix is never formed).
+    """
     R = np.asarray(R, dtype=float)
     if R.ndim != 2 or R.shape[0] == 0:
         raise DataError("The margin needs at least one point.")
-    return _margin_of_factor(_reduce_rows(R))
+    return _margin_on(min_norm.RowColumns(R), _budget(budget), factor=lambda: _reduce_rows(R))
 
 
-def _margin_of_factor(B: np.ndarray) -> MarginResult:
-    n, r = B.shape
-    if r == 0:  # every row is zero
-        p = np.full(n, 1.0 / n)
-        return MarginResult(False, 0.0, p, None, (0.0, 0.0), True, 0, 0.0)
-    if n <= 1:  # one row b with ‖b‖ = 1 (or tiny): ρ = ‖b‖ = min_i b_i·(b/‖b‖)
-        nb = float(np.linalg.norm(B[0]))
-        return MarginResult(True, nb, np.ones(1), np.ones(1) / nb**2, (nb, nb), True, r, nb)
-    socp = _max_margin_socp(B)
-    found = _separable_margin(B, socp)
-    if found is not None:
-        return found
-    t, w_lp = _separability_lp(B)
-    if t > 1e-9 * float(np.linalg.norm(B, axis=1).max()):  # the cone program missed it: the LP's box separator
-        found = _separable_margin(B, socp, w_lp, t)
-        if found is not None:
-            return found
-    p = _gordan_witness(B)
-    rho = 0.0 if _origin_on_boundary(B) else _hull_margin(B)
-    if rho is None:  # any unit vertex direction e_j gives a lower bound min_i G_ij
-        lo = float(max(-1.0, (B @ B.T).min(axis=0).max() / float(np.linalg.norm(B, axis=1).max() or 1.0)))
-        return MarginResult(False, 0.0, p, None, (min(lo, 0.0), 0.0), False, r, min(t, 0.0))
-    rho = 0.0 if rho > -64 * EPS else rho  # 0 on the hull's boundary, up to rounding
-    return MarginResult(False, rho, p, None, (rho, rho), True, r, min(t, 0.0))
+#: Seconds optimal_margin spends by default before it answers with the interval it has (complete=False).
+MARGIN_BUDGET = 20.0
+#: Seconds the bound metrics may wait for ρ_K on their own thread (margin_if); beyond, the metric is absent.
+SYNC_BUDGET = 0.25
+#: Kernels whose feature space is finite-dimensional: eigenvalues of G below rounding are zeros there.
+FINITE_RANK_KERNELS = ("linear", "affine", "poly")
+#: Largest n for which the non-separable ρ_K < 0 is sought on the eigen-factor of G (eigh is O(n³)).
+EIGH_MAX_N = 600
 
 
-def _separable_margin(B: np.ndarray, socp, w_lp: np.ndarray | None = None, t_lp: float | None = None):
-    """The separable case (a MarginResult), or None unless an explicit w proves min_i b_i·w > 0 beyond rounding.
+def _budget(budget: float | None) -> float:
+    """The seconds a margin computation may take: given, else margin_if's on its thread, else MARGIN_BUDGET."""
+    if budget is None:
+        budget = getattr(_LOCAL, "budget", MARGIN_BUDGET)
+    return max(float(budget), 0.0)
 
-    socp is _max_margin_socp's (w, t, p) or None; w_lp the LP's separator when the cone program found none.
-    rho is the certified lower end lo = max over those w of min_i b_i·w/‖w‖ (never ≤ 0); the witness p gives
-    the upper end ‖Bᵀp‖. The tighter of the cone program's answer and its polish on the active set is kept.
+
+def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
+               finite_rank: bool = True, rows=None) -> MarginResult:
+    """ρ_K on the PSD matrix behind the column oracle op, decided on it by Gordan's alternative (see MarginResult).
+
+    factor() gives rows B with B Bᵀ ≈ G for the non-separable value −(inradius of the hull), or None to skip.
+    finite_rank: the factor drops only rounding (linear, affine, polynomial kernels, explicit rows); for an
+    RBF kernel it drops tiny but real eigenvalues, and its hull's inradius is then only a bound.
+    rows: an explicit factor (min_norm.RowColumns) for Wolfe's steps, O(n·r) each instead of O(n) columns of G;
+    the verdict and interval are still read on op (G) from the p it reaches.
     """
-    n, r = B.shape
-    if socp is not None:
-        w, t, p = socp
-    elif w_lp is not None:
-        w, t, p = w_lp, float(t_lp), np.full(n, 1.0 / n)
+    t0 = time.perf_counter()
+    if warm is None and rows is None:
+        warm = _opposite_pair(op)  # one point with both labels: start at its exact witness (one pass over G)
+    run = min_norm.min_norm_point(op if rows is None else rows, warm, deadline=t0 + budget)
+    if rows is not None:  # the verdict is read on G itself
+        run = dataclasses.replace(run, Gp=op.matvec(run.p))
+    rl = min_norm.rounding_level(op)  # for p in the simplex (‖p‖_1 = 1)
+    p, Gp = run.p, run.Gp
+    # rounding of (Gp)_i and of pᵀGp: at most γ_width = width·eps/2 each (a sum of `width` products, ‖p‖_1 = 1)
+    err = op.width * EPS * op.scale
+    q = float(p @ Gp)
+    hi = float(np.sqrt(max(q, 0.0) + err))  # ρ_K ≤ ‖p‖_G
+    low = float(Gp.min())
+    complete = run.reason in ("optimal", "zero", "rounding")  # "rounding": undecided for good, not for lack of time
+    extra = {"complete": complete, "budget": budget}
+    if low > rl:  # Gordan, first alternative: α = p has Gα > 0 beyond rounding (rl = 8 γ_width)
+        lo = min((low - err) / hi, hi)  # ρ_K ≥ min_i (Gp)_i/‖p‖_G, each end moved by its rounding
+        exact = complete and hi - lo <= 1e-6 * lo
+        return MarginResult(True, lo, p, p / q, (lo, hi), exact, -1, low,
+                            seconds=time.perf_counter() - t0, **extra)
+    if float(np.abs(Gp).max()) <= rl / 2:  # Gordan, second alternative: Gp = 0 up to rounding
+        rho, exact, rank = None, False, -1
+        left = budget - (time.perf_counter() - t0)
+        B = factor() if factor is not None and left > 0 else None
+        if B is not None and B.shape[1] > 0:
+            rank = B.shape[1]
+            rho = 0.0 if _origin_on_boundary(B, left) else _hull_margin(B)
+        if rho is not None:
+            rho = 0.0 if rho > -64 * EPS * np.sqrt(op.scale) else rho  # 0 on the hull's boundary, up to rounding
+        if rho is not None and (finite_rank or rho == 0.0):
+            interval, exact = (rho, rho), True
+        elif rho is not None:  # the factor's hull contains the true one's: its inradius only bounds |ρ_K| above
+            rho, interval = 0.0, (max(rho, min(_vertex_bound(op), 0.0)), 0.0)
+        else:
+            rho, interval = 0.0, (min(_vertex_bound(op), 0.0), 0.0)
+        return MarginResult(False, rho, p, None, interval, exact, rank, low,
+                            seconds=time.perf_counter() - t0, **extra)
+    # neither alternative is certified: ρ_K ≥ (min_i (Gp)_i − rounding)/‖p‖_G (≤ 0 here) and ρ_K ≤ ‖p‖_G
+    vertex = _vertex_bound(op)  # α = e_j: ρ_K ≥ max_j min_i G_ij/√G_jj
+    lo = max(vertex, (low - err) / hi) if hi > 0 else vertex
+    return MarginResult(False, 0.0, p, None, (min(lo, 0.0), hi), False, -1, low,
+                        seconds=time.perf_counter() - t0, decided=False, **extra)
+
+
+def _opposite_pair(op) -> np.ndarray | None:
+    """½(e_i + e_j) for two rows with G_ij = −√(G_ii G_jj) (one point with both labels): ‖p‖_G = 0 exactly.
+
+    Wolfe's method may stop a hair above 0 at such a set (rounding-level steps); starting at the pair, it
+    starts at the witness. Dense G only (O(n²), like one product G·v).
+    """
+    if not isinstance(op, min_norm.DenseColumns) or op.n < 2:
+        return None
+    d = np.sqrt(np.maximum(np.diagonal(op.G), 0.0))
+    for s in range(0, op.n, 1024):  # in row blocks: no second n×n array
+        S = op.G[s:s + 1024] + np.outer(d[s:s + 1024], d)  # 0 exactly for φ̃_i = −φ̃_j, > 0 on the diagonal
+        i, j = divmod(int(np.argmin(S)), op.n)
+        if S[i, j] <= 4 * EPS * op.scale and s + i != j:
+            i += s
+            break
     else:
         return None
-    floor = 4.0 * r * EPS * float(np.linalg.norm(B, axis=1).max())  # rounding level of B w for unit w
-    lo_w = max(_w_margin(B, v) for v in (w, w_lp) if v is not None)
-    if not lo_w > floor:
-        return None
-    lo, hi = _certify(B, p)
-    q = _polish(B, p, w)
-    lo2, hi2 = _certify(B, q)
-    if max(lo2, lo_w) > 0 and hi2 - max(lo2, lo_w) < hi - max(lo, lo_w):
-        p, lo, hi = q, lo2, hi2
-    lo = min(max(lo, lo_w), hi)
-    alpha = p / (hi * hi)
-    exact = hi - lo <= 1e-6 * lo
-    return MarginResult(True, lo, p, alpha, (lo, hi), exact, r, t if t_lp is None else t_lp)
+    p = np.zeros(op.n)
+    p[[i, j]] = 0.5
+    return p
 
 
-def _w_margin(B: np.ndarray, w: np.ndarray) -> float:
-    """min_i b_i·w/‖w‖ (−inf for w = 0): a certified lower bound on ρ."""
-    nw = float(np.linalg.norm(w))
-    return float((B @ w).min()) / nw if nw > 0 else -np.inf
+def _vertex_bound(op) -> float:
+    """max_j min_i G_ij/√G_jj: the margin of the best single point α = e_j, a lower bound on ρ_K."""
+    best = -np.inf
+    for s in range(0, op.n, 1024):
+        S = np.arange(s, min(s + 1024, op.n))
+        C = op.cols(S)
+        d = np.sqrt(np.maximum(C[S, np.arange(S.size)], 1e-300))
+        best = max(best, float((C.min(axis=0) / d).max()))
+    return best
 
 
-def margin_of_gram(M) -> MarginResult:
-    """The optimal margin of the rows whose Gram matrix is the PSD matrix M (e.g. G, or D G D)."""
+def margin_of_gram(M, budget: float | None = None, finite_rank: bool = False) -> MarginResult:
+    """The optimal margin of the rows whose Gram matrix is the PSD matrix M (e.g. G, or D G D), decided on M.
+
+    finite_rank: M's eigenvalues below rounding are true zeros (then a non-separable ρ_K < 0 can be exact).
+    """
     M = np.asarray(M, dtype=float)
     if M.ndim != 2 or M.shape[0] != M.shape[1] or M.shape[0] == 0:
         raise DataError("The margin needs a square, non-empty Gram matrix.")
-    return _margin_of_factor(_factor_from_gram(0.5 * (M + M.T)))
+    M = 0.5 * (M + M.T)
+    factor = (lambda: _factor_from_gram(M)) if M.shape[0] <= EIGH_MAX_N else None
+    return _margin_on(min_norm.DenseColumns(M), _budget(budget), factor=factor, finite_rank=finite_rank)
 
 
 _CACHE: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
 _LOCK = threading.Lock()  # guards the cache's dictionaries only, never held during a computation
 _KEY_LOCKS: "weakref.WeakKeyDictionary[object, dict]" = weakref.WeakKeyDictionary()
+
+
+def _key_lock(problem, key: str):
+    """The lock of one (problem, key): a long computation blocks only the callers waiting for that value."""
+    with _LOCK:
+        return _KEY_LOCKS.setdefault(problem, {}).setdefault(key, threading.RLock())
 
 
 def cached_on(problem, key: str, compute):
@@ -485,8 +400,7 @@ def cached_on(problem, key: str, compute):
         slot = _CACHE.setdefault(problem, {})
         if key in slot:
             return slot[key]
-        lock = _KEY_LOCKS.setdefault(problem, {}).setdefault(key, threading.RLock())
-    with lock:
+    with _key_lock(problem, key):
         with _LOCK:
             if key in slot:
                 return slot[key]
@@ -505,11 +419,65 @@ def peek(problem, key: str = "rho_K"):
             return None
 
 
-def optimal_margin(problem) -> MarginResult:
-    """ρ_K of a Problem (normalized signed Gram matrix G, §3) with its witness; memoized on the problem."""
+def _done(m, budget: float) -> bool:
+    """Whether a memoized margin answers a request with this budget (complete, or computed with as much)."""
+    return m is not None and (m.complete or m.budget >= budget)
+
+
+def optimal_margin(problem, budget: float | None = None) -> MarginResult:
+    """ρ_K of a Problem (normalized signed Gram matrix G, §3) with its witness, decided on G; memoized.
+
+    budget: seconds to spend (MARGIN_BUDGET by default). A memo that ran out of time (complete=False) is
+    resumed from its witness when asked again with a larger budget.
+    """
     if problem.n == 0:
         raise DataError("The margin needs points: place some + and − points first.")
-    return cached_on(problem, "rho_K", lambda: _checked_on_gram(_margin_of_factor(cached_factor(problem)), problem.gram))
+    budget = _budget(budget)
+    m = peek(problem)
+    if _done(m, budget):
+        return m
+    with _key_lock(problem, "rho_K"):
+        m = peek(problem)
+        if _done(m, budget):
+            return m
+        F = problem.gram.factor  # a finite feature map's n×D factor: Wolfe's columns in O(nD), no n×n matrix
+        op = min_norm.RowColumns(F) if F is not None else min_norm.DenseColumns(np.asarray(problem.G))
+        warm = _same_point_both_labels(problem) if m is None else np.asarray(m.p)
+        name = getattr(problem.kernel, "name", "")
+        rows = min_norm.RowColumns(cached_factor(problem)) if name in ("linear", "affine") else None
+        m = _margin_on(op, budget, warm, factor=lambda: _affordable_factor(problem),
+                       finite_rank=name in FINITE_RANK_KERNELS, rows=rows)
+        with _LOCK:
+            _CACHE.setdefault(problem, {})["rho_K"] = m
+        return m
+
+
+def _same_point_both_labels(problem) -> np.ndarray | None:
+    """½(e_i + e_j) for two equal points x_i = x_j with opposite labels (rows i, j of G are then exact
+    negatives, so ‖p‖_G = 0 to rounding), or None; O(n log n) on the coordinates."""
+    X = np.asarray(problem.X, dtype=float)
+    if problem.n < 2 or X.ndim != 2:
+        return None
+    _, first, inverse = np.unique(X, axis=0, return_index=True, return_inverse=True)
+    y = np.asarray(problem.y)
+    other = np.flatnonzero(y != y[first[inverse.ravel()]])  # points whose first equal point has the other label
+    if other.size == 0:
+        return None
+    p = np.zeros(problem.n)
+    p[[first[inverse.ravel()[other[0]]], other[0]]] = 0.5
+    return p
+
+
+def _affordable_factor(problem) -> np.ndarray | None:
+    """cached_factor(problem) when it is cheap (explicit for linear/affine, eigh up to EIGH_MAX_N points, 200
+    for kernels of infinite rank)."""
+    name = getattr(problem.kernel, "name", "")
+    if name not in ("linear", "affine") and problem.n > (EIGH_MAX_N if name in FINITE_RANK_KERNELS else 200):
+        return None  # (for RBF-like kernels the factor's hull only bounds ρ_K: not worth an eigh beyond 200)
+    try:
+        return cached_factor(problem)
+    except np.linalg.LinAlgError:
+        return None
 
 
 def cached_factor(problem) -> np.ndarray:
@@ -517,44 +485,37 @@ def cached_factor(problem) -> np.ndarray:
     return cached_on(problem, "factor", lambda: signed_factor(problem))
 
 
-def _checked_on_gram(m: MarginResult, G) -> MarginResult:
-    """Widen a separable interval to ‖p‖_G computed on G itself (the factor drops eigenvalues near rounding)."""
-    if not m.separable:
-        return m
-    lo, hi = m.interval
-    hi_g = g_norm(G, m.p)  # G: an array or a GramOperator
-    if hi_g <= hi:
-        return m
-    return dataclasses.replace(m, interval=(lo, hi_g), exact=hi_g - lo <= 1e-6 * lo)
-
-
 #: The name the solvers use for the memoized ρ_K.
 problem_margin = optimal_margin
 
 
 # -- helpers the paper's solvers share ---------------------------------------------------------------------
-#: The solver parameter that turns the ρ_K computation (for the `bound` metric) off, e.g. for huge n.
-#: Above this many points the `bound` metric is skipped for kernels other than linear/affine (eigh is O(n³)).
+#: Above this many points the `bound` metric is skipped for kernels other than linear/affine (G is n×n).
 BOUND_MAX_N = 1500
-#: … and when the rank of G exceeds this (the cone program costs ~n·r² per step: 17 s at n = r = 1000).
+#: … and, for the margins read on the eigen-factor of G (not ρ_K itself), when its rank exceeds this.
 BOUND_MAX_RANK = 600
 
 BOUND_PARAM = ParamSpec(
     "bound", bool, True,
-    help="Compute the optimal margin ρ_K once (a cone program; an LP too when not separable) for the paper's bound; "
-    f"skipped automatically above {BOUND_MAX_N} points or when G has rank above {BOUND_MAX_RANK}, unless the "
-    "kernel is linear or affine.",
+    help="Show the paper's bound, from the optimal margin ρ_K (Wolfe's method on G, given at most "
+    f"{SYNC_BUDGET} s by the run; the bound is absent while ρ_K is not known or too thin to resolve); skipped "
+    f"above {BOUND_MAX_N} points unless the kernel is linear or affine.",
 )
+
+_LOCAL = threading.local()  # the budget margin_if gives the computations it starts on this thread
 
 
 def margin_affordable(problem, key: str = "rho_K") -> bool:
-    """Whether the margin on G is cheap enough to compute unasked: already memoized, a linear/affine kernel,
-    or at most BOUND_MAX_N points and rank BOUND_MAX_RANK (the same rule for the solvers, the app's ρ_K line
-    and its feature-space ★, so none of them starts a computation of minutes)."""
+    """Whether the margin is cheap enough to compute unasked: already memoized, a linear/affine kernel, or at
+    most BOUND_MAX_N points (the same rule for the solvers, the app's ρ_K line and its feature-space ★).
+
+    ρ_K itself runs on G within a time budget; the other keys work on the eigen-factor of G, so they also need
+    its rank to be at most BOUND_MAX_RANK.
+    """
     if getattr(problem.kernel, "name", "") in ("linear", "affine"):
         return True
     if problem.n > BOUND_MAX_N and getattr(problem.kernel, "name", "") == "poly":
-        try:  # a polynomial kernel's explicit factor: the cone program works on n×D, never on n×n
+        try:  # a polynomial kernel's explicit factor: Wolfe's method and the eigen-factor work on n×D, never n×n
             F = problem.gram.factor
         except DataError:
             return True  # let the computation itself report it
@@ -565,6 +526,8 @@ def margin_affordable(problem, key: str = "rho_K") -> bool:
             return True
     if problem.n > BOUND_MAX_N:
         return False
+    if key == "rho_K":
+        return True
     try:
         return cached_factor(problem).shape[1] <= BOUND_MAX_RANK
     except (np.linalg.LinAlgError, DataError):
@@ -572,17 +535,30 @@ def margin_affordable(problem, key: str = "rho_K") -> bool:
 
 
 def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram: bool = True) -> MarginResult | None:
-    """The memoized margin for the `bound` metric, or None when turned off, too costly, not computable or not
-    resolved (a separable ρ_K too small to certify: its bound would be meaningless).
+    """The memoized margin for the `bound` metric, or None when turned off, too costly, not known within
+    SYNC_BUDGET seconds, not computable, or not resolved (undecided, or a separable ρ_K too thin to certify).
 
-    on_gram: the computation factors G (O(n³) unless the kernel is linear/affine); False for explicit rows.
+    Never blocks a run for long: what it starts gets SYNC_BUDGET seconds (a memo that ran out of time is kept,
+    and a later optimal_margin with a larger budget, e.g. the app's background job, resumes it), and it never
+    waits for a computation running on another thread. Cheap to call again: solvers may ask on every
+    snapshot until the margin is known.
+    on_gram: the computation works on G or its factor (n×n); False for explicit rows.
     """
     if not enabled:
         return None
-    if on_gram and not margin_affordable(problem, key):
+    m = peek(problem, key)
+    if m is None and on_gram and not margin_affordable(problem, key):
         return None
-    try:
-        m = optimal_margin(problem) if compute is None else cached_on(problem, key, compute)
-    except (RuntimeError, np.linalg.LinAlgError):
-        return None
+    if m is None or compute is None:
+        lock = _key_lock(problem, key)
+        if not lock.acquire(blocking=False):
+            return None  # another thread is computing it (e.g. the app's background job): absent until then
+        _LOCAL.budget = SYNC_BUDGET
+        try:
+            m = optimal_margin(problem, SYNC_BUDGET) if compute is None else cached_on(problem, key, compute)
+        except (RuntimeError, np.linalg.LinAlgError):
+            return None
+        finally:
+            del _LOCAL.budget
+            lock.release()
     return m if m.resolved else None

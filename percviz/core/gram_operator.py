@@ -225,6 +225,15 @@ def signed_factor_rows(problem) -> np.ndarray | None:
     return F
 
 
+def gram_bytes(problem, form: str = "auto") -> float:
+    """What signed_gram(problem, form) will hold, estimated without building it (for budget checks)."""
+    n = problem.n
+    finite = kernel_features(problem.kernel, problem.X[:1]) if n else None
+    if finite is not None and form != "dense" and (form == "factored" or n > FACTOR_MIN_N):
+        return 8.0 * n * (finite.shape[1] + 8)  # F and a few n-vectors of the algorithms
+    return 8.0 * DENSE_BUILD_MATRICES * n * n
+
+
 def signed_gram(problem, form: str = "auto") -> GramOperator:
     """G of a Problem: 'auto' factors it above FACTOR_MIN_N points when the kernel has a finite feature map."""
     if form not in FORMS:

@@ -53,6 +53,8 @@ SHIPPED_ORDER = (
     "concentric-circles-rbf",
     "three-class-linear-machine",
     "winnow-sparse-stream",
+    "input-space-margin",
+    "race-thin-margin",
 )
 
 
@@ -102,6 +104,8 @@ class Preset:
     params: Mapping[str, Any] = field(default_factory=dict)
     max_iter: int | None = None
     view: ViewSettings = field(default_factory=ViewSettings)
+    #: A race (docs/experiments.md): 2–4 lanes {"algorithm", "kernel", "features", "params"}; () for none.
+    race: tuple = ()
     #: Non-fatal remarks made while loading (unknown fields, …); not part of the scene itself.
     warnings: tuple[str, ...] = field(default=(), compare=False)
 
@@ -172,6 +176,7 @@ class Preset:
             "params": dict(self.params),
             "max_iter": self.max_iter,
             "view": self.view.to_dict(),
+            **({"race": [dict(lane) for lane in self.race]} if self.race else {}),
         }
 
 
@@ -181,7 +186,7 @@ class Preset:
 
 _TOP_FIELDS = (
     "format", "version", "title", "explanation", "points", "classes",
-    "kernel", "features", "algorithm", "params", "max_iter", "view",
+    "kernel", "features", "algorithm", "params", "max_iter", "view", "race",
 )
 
 
@@ -398,7 +403,30 @@ def preset_from_dict(
     max_iter = _check_max_iter(ck, doc, typed_params_from_text)
     view = _check_view(ck, doc.get("view"))
     _scene_remarks(ck, points, algorithm)
-    return Preset(points, title, explanation, kernel, features, algorithm, params, max_iter, view, tuple(ck.warnings))
+    race = _check_race(ck, doc.get("race"))
+    return Preset(points, title, explanation, kernel, features, algorithm, params, max_iter, view, race,
+                  tuple(ck.warnings))
+
+
+def _check_race(ck: _Checker, value: Any) -> tuple:
+    """The optional race: 2–4 lanes, each an algorithm with its kernel, φ-map and parameters."""
+    if value is None:
+        return ()
+    if not isinstance(value, list) or not 2 <= len(value) <= 4:
+        ck.fail("race", f"must be a list of 2 to 4 lanes, not {_short(value)}.")
+    lanes = []
+    for i, lane in enumerate(value):
+        fld = f"race[{i}]"
+        if not isinstance(lane, dict):
+            ck.fail(fld, f"must be an object with an 'algorithm', not {_kind(lane)}.")
+        try:
+            name, params = _check_algorithm(ck, {"algorithm": lane.get("algorithm"), **lane}, False)
+            kernel = _check_spec(ck, lane, "kernel", "affine", parse_kernel)
+            features = _check_spec(ck, lane, "features", "linear", parse_features)
+        except PresetError as e:
+            raise PresetError(e.path, f"{fld}.{e.field}", e.problem) from None
+        lanes.append({"algorithm": name, "kernel": kernel, "features": features, "params": params})
+    return tuple(lanes)
 
 
 def _scene_remarks(ck: _Checker, points: PointSet, algorithm: str) -> None:

@@ -286,6 +286,71 @@ def winnow_stream() -> Preset:
     )
 
 
+def _moons(n: int, noise: float, seed: int) -> PointSet:
+    """Two interleaved half circles (+ above, − below) with Gaussian noise from the seed, rounded to 0.01."""
+    r = np.random.default_rng(seed)
+    t = np.linspace(0, np.pi, n // 2)
+    upper = np.column_stack([np.cos(t), np.sin(t)])
+    lower = np.column_stack([1 - np.cos(t), 0.5 - np.sin(t)])
+    X = np.vstack([upper, lower]) + noise * r.normal(size=(n, 2))
+    return PointSet(np.round(X, 2), np.repeat([0, 1], n // 2))
+
+
+def input_space_margin() -> Preset:
+    from percviz.core.input_distance import input_distances
+
+    pts = _moons(30, 0.1, 13)
+    kernel = "rbf:gamma=2"
+    problem = Problem(pts, kernel)
+    svm = get_solver("svm")(problem, margin="hard", show_iterations=False).run()
+    near = input_distances(svm.decision, problem.X, problem.y)
+    i = int(np.argmin(near.distances))
+    x1, x2 = problem.X[i]
+    best = get_solver("input-space-svm")(problem, margin="hard").run()
+    after = input_distances(best.decision, problem.X, problem.y)
+    sign = "+" if problem.y[i] > 0 else "−"
+    # no curve can keep every point farther than half the closest +/− pair
+    P, M = problem.X[problem.y > 0], problem.X[problem.y < 0]
+    bound = 0.5 * float(np.linalg.norm(P[:, None] - M[None], axis=2).min())
+    return Preset(
+        pts,
+        title="Margins in the plane: the input-space SVM (Akaho)",
+        explanation=(
+            f"Iteration 0 is the RBF SVM (γ = 2): its margin {svm.metrics['margin']:.3f} is measured in feature "
+            f"space and its dashed lines f = ±1 keep every point outside, yet in the plane its curve passes only "
+            f"{near.distances[i]:.3f} from the {sign} point at ({x1:.2f}, {x2:.2f}). View ▸ Input distances draws "
+            "each point's shortest segment to the curve. Step through Akaho's input-space SVM: after "
+            f"{best.iteration - 1} steps the nearest point is {after.margin:.3f} away (near the {bound:.3f} no curve "
+            "can beat: half the closest +/− gap), while the feature-space margin shrinks."
+        ),
+        kernel=kernel,
+        algorithm="input-space-svm",
+        params={"margin": "hard"},
+        view=ViewSettings(panels=CANVAS_CURVES, range=(-1.6, 2.6, -1.2, 1.7)),
+    )
+
+
+def race_thin_margin() -> Preset:
+    pts = D.thin_gap(0.03)
+    lanes = [{"algorithm": a, "kernel": "affine", "features": "linear", "params": {}}
+             for a in ("perceptron", "nkp", "snkp")]
+    _, k_perc = _count(pts, "perceptron")
+    _, k_nkp = _count(pts, "nkp", max_iter=100000)
+    _, k_snkp = _count(pts, "snkp")
+    return Preset(
+        pts,
+        title="Race: perceptron, NKP and SNKP on the thin margin",
+        explanation=(
+            "The thin-margin scene, raced in lock-step (Experiments ▸ Race). "
+            f"SNKP separates after {k_snkp} updates, the perceptron after {k_perc} and NKP after {k_nkp}: "
+            "the paper's √log n/ρ_K against 1/ρ_K². Scrub back to compare the three boundaries at one iteration."
+        ),
+        algorithm="snkp",
+        max_iter=20000,
+        race=tuple(lanes),
+    )
+
+
 #: name → builder, in SHIPPED_ORDER.
 BUILDERS: dict[str, Callable[[], Preset]] = {
     "default": default,
@@ -300,6 +365,8 @@ BUILDERS: dict[str, Callable[[], Preset]] = {
     "concentric-circles-rbf": circles_rbf,
     "three-class-linear-machine": three_class,
     "winnow-sparse-stream": winnow_stream,
+    "input-space-margin": input_space_margin,
+    "race-thin-margin": race_thin_margin,
 }
 
 

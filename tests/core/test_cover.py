@@ -60,3 +60,14 @@ def test_bad_arguments():
         cover.simulate(trials=0)
     with pytest.raises(ParameterError, match="n ≤ 16"):
         cover.count_separable_labelings(np.zeros((17, 2)))
+
+
+@pytest.mark.parametrize("features,ns", [("linear", (4, 6, 8, 10)), ("quadratic", (8, 12, 16)),
+                                         ("poly:degree=3", (14, 20, 26))])
+def test_phi_map_simulation_within_three_standard_errors(features, ns):
+    d_hat = cover.feature_dimension(features)
+    assert d_hat == {"linear": 3, "quadratic": 6, "poly:degree=3": 10}[features]
+    rows = cover.simulate_features(ns, features, trials=150, seed=5)
+    assert [r.formula for r in rows] == [cover.separable_fraction(n, d_hat) for n in ns]
+    for r in rows:
+        assert abs(r.fraction - r.formula) <= 3 * r.formula_std_error, r

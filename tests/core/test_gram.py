@@ -170,11 +170,15 @@ def test_non_separable_sets(make, kernel):
     assert m.rho <= 0
     assert m.p.min() >= 0 and m.p.sum() == pytest.approx(1, abs=1e-12)
     assert gram.g_norm(G, m.p) < 1e-7  # a Gordan certificate: Σ p_i y_i φ̃(x_i) = 0
-    assert m.exact
+    assert np.abs(G @ m.p).max() <= 2 * pr.n * np.finfo(float).eps  # Gp = 0 up to rounding, on G itself
     # Theorem "margininf": ρ_K = −(radius of the largest G-ball in the hull); no direction does better
     B = gram.signed_factor(pr)
     assert np.allclose(B @ B.T, G, atol=1e-10)
     brute = _brute_force_margin(B)
+    if kernel.startswith("rbf"):  # the factor drops G's tiny (real) eigenvalues: its hull only bounds ρ_K below
+        assert m.rho == 0.0 and m.interval[0] <= brute + 1e-12 and m.exact == (m.interval == (0.0, 0.0))
+        return
+    assert m.exact
     assert brute <= m.rho + 1e-12
     assert brute == pytest.approx(m.rho, abs=1e-6)
 
@@ -233,31 +237,30 @@ def random_labels(n: int, gamma: float = 0.5, seed: int = 0) -> Problem:
 
 
 def test_tiny_rbf_margin_is_positive_and_certified():
-    """n = 200: ρ_K ≈ 1.62e-5. Round 1's interval was 1.3e-3 wide; the factor now pins it to 5e-7, and ‖p‖_G
-    read on G itself (whose eigenvalues below ~1e-11 the factor drops) widens it to 3.8e-4: resolved, not exact.
-    """
+    """n = 200: ρ_K ≈ 1.62e-5, so ρ_K² ≈ 2.6e-10 stands ~1500× above the rounding of G·p: certified separable
+    on G, and the interval, widened by that rounding (n·eps on pᵀGp), stays under 0.1%: resolved, not exact."""
     pr = random_labels(200)
     m = gram.optimal_margin(pr)
     G = np.asarray(pr.G)
     lo, hi = m.interval
-    assert m.separable and m.rho == lo > 0 and m.resolved
+    assert m.separable and m.rho == lo > 0 and m.resolved and not m.exact
     assert hi - lo <= 1e-3 * hi
-    assert m.rho == pytest.approx(1.6192e-5, rel=1e-3)  # measured
-    assert gram.g_norm(G, m.p) == pytest.approx(hi, rel=1e-12)  # p is the upper certificate, on G itself
+    assert m.rho == pytest.approx(1.6192e-5, rel=1e-3)  # the former cone program on the eigen-factor
+    assert lo <= gram.normalized_margin(G, m.p) and gram.g_norm(G, m.p) <= hi  # p certifies both ends
 
 
-def test_unresolved_margin_stays_positive_and_drops_the_bounds():
-    """n = 500: ρ_K ≈ 6.8e-10, below what double precision certifies to 0.1%: rho > 0, not exact, no bound.
-
-    (Round 1 returned rho = −3.0e-6 for this separable set, and took 3.9–5 s; the cone program ~1.2 s.)
-    """
+def test_unresolved_margin_is_undecided_and_drops_the_bounds():
+    """n = 500: ρ_K ≈ 6.8e-10 (the former cone program on the eigen-factor), so ρ_K² = min pᵀGp is far below the
+    rounding of a product G·p (4n·eps ≈ 4.4e-13): on G itself neither Gordan alternative is certified.
+    The answer is 'undecided' with an interval around 0 that holds the former value, and no bound."""
     from percviz.core.solvers import get_solver
 
     pr = random_labels(500)
-    m = gram.optimal_margin(pr)
+    m = gram.optimal_margin(pr, budget=1.0)
     lo, hi = m.interval
-    assert m.separable and 0 < lo == m.rho <= hi < 1e-8
-    assert not m.exact and not m.resolved
+    assert m.verdict == "undecided" and not m.separable and not m.decided and not m.resolved
+    assert lo <= 0 < hi and m.rho == 0.0 and m.alpha is None
+    assert lo <= 6.8e-10 <= hi
     assert gram.margin_if(pr, True) is None
     snap = get_solver("snkp")(pr, max_iter=1).run()
     assert "bound" not in snap.metrics  # 'bound not available', not a negative or infinite one
@@ -265,7 +268,8 @@ def test_unresolved_margin_stays_positive_and_drops_the_bounds():
 
 def test_margin_if_keeps_resolved_and_non_separable_margins():
     pr = random_labels(200)
-    assert gram.margin_if(pr, True) is gram.optimal_margin(pr)
+    m = gram.optimal_margin(pr)  # (margin_if alone gives it SYNC_BUDGET seconds: 443 Wolfe steps may not fit)
+    assert gram.margin_if(pr, True) is m
     assert gram.margin_if(pr, False) is None
     nonsep = Problem(xor(), kernel="affine")
     m = gram.margin_if(nonsep, True)
@@ -278,39 +282,36 @@ def test_single_point_margin_is_one():
     assert m.separable and m.rho == pytest.approx(1.0) and m.exact and list(m.p) == [1.0]
 
 
-def test_working_set_cone_program_equals_the_full_one():
-    """Above WORKING_SET_MIN_ROWS rows the program grows a working set; its optimum is the full program's."""
+def test_a_margin_cut_short_by_its_budget_resumes_to_the_full_answer():
+    """budget = 0 stops Wolfe's method at once (complete=False, an honest interval); asking again with a budget
+    resumes from that witness and reaches the answer a fresh computation gives."""
     pr = make_separable(300, 0.01, "rbf:gamma=8", seed=7)
-    B = gram.signed_factor(pr)
-    assert B.shape[0] >= gram.WORKING_SET_MIN_ROWS
-    w, t, p = gram._max_margin_socp(B)
-    _, t_full, _ = gram._socp_on(B, float(np.linalg.norm(B, axis=1).max()))
-    assert t == pytest.approx(t_full, rel=1e-8)
-    assert (B @ w).min() / np.linalg.norm(w) == pytest.approx(t, rel=1e-8)  # w is feasible for every row
-    assert p.min() >= 0 and p.sum() == pytest.approx(1) and np.linalg.norm(B.T @ p) == pytest.approx(t, rel=1e-6)
+    cut = gram.optimal_margin(pr, budget=0.0)
+    assert not cut.complete and cut.budget == 0.0 and not cut.exact
+    assert gram.optimal_margin(pr, budget=0.0) is cut  # memoized for that budget
+    full = gram.optimal_margin(pr)
+    assert full.complete and full.exact and full.separable
+    fresh = gram.optimal_margin(Problem(pr.points, kernel="rbf:gamma=8"))
+    assert full.rho == pytest.approx(fresh.rho, rel=1e-9)
+    lo, hi = cut.interval
+    assert lo <= full.rho * (1 + 1e-9) and full.rho <= hi * (1 + 1e-9)  # the cut interval held it
 
 
-def test_lp_separator_certifies_when_the_cone_program_fails(monkeypatch):
-    """If Clarabel fails, the LP still decides, and its box separator w gives a certified, positive rho."""
-    pr = make_separable(30, 0.05, "affine", seed=30)
-    exact = gram.optimal_margin(pr)
-    monkeypatch.setattr(gram, "_max_margin_socp", lambda B: None)
-    m = gram.optimal_margin(Problem(pr.points, kernel="affine"))
-    assert m.separable and 0 < m.rho <= exact.rho * (1 + 1e-9) and m.lp_value > 0
-    assert m.interval[0] == m.rho <= exact.rho * (1 + 1e-12) and exact.rho <= m.interval[1] * (1 + 1e-12)
-
-
-def test_bound_margin_is_skipped_when_the_rank_makes_it_costly():
-    """700 points under RBF γ = 1000: G ≈ I has full rank 700 > BOUND_MAX_RANK, so no ρ_K for the bound metric
-    (the cone program would take ~6 s); the same problem still gets ρ_K on request (optimal_margin)."""
+def test_bound_margin_waits_only_its_budget_and_appears_once_known(monkeypatch):
+    """400 points under RBF γ = 1000: G ≈ I, every point a support vector (400 steps of Wolfe's method). With a
+    budget far below that, the bound metric gets no ρ_K (margin_if gives None, nothing is blocked); once
+    optimal_margin has run with its own budget (the app's background job), margin_if serves the memo."""
     rng = np.random.default_rng(1)
-    X = rng.uniform(-1, 1, size=(700, 2))
+    X = rng.uniform(-1, 1, size=(400, 2))
     pr = Problem(PointSet.from_signed(X, np.where(X[:, 0] > 0, 1, -1)), kernel="rbf:gamma=1000")
-    assert gram.cached_factor(pr).shape[1] > gram.BOUND_MAX_RANK
+    monkeypatch.setattr(gram, "SYNC_BUDGET", 0.0)
     assert gram.margin_if(pr, True) is None
+    assert not gram.peek(pr).complete  # the cut-short attempt is kept, to be resumed
+    m = gram.optimal_margin(pr)
+    assert m.complete and m.separable and m.resolved
+    assert gram.margin_if(pr, True) is m
     small = random_labels(100)
     assert gram.cached_factor(small) is gram.cached_factor(small)  # memoized, shared with ρ_K
-    assert gram.margin_if(small, True) is gram.optimal_margin(small)
 
 
 def test_a_long_computation_does_not_block_other_cached_values():

@@ -8,7 +8,7 @@ import pytest
 from percviz.core import gram
 from percviz.core.data import PointSet
 from percviz.core.errors import DataError
-from percviz.core.gram_operator import DenseGram, FactoredGram, kernel_features
+from percviz.core.gram_operator import DenseGram, FactoredGram, gram_bytes, kernel_features
 from percviz.core.kernels import parse_kernel
 from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver, load_all
@@ -156,3 +156,10 @@ def test_kernel_expansion_on_many_points_agrees_with_the_direct_sum(spec):
     k = parse_kernel(spec)
     direct = k(Z, C) @ c
     np.testing.assert_allclose(KernelExpansion(k, C, c)(Z), direct, atol=1e-12 * np.abs(direct).max())
+
+
+def test_memory_estimate_tells_the_factored_form_from_the_dense_one():
+    big = Problem(_points(5000, 11), "poly:degree=6")
+    assert gram_bytes(big) == 8.0 * 5000 * (28 + 8)
+    assert gram_bytes(Problem(big.points, "rbf")) == 8.0 * 3.5 * 5000**2
+    assert gram_bytes(big, "dense") == 8.0 * 3.5 * 5000**2

@@ -62,11 +62,13 @@ class Snapshot:
     p: np.ndarray | None = None  # the distribution p_k (a certificate when status is CERTIFICATE)
     weights: np.ndarray | None = None  # explicit weight vector a (d̂,) or matrix (c, d̂)
     message: str = ""
+    feet: np.ndarray | None = None  # estimated projection points x̂_i on f = 0 (input-space SVM), (n, d)
 
     def __post_init__(self):
         object.__setattr__(self, "alpha", _frozen_array(self.alpha))
         object.__setattr__(self, "p", _frozen_array(self.p))
         object.__setattr__(self, "weights", _frozen_array(self.weights))
+        object.__setattr__(self, "feet", _frozen_array(self.feet))
         clean = {k: float(v) for k, v in self.metrics.items() if v is not None}
         object.__setattr__(self, "metrics", types.MappingProxyType(clean))
         object.__setattr__(self, "triggers", tuple(int(t) for t in self.triggers))
@@ -110,6 +112,10 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("j_relaxation", "J_r", False, "relaxation criterion ½ Σ_{a·y ≤ b} (a·y − b)² / ‖y‖²"),
         MetricInfo("j_squared", "J_s = ‖Ya − b‖²", True, "squared-error criterion ‖e‖² (MSE, LMS, Ho–Kashyap)"),
         MetricInfo("gradient_norm", "‖∇J‖", True, "norm of the gradient of the criterion"),
+        MetricInfo("input_margin", "input-space margin", False, "min_i of the Euclidean distance from x_i to f = 0"),
+        MetricInfo(
+            "input_margin_estimate", "estimated input margin", False, "Akaho: min_i y_i·(3), the linearized distance at x̂_i"
+        ),
     )
 }
 

@@ -141,7 +141,7 @@ class NKP(Solver):
     def _bound(self):
         if not self._bound_done:
             self._margin = gram.margin_if(self.problem, self.values["bound"])
-            self._bound_done = True
+            self._bound_done = self._margin is not None  # asked again (cheaply) until ρ_K is known
         m = self._margin
         return 1.0 / m.rho**2 if m is not None and m.separable else None
 
@@ -189,7 +189,7 @@ class SNKP(Solver):
     def _bound(self):
         if not self._bound_done:
             self._margin = gram.margin_if(self.problem, self.values["bound"])
-            self._bound_done = True
+            self._bound_done = self._margin is not None  # asked again (cheaply) until ρ_K is known
         m = self._margin
         if m is None or not m.separable:
             return None

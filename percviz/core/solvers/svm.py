@@ -51,8 +51,8 @@ class QPIterate:
     iterations: int
 
 
-def solve_dual(K, y, C: float | None, max_iter: int = 200) -> QPIterate:
-    """The SVM dual as a Clarabel QP; C = None for the hard margin."""
+def solve_dual(K, y, C: float | None, max_iter: int = 200, linear=None) -> QPIterate:
+    """The SVM dual as a Clarabel QP; C = None for the hard margin. `linear` replaces the 1s of Σα_i (Akaho's ĝ_i)."""
     import clarabel  # lazy, like scipy.sparse: neither is needed to list the solvers
     import scipy.sparse as sp
 
@@ -78,7 +78,8 @@ def solve_dual(K, y, C: float | None, max_iter: int = 200) -> QPIterate:
     # The dual is never unbounded here (hard margin is checked by LP first); with a huge C the default
     # infeasibility tolerances can misreport it as such.
     settings.tol_infeas_abs = settings.tol_infeas_rel = 1e-14
-    sol = clarabel.DefaultSolver(P, -np.ones(n), A, np.concatenate(rhs), cones, settings).solve()
+    lin = np.ones(n) if linear is None else np.asarray(linear, dtype=float)
+    sol = clarabel.DefaultSolver(P, -lin, A, np.concatenate(rhs), cones, settings).solve()
     # KKT: Qα − 1 + z₀ y − μ + λ = 0, so for a free support vector y_i(f₀(x_i) + z₀) = 1: b = z₀.
     status = str(sol.status).split(".")[-1]
     return QPIterate(np.array(sol.x, dtype=float) / s, float(sol.z[0]), status, int(sol.iterations))

@@ -161,7 +161,7 @@ class SNKPVN(Solver):
     def _state(self):
         if not self._bound_done:
             self._margin = gram.margin_if(self.problem, self.values["bound"])
-            self._bound_done = True
+            self._bound_done = self._margin is not None  # asked again (cheaply) until ρ_K is known
         it = self.it
         bound = snkpvn_bound(self.problem.n, it.k, self.q_norm, self._margin)
         extra = {"p_g_norm": it.p_norm, "mu": it.mu, "bound": bound, "delta": self.values["delta"]}
@@ -240,7 +240,7 @@ class ISNKPVN(Solver):
     def _state(self):
         if not self._bound_done:
             self._margin = gram.margin_if(self.problem, self.values["bound"])
-            self._bound_done = True
+            self._bound_done = self._margin is not None  # asked again (cheaply) until ρ_K is known
         it = self.it
         p = it.p if self.result is None else self.result
         pn = it.p_norm if self.result is None else math.sqrt(max(float(p @ (self._G @ p)), 0.0))

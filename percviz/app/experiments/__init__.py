@@ -1,0 +1,116 @@
+"""The Experiments menu: races, margin sweeps and Cover's count in windows of their own.
+
+`install(window)` adds the menu to the main window; it reads only `window.scene`, `window.theme`,
+`window.menuBar()` and the `presetLoaded` signal, so the main window needs one line to call it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtGui import QAction
+
+from percviz.core.experiments.race import Lane
+
+#: The race offered when the current scene brings none: the paper's three perceptrons.
+DEFAULT_LANES = ("perceptron", "nkp", "snkp")
+
+
+def lanes_from_preset(preset) -> tuple[Lane, ...]:
+    """The lanes of a preset's race (docs/presets.md), or () when it has none."""
+    return tuple(Lane(lane["algorithm"], lane["kernel"], lane["features"], dict(lane["params"]))
+                 for lane in getattr(preset, "race", ()) or ())
+
+
+def default_lanes(settings) -> tuple[Lane, ...]:
+    """Perceptron vs NKP vs SNKP with the scene's kernel and φ-map."""
+    return tuple(Lane(a, settings.kernel, settings.features) for a in DEFAULT_LANES)
+
+
+class ExperimentsMenu:
+    """The menu and the windows it opened (kept so they are not garbage collected)."""
+
+    def __init__(self, window):
+        self.window = window
+        self.windows: list = []
+        self.preset_lanes: tuple[Lane, ...] = ()
+        self.preset_max_iter: int | None = None
+        self.menu = window.menuBar().addMenu("E&xperiments")
+        self.menu.setObjectName("experiments_menu")
+        self.race_action = self._action("&Race the current scene…", "action_race", self.open_race)
+        self.race_preset_action = self._action("Race on the &thin margin (preset)", "action_race_preset",
+                                               self.open_race_preset)
+        self.sweep_action = self._action("Margin &sweep…", "action_sweep", self.open_sweep)
+        self.cover_action = self._action("&Cover's function counting…", "action_cover", self.open_cover)
+        signal = getattr(window, "presetLoaded", None)
+        if signal is not None:
+            signal.connect(self._remember)
+
+    def _action(self, text, name, slot) -> QAction:
+        a = QAction(text, self.window)
+        a.setObjectName(name)
+        a.triggered.connect(lambda _checked=False: slot())
+        self.menu.addAction(a)
+        return a
+
+    def _remember(self, preset) -> None:
+        self.preset_lanes = lanes_from_preset(preset)
+        self.preset_max_iter = preset.max_iter if self.preset_lanes else None
+
+    def _show(self, w):
+        self.windows = [x for x in self.windows if x.isVisible()]
+        self.windows.append(w)
+        w.show()
+        return w
+
+    def open_race(self, lanes=None, points=None, max_iter=None, title=""):
+        from percviz.app.experiments.race_window import DEFAULT_MAX_ITER, RaceWindow
+
+        scene = self.window.scene
+        lanes = lanes or self.preset_lanes or default_lanes(scene.settings)
+        limit = max_iter or self.preset_max_iter or DEFAULT_MAX_ITER
+        return self._show(RaceWindow(points or scene.points, lanes, getattr(self.window, "theme", None),
+                                     max_iter=limit, title=title or getattr(self.window, "title", "")))
+
+    def open_race_preset(self):
+        from percviz.core.presets import SHIPPED_DIR, load_preset
+
+        p = load_preset(SHIPPED_DIR / "race-thin-margin.json")
+        return self.open_race(lanes_from_preset(p), p.points, p.max_iter, p.title)
+
+    def open_sweep(self):
+        from percviz.app.experiments.sweep_window import SweepWindow
+
+        return self._show(SweepWindow(getattr(self.window, "theme", None)))
+
+    def open_cover(self):
+        from percviz.app.experiments.cover_window import CoverWindow
+
+        return self._show(CoverWindow(getattr(self.window, "theme", None)))
+
+    def follow_theme(self, theme) -> None:
+        """Restyle every open experiment window with the main window's new theme."""
+        self.windows = [w for w in self.windows if w.isVisible()]
+        for w in self.windows:
+            w.apply_theme(theme)
+
+    def close_all(self) -> None:
+        for w in self.windows:
+            w.close()
+        self.windows = []
+
+
+def install(window) -> ExperimentsMenu:
+    """Add the Experiments menu to the main window (called once from its constructor)."""
+    menu = ExperimentsMenu(window)
+    window.experiments = menu
+    restyle = getattr(window, "apply_theme", None)
+    if callable(restyle):  # presentation mode (F5) and themes restyle the open experiment windows too
+
+        def apply_theme(theme, _restyle=restyle):
+            _restyle(theme)
+            menu.follow_theme(theme)
+
+        window.apply_theme = apply_theme
+    guards = getattr(window, "close_guards", None)
+    if guards is not None:  # closing the main window closes the experiment windows too
+        guards.append(lambda: menu.close_all() or True)
+    return menu

@@ -1,0 +1,361 @@
+"""The race window: 2–4 solvers on one scene in lock-step, as small multiples of the canvas, curves overlaid
+in one plot (one colour per algorithm, one quantity on each axis) and a table of who halted when."""
+
+from __future__ import annotations
+
+import math
+
+import pyqtgraph as pg
+from PySide6.QtCore import Qt, QTimer, Signal
+from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import (
+    QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
+    QTableWidgetItem, QVBoxLayout, QWidget,
+)
+from superqt.utils import thread_worker
+
+from percviz.app.canvas import CanvasView
+from percviz.app.experiments.common import canvas_theme, lane_color, line_width, save_png, style_plot
+from percviz.core.data import PointSet
+from percviz.core.errors import PercvizError
+from percviz.core.experiments.race import DEFAULT_MAX_ITER, Race
+from percviz.core.scene import SceneModel
+from percviz.core.solvers import METRICS, get_solver
+
+#: Updates per play tick, by the speed menu's entry.
+SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
+TICK_MS = 40
+TABLE_COLUMNS = ("algorithm", "status", "halted at k", "margin", "‖p‖_G")
+
+
+def _fmt(v) -> str:
+    return "" if v is None or not math.isfinite(v) else f"{v:.4g}"
+
+
+class RaceWindow(QWidget):
+    """A race of `lanes` (core.experiments.Lane) on a copy of `points`; an edit of the points restarts all."""
+
+    shownChanged = Signal(int)
+
+    def __init__(self, points: PointSet, lanes, theme=None, max_iter: int = DEFAULT_MAX_ITER, title: str = "",
+                 parent=None):
+        super().__init__(parent)
+        self.setWindowTitle(f"percviz race — {title}" if title else "percviz race")
+        self.setObjectName("race_window")
+        self.lanes = tuple(lanes)
+        self.theme = theme
+        self.scene = SceneModel(points)
+        self.race: Race | None = None
+        self.shown = 0
+        self.error = ""
+        self._worker = None
+        self._timer = QTimer(self)
+        self._timer.setInterval(TICK_MS)
+        self._timer.timeout.connect(self._tick)
+        self._build()
+        self.scene.points_changed.connect(lambda _kind: self.restart())
+        self.race = self._new_race(max_iter)
+        self._max_iter = max_iter
+        self._on_restarted()
+        if theme is not None:
+            self.apply_theme(theme)
+
+    # -- layout ----------------------------------------------------------------------------------
+    def _build(self) -> None:
+        grid = QGridLayout()
+        self.canvases: list[CanvasView] = []
+        self.lane_labels: list[QLabel] = []
+        cols = 2 if len(self.lanes) == 4 else len(self.lanes)
+        for i, lane in enumerate(self.lanes):
+            canvas = CanvasView(self.scene, theme=canvas_theme(self.theme))
+            canvas.setAccessibleName(f"race-canvas-{i}")
+            canvas.setMinimumSize(220, 200)
+            lab = canvas.title  # the canvas's own caption names the lane, in the lane's colour
+            lab.setText(lane.label)
+            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
+            grid.addWidget(canvas, i // cols, i % cols)
+            self.canvases.append(canvas)
+            self.lane_labels.append(lab)
+        top = QWidget()
+        top.setLayout(grid)
+
+        self.quantity = QComboBox()
+        self.quantity.setAccessibleName("quantity")
+        keys = []
+        for lane in self.lanes:
+            keys += [k for k in get_solver(lane.algorithm).metric_keys if k not in keys]
+        for k in keys:
+            self.quantity.addItem(METRICS[k].label, k)
+        if "margin" in keys:
+            self.quantity.setCurrentIndex(keys.index("margin"))
+        self.quantity.currentIndexChanged.connect(lambda _i: self._draw_curves())
+        self.curves_plot = pg.PlotWidget()
+        self.curves_plot.setAccessibleName("race-curves")
+        self.curves_plot.addLegend(offset=(-10, -10))
+        self.curves_plot.setLabel("bottom", "iteration k")
+        self.curve_items = [self.curves_plot.plot([], [], name=lane.label) for lane in self.lanes]
+        self.cursor_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
+        self.curves_plot.addItem(self.cursor_line)
+
+        self.table = QTableWidget(len(self.lanes), len(TABLE_COLUMNS))
+        self.table.setAccessibleName("race-table")
+        self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
+        self.table.verticalHeader().setVisible(False)
+        self.table.horizontalHeader().setStretchLastSection(True)
+
+        bottom = QSplitter(Qt.Orientation.Horizontal)
+        left = QWidget()
+        lv = QVBoxLayout(left)
+        lv.setContentsMargins(0, 0, 0, 0)
+        row = QHBoxLayout()
+        self.quantity_label = QLabel("quantity:")
+        row.addWidget(self.quantity_label)
+        row.addWidget(self.quantity, 1)
+        lv.addLayout(row)
+        lv.addWidget(self.curves_plot, 1)
+        bottom.addWidget(left)
+        bottom.addWidget(self.table)
+        bottom.setSizes([550, 450])
+
+        self.step_button = self._button("Step", "step", self.step)
+        self.play_button = self._button("Play", "play", self.toggle_play)
+        self.play_button.setCheckable(True)
+        self.end_button = self._button("Run to end", "run", self.run_to_end)
+        self.reset_button = self._button("Reset", "reset", self.reset)
+        self.live = QCheckBox("Live")
+        self.live.setAccessibleName("live")
+        self.live.setToolTip("Run every lane to its end after each edit of the points")
+        self.speed = QComboBox()
+        self.speed.setAccessibleName("speed")
+        self.speed.addItems(list(SPEEDS))
+        self.scrub = QSlider(Qt.Orientation.Horizontal)
+        self.scrub.setAccessibleName("history")
+        self.scrub.valueChanged.connect(self.show_iteration)
+        self.status = QLabel()
+        self.status.setAccessibleName("status")
+        controls = QHBoxLayout()
+        for w in (self.step_button, self.play_button, self.end_button, self.reset_button, self.live, self.speed):
+            controls.addWidget(w)
+        controls.addWidget(self.scrub, 1)
+        controls.addWidget(self.status)
+
+        split = QSplitter(Qt.Orientation.Vertical)
+        split.addWidget(top)
+        split.addWidget(bottom)
+        split.setSizes([520, 300])
+        lay = QVBoxLayout(self)
+        lay.addWidget(split, 1)
+        lay.addLayout(controls)
+        for key, fn in ((Qt.Key.Key_Space, self.step), (Qt.Key.Key_P, self.toggle_play),
+                        (Qt.Key.Key_R, self.reset), (Qt.Key.Key_Left, lambda: self.scrub_by(-1)),
+                        (Qt.Key.Key_Right, lambda: self.scrub_by(1)), (Qt.Key.Key_F5, self.toggle_presentation)):
+            QShortcut(QKeySequence(key), self, activated=fn)
+        self.resize(1100, 860)
+
+    def _button(self, text: str, name: str, slot) -> QPushButton:
+        b = QPushButton(text)
+        b.setAccessibleName(name)
+        b.clicked.connect(lambda _checked=False: slot())
+        return b
+
+    # -- the run ---------------------------------------------------------------------------------
+    def _new_race(self, max_iter: int) -> Race | None:
+        try:
+            self.error = ""
+            return Race(self.scene.points, self.lanes, max_iter)
+        except PercvizError as e:
+            self.error = str(e)
+            return None
+
+    def restart(self) -> None:
+        """Start every lane again from iteration 0 on the scene's current points."""
+        self._stop_worker()
+        self.pause()
+        if self.race is None:
+            self.race = self._new_race(self._max_iter)
+        else:
+            try:
+                self.error = ""
+                self.race.restart(self.scene.points)
+            except PercvizError as e:
+                self.error, self.race = str(e), None
+        self._on_restarted()
+        if self.live.isChecked():
+            self.run_to_end()
+
+    def _on_restarted(self) -> None:
+        self.shown = 0
+        for canvas, solver in zip(self.canvases, self.race.solvers if self.race else [None] * len(self.canvases)):
+            canvas.set_problem(solver.problem if solver else None, type(solver) if solver else None)
+        self._refresh()
+
+    def reset(self) -> None:
+        self.restart()
+
+    @property
+    def busy(self) -> bool:
+        return self._worker is not None
+
+    def step(self) -> None:
+        """One update of every lane (or, after scrubbing back, one iteration forward in the history)."""
+        if self.race is None or self.busy:
+            return
+        if self.shown < self.race.iteration:
+            self.show_iteration(self.shown + 1)
+            return
+        self.race.step()
+        self.show_iteration(self.race.iteration)
+
+    def toggle_play(self) -> None:
+        if self._timer.isActive():
+            self.pause()
+        elif self.race is not None and not self.busy:
+            self._timer.start()
+            self.play_button.setChecked(True)
+
+    def pause(self) -> None:
+        self._timer.stop()
+        self.play_button.setChecked(False)
+
+    @property
+    def playing(self) -> bool:
+        return self._timer.isActive()
+
+    def _tick(self) -> None:
+        if self.race is None or (self.race.done and self.shown >= self.race.iteration):
+            self.pause()
+            self._refresh()
+            return
+        n = SPEEDS[self.speed.currentText()]
+        if self.shown < self.race.iteration:
+            self.show_iteration(min(self.shown + n, self.race.iteration))
+        else:
+            self.race.advance(n)
+            self.show_iteration(self.race.iteration)
+
+    def run_to_end(self) -> None:
+        """Run every lane to its end on a worker thread, showing progress as it goes."""
+        if self.race is None or self.busy or self.race.done:
+            return
+        self.pause()
+        race = self.race
+
+        @thread_worker(start_thread=False)
+        def work():
+            while not race.done:
+                race.advance(100)
+                yield race.iteration
+
+        self._worker = work()
+        self._worker.yielded.connect(self.show_iteration)
+        self._worker.finished.connect(self._worker_done)
+        self._worker.start()
+
+    def _worker_done(self) -> None:
+        self._worker = None
+        if self.race is not None:
+            self.show_iteration(self.race.iteration)
+
+    def _stop_worker(self) -> None:
+        w = self._worker
+        if w is not None:
+            w.quit()
+            w.await_workers()
+            self._worker = None
+
+    def wait_idle(self, qtbot, timeout: int = 20000) -> None:
+        """Tests: wait until a run-to-end worker has finished."""
+        qtbot.waitUntil(lambda: self._worker is None, timeout=timeout)
+
+    # -- showing ---------------------------------------------------------------------------------
+    def scrub_by(self, delta: int) -> None:
+        if self.race is not None:
+            self.show_iteration(max(0, min(self.shown + delta, self.race.iteration)))
+
+    def show_iteration(self, k: int) -> None:
+        """Show every lane at race iteration k (≤ the iterations run)."""
+        if self.race is None:
+            return
+        k = max(0, min(int(k), self.race.iteration))
+        self.shown = k
+        self._refresh()
+        self.shownChanged.emit(k)
+
+    def snapshots(self):
+        return self.race.at(self.shown) if self.race is not None else []
+
+    def _refresh(self) -> None:
+        race = self.race
+        if race is None:
+            self.status.setText(self.error)
+            self._fill_table([])
+            return
+        snaps = race.at(self.shown)
+        for canvas, snap in zip(self.canvases, snaps):
+            canvas.set_snapshot(snap)
+        self.scrub.blockSignals(True)
+        self.scrub.setRange(0, race.iteration)
+        self.scrub.setValue(self.shown)
+        self.scrub.blockSignals(False)
+        self.status.setText(f"k = {self.shown}" + (f" of {race.iteration}" if self.shown < race.iteration else "")
+                            + (" · all halted" if race.done and self.shown == race.iteration else ""))
+        self._fill_table(race.table(self.shown))
+        self._draw_curves()
+
+    def _fill_table(self, rows) -> None:
+        for r, row in enumerate(rows):
+            cells = (row.algorithm, row.status, "" if row.iteration is None else str(row.iteration),
+                     _fmt(row.margin), _fmt(row.p_g_norm))
+            for c, text in enumerate(cells):
+                item = QTableWidgetItem(text)
+                if c == 0:
+                    item.setForeground(QColor(lane_color(r)))
+                self.table.setItem(r, c, item)
+        self.table.resizeColumnsToContents()
+
+    def _draw_curves(self) -> None:
+        key = self.quantity.currentData()
+        info = METRICS.get(key)
+        self.curves_plot.setLabel("left", info.label if info else "")
+        log = bool(info and info.log_default)
+        self.curves_plot.setLogMode(False, log)
+        if self.race is None:
+            return
+        width = line_width(self.theme)
+        for i, (item, (xs, ys)) in enumerate(zip(self.curve_items, self.race.series(key, self.shown))):
+            pts = [(x, y) for x, y in zip(xs, ys) if math.isfinite(y) and (y > 0 or not log)]
+            item.setData([p[0] for p in pts], [p[1] for p in pts], pen=pg.mkPen(lane_color(i), width=width))
+        self.cursor_line.setValue(self.shown)
+
+    # -- presentation ----------------------------------------------------------------------------
+    def apply_theme(self, theme) -> None:
+        self.theme = theme
+        if hasattr(theme, "palette"):
+            self.setPalette(theme.palette())
+        for c in self.canvases:
+            c.apply_theme(canvas_theme(theme))
+        for i, lab in enumerate(self.lane_labels):
+            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
+        style_plot(self.curves_plot, theme)
+        font = QFont(self.font())
+        font.setPointSizeF(theme.font_pt)
+        for w in (self.table, self.status, self.quantity, self.speed, self.step_button, self.play_button,
+                  self.end_button, self.reset_button, self.quantity_label, self.live):
+            w.setFont(font)
+        self.table.resizeColumnsToContents()
+        self._draw_curves()
+
+    def toggle_presentation(self) -> None:
+        from percviz.app.theme import PRESENTATION_SCALE, theme_for
+
+        base = self.theme or theme_for()
+        scale = 1.0 if base.presentation else PRESENTATION_SCALE
+        self.apply_theme(base.with_scale(scale))
+
+    def save_png(self, path) -> bool:
+        return save_png(self, path)
+
+    def closeEvent(self, event) -> None:
+        self.pause()
+        self._stop_worker()
+        super().closeEvent(event)

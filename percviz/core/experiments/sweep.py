@@ -1,0 +1,233 @@
+"""Margin and accuracy sweeps: run registered solvers over a scene family, fit log–log rates, draw the bounds.
+
+A separable sweep records, per scene, ρ_K (gram.optimal_margin) and each algorithm's iterations to a
+separator; the fitted slope of log iterations against log 1/ρ_K estimates the rate exponent (the paper:
+≈ 1 for SNKP, √log n/ρ_K; 2 for the perceptrons and NKP, 1/ρ_K²). A certificate sweep (non-separable
+family) does the same against log 1/ε (NVN ≈ 1/ε², ISNKPVN ≈ √n/ε·log(1/ε)). Scenes run in separate
+processes when there is more than one task and more than one worker.
+"""
+
+from __future__ import annotations
+
+import math
+import multiprocessing
+from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
+from dataclasses import asdict, dataclass, field
+from typing import Iterator
+
+import numpy as np
+
+from percviz.core import gram
+from percviz.core.errors import ParameterError
+from percviz.core.experiments.families import get_family
+from percviz.core.problem import Problem
+from percviz.core.solvers import get_solver
+from percviz.core.solvers.base import Status
+
+#: Solvers whose `bound` metric is an iteration count once the data are separable (their theorems).
+ITERATION_BOUNDS = {
+    "perceptron": "Novikoff R²/ρ²",
+    "normalized-perceptron": "1/ρ₂²",
+    "kernel-perceptron": "Novikoff max K/γ²",
+    "nkp": "1/ρ_K²",
+    "snkp": "2√(2 log n)/ρ_K",
+    "snkpvn": "2√(2n)/ρ_K",
+}
+#: The certificate algorithms of a sweep against ε and the label of the line drawn for each.
+EPS_BOUNDS = {"nvn": "1/ε² (von Neumann)", "isnkpvn": "2√(2n)/ε·⌈log(‖q₀‖_G/ε)/log γ⌉ (Theorem 4 rate)"}
+
+
+@dataclass(frozen=True)
+class SweepSpec:
+    """What to sweep: algorithms, family (with its kernel/φ-map unless given), seed, levels or accuracies."""
+
+    algorithms: tuple[str, ...]
+    family: str = "line"
+    kernel: str | None = None
+    features: str | None = None
+    seed: int = 0
+    levels: tuple[float, ...] | None = None
+    eps: tuple[float, ...] | None = None
+    max_iter: int = 200_000
+
+    def __post_init__(self):
+        fam = get_family(self.family)
+        if not self.algorithms:
+            raise ParameterError("A sweep needs at least one algorithm, e.g. --algorithms snkp,nkp.")
+        for a in self.algorithms:
+            get_solver(a)  # raises for unknown names
+        object.__setattr__(self, "algorithms", tuple(self.algorithms))
+        object.__setattr__(self, "levels", tuple(float(t) for t in (self.levels or fam.levels)))
+        object.__setattr__(self, "eps", tuple(float(e) for e in (self.eps or fam.eps)))
+        if not fam.separable and not self.eps:
+            raise ParameterError(f"The '{self.family}' family is not separable: give accuracies ε to sweep.")
+        for e in self.eps:
+            if not 0 < e < 1:
+                raise ParameterError(f"Every ε must be in (0, 1). Got {e!r} instead.")
+
+    @property
+    def separable(self) -> bool:
+        return get_family(self.family).separable
+
+    @property
+    def kernel_spec(self) -> str:
+        return self.kernel or get_family(self.family).kernel
+
+    @property
+    def features_spec(self) -> str:
+        return self.features or get_family(self.family).features
+
+    def tasks(self) -> list[tuple[int, float, float | None]]:
+        """(scene index, level t, ε or None): one task per scene (separable) or per ε (certificates)."""
+        if self.separable:
+            return [(i, t, None) for i, t in enumerate(self.levels)]
+        return [(i, t, e) for i, (t, e) in enumerate((t, e) for t in self.levels for e in self.eps)]
+
+
+@dataclass(frozen=True)
+class RunRecord:
+    """One algorithm on one scene: the scene's ρ_K, the iterations to halt, how it halted, its bound."""
+
+    scene: int
+    level: float
+    n: int
+    rho: float
+    algorithm: str
+    iterations: int
+    status: str
+    eps: float | None = None
+    bound: float | None = None
+    margin: float | None = None
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class Slope:
+    """A least-squares line log y = slope·log x + intercept over `points` runs."""
+
+    slope: float
+    intercept: float
+    points: int
+
+
+@dataclass
+class SweepResult:
+    """All the records of a sweep, in task then algorithm order, with the fitted slopes."""
+
+    spec: SweepSpec
+    runs: list[RunRecord] = field(default_factory=list)
+
+    @property
+    def slopes(self) -> dict[str, Slope | None]:
+        return {a: fit_slope(self.runs, a) for a in self.spec.algorithms}
+
+
+def _finite(v) -> float | None:
+    return float(v) if v is not None and math.isfinite(v) else None
+
+
+def _eps_bound(algorithm: str, problem: Problem, eps: float, solver) -> float | None:
+    """The line drawn for a certificate run: NVN ‖p_k‖_G ≤ 1/√(k + ‖p₀‖_G⁻²); ISNKPVN's Theorem 4 rate."""
+    G = np.asarray(problem.G)
+    q0 = np.full(problem.n, 1.0 / problem.n)
+    q0_norm = math.sqrt(max(float(q0 @ G @ q0), 0.0))
+    if algorithm == "nvn":
+        return 1.0 / eps**2
+    if algorithm == "isnkpvn" and q0_norm > eps:
+        loops = math.ceil(math.log(q0_norm / eps) / math.log(solver.values["gamma"]))
+        return 2.0 * math.sqrt(2.0 * problem.n) / eps * max(loops, 1)
+    return None
+
+
+def run_task(spec: SweepSpec, index: int, level: float, eps: float | None) -> list[RunRecord]:
+    """Build one scene, compute ρ_K and run every algorithm of the spec on it (top level: spawn-safe)."""
+    fam = get_family(spec.family)
+    points = fam.scene(level, spec.seed)
+    records = []
+    margin = None
+    for name in spec.algorithms:
+        cls = get_solver(name)
+        problem = Problem(points, spec.kernel_spec, spec.features_spec)
+        if margin is None:
+            margin = gram.optimal_margin(problem)
+        kw = {"eps": eps} if eps is not None and "eps" in {p.name for p in cls.params.specs} else {}
+        solver = cls(problem, max_iter=spec.max_iter, **kw)
+        snap = solver.run()
+        if eps is None:
+            bound = _finite(snap.metrics.get("bound")) if name in ITERATION_BOUNDS else None
+        else:
+            bound = _eps_bound(name, problem, eps, solver)
+        records.append(RunRecord(index, level, problem.n, float(margin.rho), name, int(snap.iteration),
+                                 snap.status.value, eps, bound, _finite(snap.metrics.get("margin"))))
+    return records
+
+
+def iter_sweep(spec: SweepSpec, workers: int = 2, poll: float | None = None
+               ) -> Iterator[tuple[int, int, list[RunRecord]]]:
+    """Yield (tasks done, tasks in all, the records of the task just done) as tasks finish.
+
+    With more than one task and worker the tasks run in a spawn-context process pool; closing the
+    generator (Cancel) drops the tasks not yet started. With `poll` (seconds) it also yields
+    (done, total, []) while it waits, so a worker can check for Cancel that often.
+    """
+    tasks = spec.tasks()
+    total = len(tasks)
+    if total <= 1 or workers <= 1:
+        for done, task in enumerate(tasks, 1):
+            yield done, total, run_task(spec, *task)
+        return
+    ex = ProcessPoolExecutor(max_workers=min(workers, total), mp_context=multiprocessing.get_context("spawn"))
+    left = dict(enumerate(tasks))
+    done = 0
+    try:
+        pending = {ex.submit(run_task, spec, *task): i for i, task in left.items()}
+        waiting = set(pending)
+        while waiting:
+            finished, waiting = wait(waiting, timeout=poll, return_when=FIRST_COMPLETED)
+            if not finished:
+                yield done, total, []
+            for fut in finished:
+                records = fut.result()
+                del left[pending[fut]]
+                done += 1
+                yield done, total, records
+    except BrokenProcessPool:
+        # a worker process died (e.g. a script without the __main__ guard): finish here, one task at a time
+        for task in list(left.values()):
+            done += 1
+            yield done, total, run_task(spec, *task)
+    finally:
+        ex.shutdown(wait=False, cancel_futures=True)
+
+
+def run_sweep(spec: SweepSpec, workers: int = 2) -> SweepResult:
+    """Run the whole sweep; the records come back sorted by scene, then in the spec's algorithm order."""
+    order = {a: i for i, a in enumerate(spec.algorithms)}
+    runs = [r for _, _, recs in iter_sweep(spec, workers) for r in recs]
+    runs.sort(key=lambda r: (r.scene, order[r.algorithm]))
+    return SweepResult(spec, runs)
+
+
+def goal(record: RunRecord) -> bool:
+    """Whether a run reached what its sweep measures: a separator (ε None) or a certificate."""
+    want = Status.SEPARATOR if record.eps is None else Status.CERTIFICATE
+    return record.status == want.value
+
+
+def x_value(record: RunRecord) -> float:
+    """The abscissa of a run: 1/ρ_K (separable sweeps) or 1/ε (certificate sweeps)."""
+    return 1.0 / record.rho if record.eps is None else 1.0 / record.eps
+
+
+def fit_slope(runs: list[RunRecord], algorithm: str) -> Slope | None:
+    """Least squares of log iterations on log x over the runs that reached the goal in ≥ 1 iteration."""
+    pts = [(x_value(r), r.iterations) for r in runs
+           if r.algorithm == algorithm and goal(r) and r.iterations >= 1 and (r.eps is not None or r.rho > 0)]
+    if len({x for x, _ in pts}) < 2:
+        return None
+    x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
+    slope, intercept = np.polyfit(x, y, 1)
+    return Slope(float(slope), float(intercept), len(pts))
