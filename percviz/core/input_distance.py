@@ -136,13 +136,18 @@ def crossing_seeds(decision: DecisionFunction, X, fx, k: int) -> list[np.ndarray
     pos, neg = np.flatnonzero(fx > 0), np.flatnonzero(fx < 0)
     if pos.size == 0 or neg.size == 0:
         return []
+    from scipy.spatial import cKDTree
+
     out = []
-    D = np.linalg.norm(X[:, None, :] - X[None, :, :], axis=2)
-    other = np.where(fx[:, None] * fx[None, :] < 0, D, np.inf)
-    order = np.argsort(other, axis=1)[:, :k]
-    for r in range(order.shape[1]):
+    order = np.zeros((len(X), k), dtype=np.intp)
+    found = np.zeros((len(X), k), dtype=bool)
+    for mine, theirs in ((pos, neg), (neg, pos)):  # k-d trees: O(n log n) and O(nk) memory, not n×n×d
+        kk = min(k, theirs.size)
+        j = cKDTree(X[theirs]).query(X[mine], k=kk)[1].reshape(mine.size, kk)
+        order[mine, :kk], found[mine, :kk] = theirs[j], True
+    for r in range(k):
         j = order[:, r]
-        ok = np.isfinite(other[np.arange(len(X)), j])
+        ok = found[:, r]
         lo, hi = X.copy(), np.where(ok[:, None], X[j], X)
         flo = fx.copy()
         for _ in range(40):
