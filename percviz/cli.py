@@ -254,8 +254,9 @@ def _separator_margin(problem, snap, representation: str) -> float | None:
     m = snap.metrics.get("margin")
     if m is None and representation == "kernel" and snap.alpha is not None:
         a = np.asarray(snap.alpha)
-        nrm = math.sqrt(max(float(a @ problem.G @ a), 0.0))
-        m = float((problem.G @ a).min() / nrm) if nrm > 0 else None
+        Ga = problem.gram @ a
+        nrm = math.sqrt(max(float(a @ Ga), 0.0))
+        m = float(Ga.min() / nrm) if nrm > 0 else None
     elif m is None and snap.weights is not None and np.ndim(snap.weights) == 1:
         w = np.asarray(snap.weights)
         nrm = float(np.linalg.norm(w))
@@ -280,7 +281,7 @@ def _certificate_norm(problem, snap) -> float | None:
     if "p_g_norm" in snap.metrics:
         return float(snap.metrics["p_g_norm"])
     p = np.asarray(snap.p)
-    return math.sqrt(max(float(p @ problem.G @ p), 0.0))
+    return math.sqrt(problem.gram.quad(p))
 
 
 def _input_margin(problem, snap) -> float | None:

@@ -220,7 +220,7 @@ def _checked_margin(snap, problem: Problem, representation: str) -> float | None
         if snap.decision.bias != 0.0:  # a kernel expansion with a free bias (SVM): its own margin metric
             m = snap.metrics.get("margin")
             return float(m) if m is not None and math.isfinite(m) and m > 0 else None
-        Ga = problem.G @ a
+        Ga = problem.gram @ a
         nrm = math.sqrt(max(float(a @ Ga), 0.0))
         return float(Ga.min() / nrm) if nrm > 0 else None
     if snap.weights is not None:
@@ -235,7 +235,7 @@ def _checked_certificate(snap, problem: Problem) -> np.ndarray | None:
     if snap.status is not Status.CERTIFICATE or snap.p is None:
         return None
     p = np.asarray(snap.p, dtype=float)
-    norm = math.sqrt(max(float(p @ problem.G @ p), 0.0))
+    norm = math.sqrt(problem.gram.quad(p))
     if p.min() < -1e-12 or abs(p.sum() - 1.0) > 1e-9 or norm > CERTIFICATE_TOL:
         return None
     return p.copy()

@@ -20,6 +20,9 @@ _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
 #: Dense n×n float64 matrices alive at a solver's peak, by what it needs (measured, rounded up).
 SQUARE_MATRICES = {"kernel": 3.5, "svm": 12}
 
+#: Kernel solvers that build their own n×n QP matrices instead of reading G (counted as "svm").
+GRAM_FREE = ("svm", "input-space-svm")
+
 
 class BudgetError(DataError):
     """The computation would need more memory than the budget allows."""
@@ -66,8 +69,17 @@ def check_solver(solver) -> None:
     n = solver.problem.n
     rep = solver.representation
     who = f"{solver.display_name} on {n:,} points"
-    if solver.name == "svm" or rep == "kernel":
-        count = SQUARE_MATRICES["svm" if solver.name == "svm" else "kernel"]
+    if solver.name == "smo":  # kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
+        return
+    if rep == "kernel" and solver.name not in GRAM_FREE:
+        from percviz.core.gram_operator import gram_bytes
+
+        nbytes = gram_bytes(solver.problem)
+        if nbytes < square_matrices(n, 1):  # G kept as its n×D factor: no n×n matrix at all
+            require(nbytes, f"{who} (G as its n×D factor)", "Use fewer points")
+            return
+    if solver.name in GRAM_FREE or rep == "kernel":
+        count = SQUARE_MATRICES["svm" if solver.name in GRAM_FREE else "kernel"]
         require(
             square_matrices(n, count),
             f"{who} (the {n:,}×{n:,} kernel matrices, {gib(square_matrices(n, 1))} each)",

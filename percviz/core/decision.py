@@ -7,7 +7,12 @@ from dataclasses import dataclass
 import numpy as np
 
 from percviz.core.features import FeatureMap
+from percviz.core.gram_operator import kernel_features
 from percviz.core.kernels import Kernel, PolynomialKernel, RBFKernel
+
+
+#: Kernel evaluations K(Z, centres) above this many entries (32 MB) go by feature map or in blocks.
+EVAL_BLOCK = 2**22
 
 
 def _frozen(a) -> np.ndarray:
@@ -123,7 +128,14 @@ class KernelExpansion(DecisionFunction):
         nz = np.flatnonzero(self.coef)
         if nz.size == 0:
             return np.full(Z.shape[0], float(self.bias))
-        return self.kernel(Z, self.centers[nz]) @ self.coef[nz] + self.bias
+        C, c = self.centers[nz], self.coef[nz]
+        if Z.shape[0] * nz.size <= EVAL_BLOCK:
+            return self.kernel(Z, C) @ c + self.bias
+        w = kernel_features(self.kernel, C)  # a finite feature map: f = φ(z)·Σ c_i φ(x_i), O((m + n)D)
+        if w is not None:
+            return kernel_features(self.kernel, Z) @ (w.T @ c) + self.bias
+        rows = max(1, EVAL_BLOCK // nz.size)  # else K(Z, C) in row blocks of at most EVAL_BLOCK entries
+        return np.concatenate([self.kernel(Z[i : i + rows], C) @ c for i in range(0, Z.shape[0], rows)]) + self.bias
 
     def normalized(self, Z) -> np.ndarray:
         """f(x) / (‖f‖_K √K(x, x)): the normalized margin a point at x would have (sign included)."""

@@ -215,7 +215,8 @@ def signed_factor(problem) -> np.ndarray:
         d = problem.self_kernel  # also refuses K(x, x) = 0, naming the point
         F = problem.X if name == "linear" else np.column_stack([np.ones(problem.n), problem.X])
         return _reduce_rows(F * (problem.y / np.sqrt(d))[:, None])
-    return _factor_from_gram(np.asarray(problem.G))
+    F = problem.gram.factor  # the n×D factor of a finite feature map (polynomial kernels): no n×n eigh
+    return _reduce_rows(F) if F is not None else _factor_from_gram(np.asarray(problem.G))
 
 
 def _origin_on_boundary(B: np.ndarray, time_limit: float = 60.0) -> bool:
@@ -439,11 +440,12 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
         m = peek(problem)
         if _done(m, budget):
             return m
-        G = np.asarray(problem.G)
+        F = problem.gram.factor  # a finite feature map's n×D factor: Wolfe's columns in O(nD), no n×n matrix
+        op = min_norm.RowColumns(F) if F is not None else min_norm.DenseColumns(np.asarray(problem.G))
         warm = _same_point_both_labels(problem) if m is None else np.asarray(m.p)
         name = getattr(problem.kernel, "name", "")
         rows = min_norm.RowColumns(cached_factor(problem)) if name in ("linear", "affine") else None
-        m = _margin_on(min_norm.DenseColumns(G), budget, warm, factor=lambda: _affordable_factor(problem),
+        m = _margin_on(op, budget, warm, factor=lambda: _affordable_factor(problem),
                        finite_rank=name in FINITE_RANK_KERNELS, rows=rows)
         with _LOCK:
             _CACHE.setdefault(problem, {})["rho_K"] = m
@@ -512,6 +514,13 @@ def margin_affordable(problem, key: str = "rho_K") -> bool:
     """
     if getattr(problem.kernel, "name", "") in ("linear", "affine"):
         return True
+    if problem.n > BOUND_MAX_N and getattr(problem.kernel, "name", "") == "poly":
+        try:  # a polynomial kernel's explicit factor: Wolfe's method and the eigen-factor work on n×D, never n×n
+            F = problem.gram.factor
+        except DataError:
+            return True  # let the computation itself report it
+        if F is not None and F.shape[1] <= BOUND_MAX_RANK:
+            return True
     with _LOCK:
         if key in _CACHE.get(problem, {}):
             return True

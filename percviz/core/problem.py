@@ -10,6 +10,7 @@ from percviz.core.data import PointSet, format_point
 from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
 from percviz.core.features import FeatureMap, parse_features
+from percviz.core.gram_operator import GramOperator, signed_gram
 from percviz.core.kernels import Kernel, parse_kernel
 
 #: K(x, x) at or below this is refused: the normalized feature φ(x)/√K(x, x) does not exist.
@@ -17,12 +18,14 @@ MIN_SELF_KERNEL = 1e-12
 
 
 class Problem:
-    """Points plus the kernel and feature map an algorithm works with; caches the signed Gram matrix G."""
+    """Points plus the kernel and feature map an algorithm works with; caches the signed Gram operator and matrix G."""
 
-    def __init__(self, points: PointSet, kernel: "str | Kernel" = "affine", features: "str | FeatureMap" = "linear"):
+    def __init__(self, points: PointSet, kernel: "str | Kernel" = "affine", features: "str | FeatureMap" = "linear",
+                 *, gram_form: str = "auto"):
         if not isinstance(points, PointSet):
             raise TypeError("points must be a PointSet")
         self.points = points
+        self.gram_form = gram_form  # "auto" (factored when the kernel has a finite feature map), "dense", "factored"
         self.kernel = parse_kernel(kernel)
         self.features = parse_features(features)
 
@@ -60,17 +63,17 @@ class Problem:
         return d
 
     @cached_property
+    def gram(self) -> GramOperator:
+        """G as an operator (G·v, columns, blocks): factored n×D for linear/affine/polynomial kernels, else dense."""
+        return signed_gram(self, self.gram_form)
+
+    @cached_property
     def G(self) -> np.ndarray:
-        """The normalized signed Gram matrix G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) (§3); read-only."""
-        s = self.y / np.sqrt(self.self_kernel)
-        K = self.kernel(self.X, self.X)
-        G = s[:, None] * K * s[None, :]
-        if not np.isfinite(G).all():
-            raise DataError(f"The {self.kernel.spec} kernel overflows on these points; scale the data down.")
-        G = 0.5 * (G + G.T)
-        np.fill_diagonal(G, 1.0)
-        G.setflags(write=False)
-        return G
+        """The normalized signed Gram matrix G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) (§3) as an n×n array; read-only.
+
+        Built on first use (refused beyond the memory budget); the algorithms use `gram` instead.
+        """
+        return self.gram.dense()
 
     @cached_property
     def Phi(self) -> np.ndarray:

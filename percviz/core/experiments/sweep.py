@@ -131,9 +131,8 @@ def _finite(v) -> float | None:
 
 def _eps_bound(algorithm: str, problem: Problem, eps: float, solver) -> float | None:
     """The line drawn for a certificate run: NVN ‖p_k‖_G ≤ 1/√(k + ‖p₀‖_G⁻²); ISNKPVN's Theorem 4 rate."""
-    G = np.asarray(problem.G)
     q0 = np.full(problem.n, 1.0 / problem.n)
-    q0_norm = math.sqrt(max(float(q0 @ G @ q0), 0.0))
+    q0_norm = math.sqrt(problem.gram.quad(q0))  # the Gram operator: no n×n matrix for finite feature maps
     if algorithm == "nvn":
         return 1.0 / eps**2
     if algorithm == "isnkpvn" and q0_norm > eps:

@@ -171,7 +171,7 @@ class KernelPerceptron(Solver):
     default_max_iter = 100000
 
     def _reset(self):
-        self._G = np.asarray(self.problem.G)
+        self._G = self.problem.gram
         self._sk = np.sqrt(self.problem.self_kernel)
         n = self.problem.n
         self.alpha = np.zeros(n)
@@ -185,7 +185,7 @@ class KernelPerceptron(Solver):
         later = wrong[wrong >= self._next]
         i = int(later[0] if later.size else wrong[0])
         self.alpha[i] += 1.0
-        self._Gb += self._sk[i] * self._G[i]
+        self._Gb += self._sk[i] * self._G.column(i)
         self._next = (i + 1) % self.problem.n
         return (i,)
 

@@ -9,6 +9,7 @@ import numpy as np
 
 from percviz.core import gram
 from percviz.core.params import ParamSet
+from percviz.core.solvers._factored import FactoredNKP
 from percviz.core.solvers.base import Solver, Status, register
 
 FAMILY = "Perceptrons (Ramdas & Peña)"
@@ -40,13 +41,13 @@ def entropic_prox(Galpha: np.ndarray, mu: float) -> np.ndarray:
 
 
 class SmoothedIterates:
-    """The iterates shared by SNKP and SNKPVN (α_k, μ_k, p_k), with one dense G·v per step.
+    """The iterates shared by SNKP and SNKPVN (α_k, μ_k, p_k), with one G·v per step (G: a GramOperator).
 
     Gα, Gp and Gu (u_k = p_{μ_k}(α_k)) are carried along: α_{k+1} and p_{k+1} are combinations of
     α_k, p_k, u_k and u_{k+1}, so only G u_{k+1} is new in each step.
     """
 
-    def __init__(self, G: np.ndarray, alpha0: np.ndarray, mu0: float,
+    def __init__(self, G, alpha0: np.ndarray, mu0: float,
                  prox: Callable[[np.ndarray, float], np.ndarray], Galpha0: np.ndarray | None = None):
         self.G, self.prox = G, prox
         self.k = 0
@@ -76,7 +77,7 @@ class SmoothedIterates:
         self.Ga = _combine(a, self.Ga, b, self.Gp, c, self.Gu)
         self.mu *= 1.0 - th  # μ_{k+1} = (1−θ) μ_k
         self.u = self.prox(self.Ga, self.mu)
-        self.Gu = self.G @ self.u  # the one dense product of the step
+        self.Gu = self.G @ self.u  # the one product of the step: O(n²) dense, O(nD) factored
         # p_{k+1} = (1−θ) p_k + θ p_{μ_{k+1}}(α_{k+1})
         self.p = _combine(a, self.p, th, self.u)
         self.Gp = _combine(a, self.Gp, th, self.Gu)
@@ -113,7 +114,8 @@ class NKP(Solver):
     default_max_iter = 100000
 
     def _reset(self):
-        self._G = np.asarray(self.problem.G)
+        self._G = self.problem.gram
+        self._fast = FactoredNKP(self._G) if self._G.factor is not None else None  # O(D + log n) updates
         n = self.problem.n
         self.alpha = np.zeros(n)
         self.Ga = np.zeros(n)
@@ -121,15 +123,19 @@ class NKP(Solver):
         self._bound_done = False
 
     def _update(self):
+        if self._fast is not None:
+            return (self._fast.step(),)
         j = int(np.argmin(self.Ga))  # p(α_k): the vertex of the smallest (Gα_k)_j, smallest index on ties
         th = 1.0 / (self.iteration + 1)
         self.alpha *= 1.0 - th
         self.alpha[j] += th
         self.Ga *= 1.0 - th
-        self.Ga += th * self._G[j]  # G is symmetric: row j is column j, updated in O(n)
+        self.Ga += th * self._G.column(j)  # G e_j, in O(n) dense, O(nD) factored
         return (j,)
 
     def _halt(self):
+        if self._fast is not None:
+            return Status.SEPARATOR if self._fast.separated() else None
         return Status.SEPARATOR if gram.separates(self.Ga, self.alpha) else None
 
     def _bound(self):
@@ -140,7 +146,14 @@ class NKP(Solver):
         return 1.0 / m.rho**2 if m is not None and m.separable else None
 
     def _state(self):
+        if self._fast is not None:
+            self.alpha, self.Ga = self._fast.alpha, self._fast.Ga
         return kernel_state(self, self.alpha, self.Ga, {"bound": self._bound()})
+
+    def _metrics(self):  # the recorded history: no decision function per update
+        if self._fast is not None:
+            self.alpha, self.Ga = self._fast.alpha, self._fast.Ga
+        return {**gram.iterate_metrics(self.alpha, self.Ga), "bound": self._bound()}
 
 
 @register
@@ -161,7 +174,7 @@ class SNKP(Solver):
     default_max_iter = 20000
 
     def _reset(self):
-        G = np.asarray(self.problem.G)
+        G = self.problem.gram
         n = self.problem.n
         self.it = SmoothedIterates(G, np.full(n, 1.0 / n), 2.0, entropic_prox)
         self._margin = None
@@ -182,7 +195,11 @@ class SNKP(Solver):
             return None
         return 2.0 * math.sqrt(2.0 * math.log(self.problem.n)) / m.rho  # Theorem 1
 
+    def _extra(self):
+        return {"p_g_norm": self.it.p_norm, "mu": self.it.mu, "bound": self._bound()}
+
     def _state(self):
-        it = self.it
-        extra = {"p_g_norm": it.p_norm, "mu": it.mu, "bound": self._bound()}
-        return kernel_state(self, it.alpha, it.Ga, extra, p=it.p)
+        return kernel_state(self, self.it.alpha, self.it.Ga, self._extra(), p=self.it.p)
+
+    def _metrics(self):  # the recorded history: no decision function per update
+        return {**gram.iterate_metrics(self.it.alpha, self.it.Ga), **self._extra()}

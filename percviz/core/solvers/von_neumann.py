@@ -80,7 +80,7 @@ class NVN(Solver):
     default_max_iter = 300000
 
     def _reset(self):
-        self._G = np.asarray(self.problem.G)
+        self._G = self.problem.gram
         n = self.problem.n
         self.p = np.full(n, 1.0 / n)
         self.Gp = self._G @ self.p
@@ -90,12 +90,12 @@ class NVN(Solver):
     def _update(self):
         j = int(np.argmin(self.Gp))
         a, b = self._sq, float(self.Gp[j])
-        den = a - 2.0 * b + self._G[j, j]  # ‖p − e_j‖²_G
+        den = a - 2.0 * b + self._G.diag()[j]  # ‖p − e_j‖²_G
         th = min(max((a - b) / den, 0.0), 1.0) if den > 0 else 0.0
         self.p *= 1.0 - th
         self.p[j] += th
         self.Gp *= 1.0 - th
-        self.Gp += th * self._G[j]
+        self.Gp += th * self._G.column(j)
         self._sq = max(float(self.p @ self.Gp), 0.0)
         return (j,)
 
@@ -145,7 +145,7 @@ class SNKPVN(Solver):
     default_max_iter = 50000
 
     def _reset(self):
-        G = np.asarray(self.problem.G)
+        G = self.problem.gram
         self.q = initial_q(self.problem, self.values["q"])
         Gq = G @ self.q
         self.q_norm = math.sqrt(max(float(self.q @ Gq), 0.0))
@@ -211,7 +211,7 @@ class ISNKPVN(Solver):
     default_max_iter = 100000
 
     def _reset(self):
-        self._G = np.asarray(self.problem.G)
+        self._G = self.problem.gram
         n = self.problem.n
         self.t = -1
         self._margin = None
