@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import html
 
+import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
 from PySide6.QtWidgets import QLabel, QWidget
 
 from percviz.app.theme import Theme, theme_for
-from percviz.core.glossary import margin_text, outcome
+from percviz.core.glossary import MARGINS, margin_text, outcome
 
 
 def _fmt(value: float) -> str:
@@ -37,6 +38,9 @@ def run_caption(snapshot, solver_cls) -> tuple[str, str, str]:
     margin = margin_text(solver_cls, dict(snapshot.metrics), _fmt)  # says which margin (core.glossary)
     if margin:
         details.append(margin)
+    d_x = snapshot.metrics.get("input_margin")  # measured in the plane (the input-space SVM)
+    if d_x is not None and np.isfinite(d_x):
+        details.append(f"{MARGINS['input'].short} = {_fmt(d_x)}")
     if snapshot.status.done:
         details.append(outcome(snapshot.status, dict(snapshot.metrics)).words)
     return algo, f"iteration {snapshot.iteration}", "  ·  ".join(details)

@@ -53,9 +53,10 @@ MARGINS: dict[str, MarginTerm] = {
             "from the closest point to the hyperplane a·y = 0 there.",
         ),
         MarginTerm(
-            "svm", "SVM margin", "1/‖w‖", "1 / ‖w‖ with f = ±1 on the margin lines",
-            "Half the width of the SVM's band in feature space: the distance from f = 0 to f = ±1. It is not "
-            "ρ_K (the points inside the band, soft margin, make it larger).",
+            "svm", "SVM margin", "γ(w)", "min_i y_i f(x_i) / ‖w‖ (= 1/‖w‖ at the hard-margin optimum, f = ±1 on the lines)",
+            "The distance in feature space from the closest point to the SVM's hyperplane f = 0, negative when a "
+            "point is misclassified. At the hard-margin optimum it is 1/‖w‖, half the band's width; it is not ρ_K "
+            "(that normalizes each point by √K(x, x)).",
         ),
         MarginTerm(
             "multiclass", "multi-class margin", "γ(W)", "min_i (w_{y_i} − max_{j≠y_i} w_j)·φ(x_i) / ‖W‖",

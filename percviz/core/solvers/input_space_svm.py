@@ -86,6 +86,8 @@ class InputSpaceSVM(SVM):
     default_max_iter = 51
     #: Margin lines follow the closest point: Akaho's f is not scaled so that the margin sits at f = ±1.
     margin_level: ClassVar[float | None] = None
+    #: Its `margin` metric is min y·f/‖w‖ in feature space, as the SVM's; the plane's distance is `input_margin`.
+    margin_kind: ClassVar[str] = "svm"
 
     def _check_problem(self):
         require_differentiable(self.problem.kernel, self.display_name)
