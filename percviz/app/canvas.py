@@ -43,6 +43,7 @@ from percviz.app.canvas_layers import CanvasLayer
 from percviz.app.canvas_viewbox import CanvasViewBox, PassiveScatter
 from percviz.app.curves import nice_ceil
 from percviz.app.panel import Panel, decision_drawable
+from percviz.app.point_decimation import PointDecimator
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import KernelExpansion, ZeroDecision
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
@@ -63,6 +64,8 @@ IMAGE_PAD = 0.15
 HALO_STEPS = 8
 #: Above FEW_HALOS halos they grow less with the weight, and less again above DENSE_HALOS (they would hide the points).
 FEW_HALOS, DENSE_HALOS = 24, 300
+#: At most this many halos, the heaviest (a 100,000-point SNKP run weighs every point; 100k discs stall a frame).
+MAX_HALOS = 2000
 #: The colour map's range is at most ±LEVEL_LIMIT (the image is float32; nice_ceil must stay finite).
 LEVEL_LIMIT = 1e37
 #: At most this many slack values ξ_i are written on the canvas (the largest ones).
@@ -198,6 +201,7 @@ class CanvasView(QWidget, Panel):
         # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
         self.halo_items = [PassiveScatter(pxMode=True) for _ in range(7)]
         self.points_item = PassiveScatter(pxMode=True)
+        self._decimator, self._shown_points = PointDecimator(), None
         self.trigger_ring = PassiveScatter(pxMode=True)
         self.hover_ring = PassiveScatter(pxMode=True)
         for z, it in enumerate((self.level_curve, self.margin_under, self.margin_curve, self.boundary_curve,
@@ -673,6 +677,8 @@ class CanvasView(QWidget, Panel):
             keep, rel = np.zeros(0, dtype=np.int64), np.zeros(0)
         else:
             keep = np.flatnonzero(w > 1e-3 * w.max())
+            if len(keep) > MAX_HALOS:
+                keep = np.sort(keep[np.argpartition(w[keep], -MAX_HALOS)[-MAX_HALOS:]])
             # halo area grows like the weight, in HALO_STEPS steps: pyqtgraph caches the few symbols, and
             # a frame whose rounded sizes did not change redraws no halo
             rel = np.ceil(np.sqrt(w[keep] / w.max()) * HALO_STEPS) / HALO_STEPS
@@ -756,9 +762,13 @@ class CanvasView(QWidget, Panel):
             return
         symbols = [self._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
         edge, brushes = self._styles["point_pen"], self._styles["point_brushes"]
-        cls = pts.classes
+        X, cls = pts.X, pts.classes
+        shown = self._decimator.shown(X, self.viewbox.viewRange())  # None: every point
+        self._shown_points = shown
+        if shown is not None:
+            X, cls = X[shown], cls[shown]
         self.points_item.setData(
-            pos=pts.X, size=t.marker_size * 1.35, symbol=[symbols[k % 6] for k in cls],
+            pos=X, size=t.marker_size * 1.35, symbol=[symbols[k % 6] for k in cls],
             brush=[brushes[k % 6] for k in cls], pen=edge,
         )
         self._draw_hover()
@@ -788,9 +798,17 @@ class CanvasView(QWidget, Panel):
         return bool(np.any((X[:, 0] < x0) | (X[:, 0] > x1) | (X[:, 1] < y0) | (X[:, 1] > y1)))
 
     def _on_range_changed(self, *_):
+        if self.scene_model.n > self._decimator.cap:
+            self._redecimate()
         if self.snapshot is not None:
             self._animating = True  # zooming/panning: coarse now, refined when it stops
             self._schedule()
+
+    def _redecimate(self) -> None:
+        """Redraw the points if the view now shows a different subsample (exact once it holds at most the cap)."""
+        shown = self._decimator.shown(self.scene_model.points.X, self.viewbox.viewRange())
+        if shown is None or self._shown_points is None or not np.array_equal(shown, self._shown_points):
+            self._draw_points()
 
     def _pick_radius(self) -> float:
         px = self.viewbox.viewPixelSize()
