@@ -23,6 +23,7 @@ from PySide6.QtCore import QObject, QTimer, Signal
 from percviz.app import heap
 from percviz.app.background import Task
 from percviz.app.frames import PLAY, RUN, STILL, FrameScheduler
+from percviz.app.strided_run import strided_snapshots
 from percviz.app.worker import SnapshotWorker, error_text
 from percviz.core.errors import PercvizError
 from percviz.core.gram import BOUND_MAX_N, margin_affordable, optimal_margin
@@ -288,7 +289,7 @@ class RunSession(QObject):
             self._invalid(error_text(exc, getattr(self.solver_cls, "display_name", "")))
             return
         self.problem = problem
-        self._gen = solver.snapshots()
+        self._gen = strided_snapshots(solver, lambda: self.state == RUNNING)  # large n: a snapshot per stride
         self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
