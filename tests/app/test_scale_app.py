@@ -94,3 +94,23 @@ def test_decimator_is_stable_capped_and_exact_when_the_view_holds_few_points():
     inside = np.flatnonzero((X[:, 0] >= -0.02) & (X[:, 0] <= 0.06) & (X[:, 1] >= -0.02) & (X[:, 1] <= 0.06))
     assert 30 < len(inside) < 1000 and np.array_equal(got, inside)
     assert PointDecimator(cap=1000).shown(X[:1000], whole) is None  # up to the cap: every point
+
+
+def test_run_to_end_on_100k_points_keeps_a_snapshot_per_stride_and_step_stays_one_update(big_window, qtbot):
+    w = big_window
+    w.session.scene.set_settings(algorithm="nkp")
+    w.session.wait_idle()
+    QTest.mouseClick(_named(w, "step"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.session.latest is not None and w.session.latest.iteration == 1, timeout=20000)
+    w.session.run_to_end()
+    qtbot.waitUntil(lambda: w.session.latest.iteration > 5 * len(w.session.history), timeout=30000)
+    w.session.pause()
+    w.session.wait_idle()
+    its = [s.iteration for s in w.session.history]
+    assert its[:2] == [0, 1] and all(b > a for a, b in zip(its, its[1:]))
+    before = w.session.latest.iteration
+    QTest.mouseClick(_named(w, "step"), Qt.MouseButton.LeftButton)
+    qtbot.waitUntil(lambda: w.session.latest.iteration != before, timeout=20000)
+    assert w.session.latest.iteration == before + 1
+    alpha = np.asarray(w.session.latest.alpha)
+    assert np.all(alpha >= 0) and abs(alpha.sum() - 1.0) < 1e-9
