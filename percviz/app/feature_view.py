@@ -40,8 +40,15 @@ MAX_TRAIL = 3000
 SYNC_MAX_N = 200
 #: The current direction is fitted on at most this many points (the decision function costs O(n) each).
 FIT_MAX = 96
+#: Above this many points the picture is not drawn (its n×n eigh would take minutes; issue 13).
+EMBED_MAX_N = 3000
 def signed_unit_gram(problem, features_mode: bool) -> tuple[np.ndarray, np.ndarray | None]:
     """G of the paper for kernel algorithms; for φ-map procedures the same built from ŷ_i = y_i φ(x_i)/‖φ(x_i)‖."""
+    if problem.n > EMBED_MAX_N:  # the embedding is an eigh of this n×n matrix: O(n³), minutes at 10,000 points
+        raise PercvizError(
+            f"The feature-space picture embeds the points by an eigen-decomposition of the n×n Gram matrix; "
+            f"at {problem.n:,} points (more than {EMBED_MAX_N:,}) it is not drawn. The other views still run."
+        )
     if not features_mode:
         return np.asarray(problem.G, dtype=float), None
     Y = np.asarray(problem.Y, dtype=float)

@@ -64,7 +64,7 @@ def test_snkp_steps_on_100k_affine_points_without_any_dense_gram(big_window, qtb
     assert sum(len(it.data) for it in canvas.halo_items) <= 2000
     # the feature view, whose embedding needs the n×n G, says so in one sentence instead
     texts = " ".join(lb.text() for lb in w.panels["feature"].findChildren(QLabel))
-    assert "memory budget" in texts
+    assert "eigen-decomposition of the n×n Gram matrix" in texts and "100,000 points" in texts
 
 
 def test_zooming_in_draws_a_point_the_full_view_left_out_and_hover_finds_it(big_window, qtbot):
