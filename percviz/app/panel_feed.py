@@ -15,11 +15,14 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
+from PySide6.QtCore import QObject
 
-class PanelFeed:
-    """The session → panel wiring of one panel (module docstring)."""
+
+class PanelFeed(QObject):
+    """The session → panel wiring of one panel (module docstring); a child of the panel, gone with it."""
 
     def __init__(self, panel, name: str, session, on_error: Callable[[str], None] | None = None):
+        super().__init__(panel)
         self.panel, self.name, self.session = panel, name, session
         self.on_error = on_error
         self.stale = True
