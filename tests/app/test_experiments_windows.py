@@ -128,6 +128,25 @@ def test_sweep_cancel_stops_early_and_bad_input_is_one_line(qtbot):
     w.close()
 
 
+def test_closing_the_sweep_window_mid_sweep_leaves_no_background_thread(qtbot):
+    from percviz.app.background import live_threads
+
+    w = SweepWindow(workers=1)
+    qtbot.addWidget(w)
+    w.show()
+    finished = []
+    w.finished.connect(lambda: finished.append(True))
+    assert w.start(SweepSpec(("nkp",), "line", levels=tuple(0.5 * 0.8**i for i in range(14))))
+    qtbot.waitUntil(lambda: w.progress.value() >= 1, timeout=30000)  # mid-sweep: one scene done, 13 to go
+    sweep_threads = [t for t in live_threads() if t.name == "sweep"]
+    assert sweep_threads and w.busy
+    w.close()
+    assert not w.busy and len(w.runs) < 14
+    qtbot.waitUntil(lambda: not any(t.is_alive() for t in sweep_threads), timeout=30000)
+    qtbot.wait(100)  # anything still queued for the closed window would arrive now
+    assert len(w.runs) < 14 and not finished
+
+
 def test_sweep_window_certificates_against_eps(qtbot):
     w = SweepWindow(workers=1)
     qtbot.addWidget(w)
