@@ -5,7 +5,7 @@ from, when) and holds `autosave-<id>.lock` (a QLockFile) while it lives. A clean
 three. At the next start, an autosave whose lock can be taken belonged to a process that died
 (QLockFile treats the lock of a process that is no longer running as stale): it is offered back.
 
-The folder is `PERCVIZ_DATA_DIR` if set, a temporary folder under pytest, else
+The folder is `PERCVIZ_DATA_DIR` if set (tests/conftest.py sets a temporary one), else
 QStandardPaths.AppDataLocation. `PERCVIZ_AUTOSAVE_MS` overrides the interval (default 5 s).
 """
 
@@ -21,7 +21,7 @@ from typing import Callable
 
 from PySide6.QtCore import QCoreApplication, QLockFile, QObject, QStandardPaths, QTimer
 
-from percviz.app.prefs import test_safe_dir
+from percviz.app.prefs import env_dir
 
 DATA_ENV = "PERCVIZ_DATA_DIR"
 INTERVAL_ENV = "PERCVIZ_AUTOSAVE_MS"
@@ -30,7 +30,7 @@ DEFAULT_INTERVAL_MS = 5000
 
 def data_dir() -> Path:
     """The user's data folder for percviz (created if needed)."""
-    folder = test_safe_dir(DATA_ENV, "data")
+    folder = env_dir(DATA_ENV)
     if folder is None:
         app = QCoreApplication.instance()
         named = app is not None and app.organizationName() and app.applicationName()

@@ -3,7 +3,7 @@
 - `BackgroundThread` is a daemon `threading.Thread` with the two QThread calls the app and its tests use
   (`isRunning()`, `wait(ms)`). No Qt object owns it, so nothing can destroy it while it runs, and it never holds
   up the interpreter's exit: a thread still inside a long call (an LP for ρ_K) ends with the process.
-- `Task` runs one function (ρ_K, the feature-space picture, later the sweep) on such a thread. The thread puts
+- `Task` runs one function (ρ_K, the feature-space picture, the animation export, later the sweep) on such a thread. The thread puts
   its results in the task's queue and wakes the UI thread through one long-lived relay object (a queued signal;
   no timer polls); there the queue is emptied, emitting `progress(value)` for each value a generator function
   yields, then `done(result)` or `failed(text)`. The thread never holds the Task itself. `cancel()` is cooperative
@@ -132,6 +132,10 @@ class Task(QObject):
         return self._thread is None or self._thread.wait(timeout_ms)
 
     # -- the UI thread -----------------------------------------------------------------------------------------
+    def deliver(self) -> None:
+        """Emit now what the thread has left in the queue (after wait(), without waiting for the event loop)."""
+        self._hand_over()
+
     def _hand_over(self) -> None:
         while not self._cancel.is_set() and not self._finished:
             try:

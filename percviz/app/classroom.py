@@ -616,8 +616,4 @@ def _after(menu, action):
     return None
 
 
-def _plain(text: str) -> str:
-    return file_actions._plain(text).split("\t")[0]
-
-
 __all__ = ["Classroom", "InfoPanel", "install"]

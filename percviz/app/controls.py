@@ -407,15 +407,6 @@ class ControlsPanel(QWidget):
     def current_class(self) -> int:
         return self.class_selector.current_class
 
-    def algorithm_names(self) -> list[str]:
-        """The solver names offered, in display order."""
-        out = []
-        for i in range(self.algorithm.count()):
-            name = self.algorithm.itemData(i, Qt.ItemDataRole.UserRole)
-            if name:
-                out.append(name)
-        return out
-
     def select_algorithm(self, name: str) -> None:
         """Choose an algorithm as if picked in the combo box."""
         for i in range(self.algorithm.count()):

@@ -5,14 +5,16 @@
   optionally the curves) offscreen for every iteration from `start` to `end`, and writes a GIF
   (Pillow, one palette per frame) or an MP4 (imageio's ffmpeg plugin; imageio-ffmpeg ships ffmpeg).
   Works without a window: `percviz export PRESET.json --out run.gif` calls `run_export(args)`.
-- `AnimationExport`: the same on a worker QThread for the GUI (progress, cancel). The solver and
-  the encoder run on the worker; each frame is drawn on the GUI thread (widgets live there) through
-  a blocking queued signal, so the window stays responsive and Cancel is honoured between frames.
+- `AnimationExport`: the same on the app's one background helper (percviz.app.background.Task) for the GUI
+  (progress, cancel). The solver and the encoder run on the task's thread; each frame is drawn on the GUI
+  thread (widgets live there) and handed back through a queue, so the window stays responsive and Cancel
+  (or closing the window) is honoured between frames.
 """
 
 from __future__ import annotations
 
 import os
+import queue
 import sys
 import threading
 import time
@@ -21,10 +23,11 @@ from pathlib import Path
 from typing import Callable, Iterator, Sequence
 
 import numpy as np
-from PySide6.QtCore import QObject, QPoint, QRectF, QSize, Qt, QThread, Signal, Slot
+from PySide6.QtCore import QObject, QPoint, QRectF, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QImage, QPainter, QRegion
 from PySide6.QtWidgets import QAbstractButton, QApplication, QHBoxLayout, QWidget
 
+from percviz.app.background import Task, error_text
 from percviz.app.theme import Theme, theme_for
 from percviz.core.errors import ParameterError, PercvizError
 
@@ -298,10 +301,6 @@ class ExportResult:
     cancelled: bool = False
 
 
-class Cancelled(Exception):
-    """The export was cancelled (nothing is left on disk)."""
-
-
 def as_preset(preset_or_path):
     """A Preset from a Preset, or from a preset/CSV path."""
     from percviz.core.presets import Preset, load_scene
@@ -420,60 +419,61 @@ def run_export(args) -> int:
 # The same on a worker thread (GUI)
 # ---------------------------------------------------------------------------------------------------
 
-class _ExportLoop(QObject):
-    """Lives on the worker thread: advances the solver, asks the GUI thread to draw, encodes."""
+#: How often a waiting export thread looks at its cancel flag (so closing the window stops it promptly).
+_POLL_S = 0.05
 
-    draw = Signal(object)  # connected with BlockingQueuedConnection to FrameRenderer.render_frame
-    note = Signal(object)
-    progress = Signal(int, int)
-    done = Signal(object)  # ExportResult
-    failed = Signal(str)
-    finished = Signal()
 
-    def __init__(self, solver, first: int, last: int, writer: FrameWriter, renderer: FrameRenderer):
-        super().__init__()
-        self.solver, self.first, self.last, self.writer, self.renderer = solver, first, last, writer, renderer
-        self.cancel_event = threading.Event()
+def _export_loop(solver, first: int, last: int, writer: FrameWriter, frames: queue.SimpleQueue,
+                 cancel: threading.Event):
+    """The export's background work: step the solver, ask the UI thread to draw, encode; yields requests.
 
-    @Slot()
-    def run(self) -> None:
-        shown = None
-        try:
-            total = self.last - self.first + 1
-            for snap, drawn in iter_frames(self.solver, self.first, self.last):
-                if self.cancel_event.is_set():
-                    raise Cancelled
-                if not drawn:
-                    self.note.emit(snap)
+    Yields ("note", snap) for an iteration before `first`, ("draw", snap) for one to record — then waits for the
+    UI thread's picture in `frames` — and ("progress", (done, total)) after each encoded frame. Returns the
+    ExportResult (cancelled when `cancel` was set; the partial file is then removed).
+    """
+    shown, total = None, last - first + 1
+
+    def result(path=None, cancelled=False) -> ExportResult:
+        return ExportResult(path, writer.count, writer.size, first, shown if shown is not None else first,
+                            cancelled=cancelled)
+
+    try:
+        for snap, drawn in iter_frames(solver, first, last):
+            if cancel.is_set():
+                break
+            if not drawn:
+                yield "note", snap
+                continue
+            yield "draw", snap
+            frame = None
+            while frame is None and not cancel.is_set():
+                try:
+                    frame = frames.get(timeout=_POLL_S)
+                except queue.Empty:
                     continue
-                self.draw.emit(snap)  # returns once the GUI thread has drawn it
-                self.writer.append(self.renderer.last_frame)
-                shown = snap.iteration
-                self.progress.emit(self.writer.count, total)
-            if self.cancel_event.is_set():
-                raise Cancelled
-            path = self.writer.close()
-            self.done.emit(ExportResult(path, self.writer.count, self.writer.size, self.first,
-                                        shown if shown is not None else self.first))
-        except Cancelled:
-            self.writer.abort()
-            self.done.emit(ExportResult(None, self.writer.count, self.writer.size, self.first,
-                                        shown if shown is not None else self.first, cancelled=True))
-        except Exception as e:  # noqa: BLE001 - reported to the user, never swallowed
-            self.writer.abort()
-            from percviz.app.worker import error_text
-
-            self.failed.emit(error_text(e, "the animation export") if not isinstance(e, (PercvizError, OSError))
-                             else str(e))
-        finally:
-            self.finished.emit()
+            if frame is None:
+                break
+            writer.append(frame)
+            shown = snap.iteration
+            yield "progress", (writer.count, total)
+        if cancel.is_set():
+            writer.abort()
+            return result(cancelled=True)
+        return result(writer.close())
+    except PercvizError:
+        writer.abort()
+        raise
+    except Exception as e:  # a full disk or a broken encoder: one line for the user
+        writer.abort()
+        raise PercvizError(str(e) if isinstance(e, OSError) else error_text(e, "the animation export")) from e
 
 
 class AnimationExport(QObject):
-    """A GIF/MP4 export running on its own QThread; signals progress(done, total), finished(result), failed(text).
+    """A GIF/MP4 export on a background Task; signals progress(done, total), finished(result), failed(text).
 
-    `cancel()` stops it between two frames; the thread has ended when `finished` or `failed` arrives
-    (`wait()` blocks until then while still letting the GUI thread draw).
+    The solver and the encoder run on the task's thread; each frame is drawn on the UI thread (widgets live there),
+    which hands the picture back through a queue. `cancel()` stops it between two frames (or while it waits for
+    one); `wait()` needs no event processing, so closing the window ends the thread within a bounded time.
     """
 
     progress = Signal(int, int)
@@ -494,54 +494,54 @@ class AnimationExport(QObject):
         self.total = self.last - self.first + 1
         self.result: ExportResult | None = None
         self.error = ""
-        self._thread = QThread()
-        self._thread.setObjectName("percviz-export")
-        self._loop = _ExportLoop(self.solver, self.first, self.last, self.writer, self.renderer)
-        self._loop.moveToThread(self._thread)
-        self._loop.draw.connect(self.renderer.render_frame, Qt.BlockingQueuedConnection)
-        self._loop.note.connect(self.renderer.note_snapshot, Qt.BlockingQueuedConnection)
-        self._loop.progress.connect(self.progress)
-        self._loop.done.connect(self._on_done)
-        self._loop.failed.connect(self._on_failed)
-        self._loop.finished.connect(self._thread.quit)
-        self._thread.started.connect(self._loop.run)
-        self._thread.finished.connect(self._cleanup)
+        self._cancel = threading.Event()
+        self._frames: queue.SimpleQueue = queue.SimpleQueue()
+        self._task = Task(self, name="percviz-export")
+        self._task.progress.connect(self._on_request)
+        self._task.done.connect(self._on_done)
+        self._task.failed.connect(self._on_failed)
 
     def start(self) -> None:
-        self._thread.start()
+        self._task.start(_export_loop, self.solver, self.first, self.last, self.writer, self._frames, self._cancel)
 
     def cancel(self) -> None:
-        self._loop.cancel_event.set()
+        self._cancel.set()
 
     @property
     def running(self) -> bool:
-        return self._thread.isRunning()
+        return self._task.running
 
     def wait(self, timeout_s: float = 60.0) -> bool:
-        """Block until the thread has ended, processing GUI events (the frames are drawn there)."""
-        deadline = time.monotonic() + timeout_s
-        app = QApplication.instance()
-        while self._thread.isRunning() and time.monotonic() < deadline:
-            app.processEvents()
-            self._thread.wait(5)
-        app.processEvents()
-        return not self._thread.isRunning()
+        """Block until the thread has ended (at most timeout_s), then deliver what it left; True when it has."""
+        ended = self._task.wait(int(timeout_s * 1000))
+        self._task.deliver()
+        return ended
+
+    @Slot(object)
+    def _on_request(self, request) -> None:
+        kind, value = request
+        if kind == "draw":
+            self._frames.put(self.renderer.render_frame(value))
+        elif kind == "note":
+            self.renderer.note_snapshot(value)
+        else:
+            self.progress.emit(*value)
 
     @Slot(object)
     def _on_done(self, result) -> None:
         self.result = result
+        self._cleanup()
 
     @Slot(str)
     def _on_failed(self, text: str) -> None:
         self.error = text
+        self._cleanup()
 
-    @Slot()
     def _cleanup(self) -> None:
+        self._task.wait(1000)  # the thread has handed over its last result and is returning: `running` is False after
         self.renderer.close()
         self.renderer.deleteLater()
         if self.error:
             self.failed.emit(self.error)
         else:
             self.finished.emit(self.result)
-
-

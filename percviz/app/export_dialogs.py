@@ -106,6 +106,10 @@ def export_picture(window, target: str, path, scale: float) -> Path:
     return save_picture(widget, path, scale)
 
 
+#: Closing the window waits at most this long for the export's thread (it stops within one frame's encoding).
+CLOSE_WAIT_S = 10.0
+
+
 class AnimationRunner:
     """Starts an AnimationExport for the window's scene and shows its progress with a Cancel button."""
 
@@ -146,10 +150,10 @@ class AnimationRunner:
         return job
 
     def cancel_and_wait(self) -> None:
-        """Stop a running export (closing the window): cancel, then wait while still drawing frames."""
+        """Stop a running export (closing the window): cancel, wait for its thread (bounded), drop the partial file."""
         if self.busy:
             self.job.cancel()
-            self.job.wait(30.0)
+            self.job.wait(CLOSE_WAIT_S)
 
     def _close_dialog(self) -> None:
         if self.dialog is not None:

@@ -1,7 +1,8 @@
 """Scene files in the window: open, save, recent files, CSV, drag-and-drop, unsaved-changes guard, autosave.
 
-Dialog hooks (tests replace these module functions with monkeypatch; under pytest, when not replaced,
-they never block: unsaved changes are discarded, restores declined, file dialogs return ""):
+Dialog hooks (tests replace these module functions with monkeypatch; without a screen — the offscreen or
+minimal Qt platform, which the test suite uses — they never block: unsaved changes are discarded, restores
+declined, file dialogs return ""):
 - `ask_unsaved(window, doing) -> "save" | "discard" | "cancel"`; the environment variable
   `PERCVIZ_UNSAVED_ANSWER` (save/discard/cancel) answers it without a dialog too;
 - `ask_restore(window, orphan) -> bool` (an autosave left by a crashed session);
@@ -29,11 +30,11 @@ DROP_SUFFIXES = (".json", ".csv", ".txt")
 UNSAVED_ENV = "PERCVIZ_UNSAVED_ANSWER"
 
 
-def _under_test() -> bool:
-    """True under pytest or without a screen (offscreen/minimal): nobody could answer a dialog."""
+def _no_screen() -> bool:
+    """True on the offscreen/minimal Qt platforms: nobody could answer a dialog."""
     from PySide6.QtGui import QGuiApplication
 
-    return "PYTEST_CURRENT_TEST" in os.environ or QGuiApplication.platformName() in ("offscreen", "minimal")
+    return QGuiApplication.platformName() in ("offscreen", "minimal")
 
 
 # -- dialog hooks ------------------------------------------------------------------------------------
@@ -42,7 +43,7 @@ def ask_unsaved(window, doing: str) -> str:
     answer = os.environ.get(UNSAVED_ENV, "").strip().lower()
     if answer in ("save", "discard", "cancel"):
         return answer
-    if _under_test():
+    if _no_screen():
         return "discard"
     box = QMessageBox(QMessageBox.Warning, "Unsaved changes",
                       f"The scene has changes that are not saved. Save them before {doing}?",
@@ -53,7 +54,7 @@ def ask_unsaved(window, doing: str) -> str:
 
 def ask_restore(window, orphan: Orphan) -> bool:
     """Offer back the autosave of a session that ended without saving."""
-    if _under_test():
+    if _no_screen():
         return False
     when = time.strftime("%Y-%m-%d %H:%M", time.localtime(orphan.saved_at))
     src = f" (from {orphan.source})" if orphan.source else ""
@@ -66,13 +67,13 @@ def ask_restore(window, orphan: Orphan) -> bool:
 
 
 def ask_open_path(window, title: str, folder: str, filters: str) -> str:
-    if _under_test():
+    if _no_screen():
         return ""
     return QFileDialog.getOpenFileName(window, title, folder, filters)[0]
 
 
 def ask_save_path(window, title: str, path: str, filters: str) -> str:
-    if _under_test():
+    if _no_screen():
         return ""
     return QFileDialog.getSaveFileName(window, title, path, filters)[0]
 

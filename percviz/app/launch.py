@@ -106,7 +106,8 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
         window.session.advance_sync(int(steps))
     rho = window.session.rho(wait=True)  # the ρ_K reference line must be in the picture
     if rho is not None:
-        window._on_rho(rho)
+        for view in window.panels.values():
+            view.set_reference(rho)
     for view in window.panels.values():  # a big scene's feature picture is computed in the background
         if view.isVisible():
             view.wait_ready()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from contextlib import suppress
 from typing import Any, Callable
 
@@ -57,8 +56,6 @@ class MainWindow(QMainWindow):
         #: Callables run before closing; any returning False cancels the close (unsaved work, …).
         self.close_guards: list[Callable[[], bool]] = []
         self._wanted = {"weight": True, "feature": True}
-        self._stale: set[str] = set()
-        self._failed_panels: set[str] = set()
         self._closed = False
         self.theme = theme_for()
         self._build_panels()
@@ -250,17 +247,13 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         s = self.session
-        # Hidden panels are not fed (a closed dock costs nothing); they catch up when shown again.
-        self._stale: set[str] = set(self.panels)
-        for name, panel in self.panels.items():
-            if panel.redraw_interval is not None:  # drawn after the canvas, in side frames of its own
-                s.frames.add_side_panel(name, panel.redraw_interval, lambda n=name: self._deliver_paced(n))
+        # Each panel subscribes itself to the run (percviz.app.panel_feed), before the window's own problem slot:
+        # the window then shows the docks the new algorithm has and lets the panels it showed catch up.
+        for panel in self.panels.values():
+            panel.bind(s, on_error=self._panel_failed)
         s.problemChanged.connect(self._on_problem)
-        s.snapshotShown.connect(self._on_snapshot)
         if self.input_layer is not None:
             s.snapshotShown.connect(self.input_layer.set_snapshot)
-        s.historyChanged.connect(self._on_history)
-        s.rhoChanged.connect(self._on_rho)
         for panel in self.panels.values():
             panel.pointHovered.connect(lambda i, src=panel: self._link_hover(src, i))
         s.errorRaised.connect(lambda text: self.statusBar().showMessage(text, 6000))
@@ -415,8 +408,8 @@ class MainWindow(QMainWindow):
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
         if self._closed:  # docks hide while the closed window is destroyed: nothing to remember or feed
             return
-        if visible and name in self._stale:
-            self._feed(name)
+        if visible:
+            self.panels[name].catch_up()
         # The user closed a dock with its title-bar button: remember it and untick the menu entry.
         if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:
             if self.docks[name].isHidden() and not self._updating_docks:
@@ -455,74 +448,19 @@ class MainWindow(QMainWindow):
         self._feed_stale()
 
     def _on_problem(self, problem, solver_cls) -> None:
-        self._stale = set(self.panels)
-        self._failed_panels = set()
-        self._update_docks(solver_cls)  # feeds every panel that is shown
+        self._update_docks(solver_cls)  # shown docks catch up (the panels marked themselves stale)
         self._update_edit_actions()
 
     def _live(self, name: str) -> bool:
         """Whether a panel is shown (or will be when the window is): only those are fed."""
-        if name == "canvas":
-            return True
-        if name == "curves":
-            return not self.panels["curves"].isHidden()
-        dock = self.docks.get(name)
-        return dock is not None and dock.isVisibleTo(self)
-
-    def _feed(self, name: str) -> None:
-        """Bring a panel up to date: problem, history and the snapshot shown."""
-        panel, s = self.panels[name], self.session
-        self._stale.discard(name)
-        self.session.frames.discard(name)
-        self._call(name, "set_problem", s.problem, s.solver_cls)
-        if s.current is not None:
-            self._call(name, "set_history", s.history)
-            self._call(name, "set_snapshot", s.current)
+        return self.panels[name].feed.shown()
 
     def _feed_stale(self) -> None:
-        for name in list(self._stale):
-            if self._live(name):
-                self._feed(name)
-
-    def _call(self, name: str, method: str, *args) -> None:
-        """Call a panel method; a panel's exception is reported (once per run) and the others still draw."""
-        try:
-            getattr(self.panels[name], method)(*args)
-        except Exception:
-            sys.excepthook(*sys.exc_info())
-            if name not in self._failed_panels:
-                self._failed_panels.add(name)
-                self.show_message(f"The {name} panel could not draw this run (details on the console).", 8000)
-
-    def _on_snapshot(self, snap) -> None:
-        for name, panel in self.panels.items():
-            if not self._live(name):
-                self._stale.add(name)
-            elif name not in self._stale and not self.session.frames.offer(name):
-                self._call(name, "set_snapshot", snap)
-
-    def _deliver_paced(self, name: str) -> None:
-        """A paced panel's turn: its history and the snapshot shown now, drawn once."""
-        if name in self._stale or self.session.current is None:
-            return
-        if not self._live(name):
-            self._stale.add(name)
-            return
-        s = self.session
-        self._call(name, "set_run", s.history, s.current)  # inside a side frame (FrameScheduler.side_frame)
-
-    def _on_rho(self, rho) -> None:
         for panel in self.panels.values():
-            panel.set_reference(rho)
+            panel.catch_up()
 
-    def _on_history(self, _count: int) -> None:
-        history = None
-        for name, panel in self.panels.items():
-            if not self._live(name):
-                self._stale.add(name)
-            elif name not in self._stale and not self.session.frames.offer(name):
-                history = self.session.history if history is None else history
-                self._call(name, "set_history", history)
+    def _panel_failed(self, name: str) -> None:
+        self.show_message(f"The {name} panel could not draw this run (details on the console).", 8000)
 
     def _apply_view(self, view) -> None:
         if view is None:
@@ -544,7 +482,8 @@ class MainWindow(QMainWindow):
             canvas.fit_to_data()
         for panel in self.panels.values():
             panel.apply_view(view)
-        self._stale = set(self.panels)  # drawn again with the view applied
+        for panel in self.panels.values():  # drawn again with the view applied
+            panel.feed.invalidate()
         self._feed_stale()
 
     def _about(self) -> None:

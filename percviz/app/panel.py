@@ -8,21 +8,26 @@ A panel is a QWidget that also derives from `Panel` (`class MyView(QWidget, Pane
   its updates while a run animates — it is then drawn in side frames of its own (percviz.app.frames);
 - `dock_title`: None for the central area (canvas above, curves below), else the title of its dock;
 
-and receives the run from the window: `set_problem` (a new run, or None), `set_snapshot` (the snapshot to show),
-`set_history` (every snapshot so far), `set_run` (both at once, drawn once: a side frame), `set_reference` (ρ_K
-once computed), `highlight_point` (hover linked across panels through its `pointHovered(int)` signal),
-`apply_theme`, `apply_view` (a preset's view settings) and `shutdown` (the window closes). The defaults here do
-nothing, so a panel implements what it draws. Add a panel: subclass, declare the three attributes, and list the
-class in `percviz.app.main_window.PANELS` (docs/app.md).
+and subscribes itself to the run with `bind(session)` (percviz.app.panel_feed: the session's signals, paced by its
+`redraw_interval`, not fed while hidden, caught up when shown), through which it receives `set_problem` (a new
+run, or None), `set_snapshot` (the snapshot to show), `set_history` (every snapshot so far), `set_run` (both at
+once, drawn once: a side frame) and `set_reference` (ρ_K once computed). From the window it gets
+`highlight_point` (hover linked across panels through its `pointHovered(int)` signal), `apply_theme`,
+`apply_view` (a preset's view settings) and `shutdown` (the window closes). The defaults here do nothing, so a
+panel implements what it draws. Add a panel: subclass, declare the three attributes, and list the class in
+`percviz.app.main_window.PANELS` (docs/app.md).
 """
 
 from __future__ import annotations
 
-from typing import ClassVar
+from typing import TYPE_CHECKING, ClassVar
 
 import numpy as np
 
 from percviz.core.decision import FeatureLinear, KernelExpansion
+
+if TYPE_CHECKING:
+    from percviz.app.panel_feed import PanelFeed
 
 #: Coordinates beyond this magnitude are not drawn: Qt's and pyqtgraph's range arithmetic overflows long before 1e308.
 DRAW_LIMIT = 1e100
@@ -43,6 +48,19 @@ class Panel:
         if solver_cls is None or cls.view in solver_cls.views:
             return True, ""
         return False, f"{solver_cls.display_name} has no {cls.view} view."
+
+    def bind(self, session, on_error=None) -> "PanelFeed":
+        """Subscribe to the run of `session` (a percviz.app.session.Session); on_error(name) once per failed run."""
+        from percviz.app.panel_feed import PanelFeed
+
+        self.feed = PanelFeed(self, self.view, session, on_error)
+        return self.feed
+
+    def catch_up(self) -> None:
+        """The window may have shown this panel: if it missed part of the run, draw it now (bound panels only)."""
+        feed = getattr(self, "feed", None)
+        if feed is not None:
+            feed.catch_up()
 
     def set_problem(self, problem, solver_cls) -> None:
         """A new run (problem None: the scene cannot be solved): forget what belonged to the old one."""

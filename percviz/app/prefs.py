@@ -2,7 +2,7 @@
 
 Where they live:
 - `PERCVIZ_CONFIG_DIR` (environment) puts the settings file in that folder (tests, portable use);
-- under pytest without that variable, a fresh temporary folder per process is used, so a test run
+- the test suite sets it (and `PERCVIZ_DATA_DIR`) to fresh temporary folders in tests/conftest.py, so a test run
   never reads or writes the real user configuration;
 - otherwise Qt's per-user location (an INI file `percviz/percviz.ini` in the user's config folder).
 """
@@ -10,7 +10,6 @@ Where they live:
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
@@ -21,19 +20,12 @@ ORG = APP = "percviz"
 CONFIG_ENV = "PERCVIZ_CONFIG_DIR"
 MAX_RECENT = 10
 
-_test_dirs: dict[str, str] = {}
-
-
-def test_safe_dir(env: str, kind: str) -> str | None:
-    """The folder named by `env`, or a per-process temporary folder under pytest, else None."""
+def env_dir(env: str) -> str | None:
+    """The folder named by the environment variable `env` (created if missing), else None."""
     value = os.environ.get(env)
     if value:
         Path(value).mkdir(parents=True, exist_ok=True)
         return value
-    if "PYTEST_CURRENT_TEST" in os.environ:
-        if kind not in _test_dirs:
-            _test_dirs[kind] = tempfile.mkdtemp(prefix=f"percviz-{kind}-")
-        return _test_dirs[kind]
     return None
 
 
@@ -57,7 +49,7 @@ def documents_folder() -> str:
 
 def qsettings() -> QSettings:
     """The settings store (INI format, so `PERCVIZ_CONFIG_DIR` can redirect it)."""
-    folder = test_safe_dir(CONFIG_ENV, "config")
+    folder = env_dir(CONFIG_ENV)
     if folder is not None:
         QSettings.setPath(QSettings.IniFormat, QSettings.UserScope, folder)
     return QSettings(QSettings.IniFormat, QSettings.UserScope, ORG, APP)

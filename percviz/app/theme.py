@@ -13,8 +13,6 @@ from percviz.core.errors import ParameterError
 
 #: Presentation mode scales everything by at least this factor.
 PRESENTATION_SCALE = 2.0
-#: The scales offered in the View menu.
-SCALES = (1.0, 1.5, 2.0, 2.5, 3.0)
 
 
 @dataclass(frozen=True)
@@ -93,14 +91,6 @@ class Theme:
         return replace(self, scale=float(scale))
 
     # -- Qt/pyqtgraph objects (imported lazily, so the data above stays importable anywhere) --------
-    def colormap(self):
-        """The diverging decision-function map as a pyqtgraph ColorMap over [0, 1] (0.5 is f = 0)."""
-        import numpy as np
-        import pyqtgraph as pg
-
-        stops = np.linspace(0.0, 1.0, len(self.diverging))
-        return pg.ColorMap(stops, [qcolor(c) for c in self.diverging])
-
     def pen(self, color: str | None = None, width: float | None = None, style=None):
         import pyqtgraph as pg
 

@@ -138,9 +138,6 @@ class PointSet:
                 f"Add a {missing} point (right click places −, left click places +)."
             )
 
-    def with_points(self, X, classes) -> "PointSet":
-        return PointSet(X, classes)
-
     def __len__(self) -> int:
         return self.n
 

@@ -361,6 +361,19 @@ def test_cancel_in_the_progress_dialog_stops_the_export(qtbot, window, tmp_path)
     assert w.classroom.animations.dialog is None
 
 
+def test_closing_the_window_stops_a_running_export(qtbot, window, tmp_path):
+    w = window
+    out = tmp_path / "closing.mp4"
+    job = w.classroom.export_animation(out, start=0, end=25, fps=10, show_progress=False)
+    with qtbot.waitSignal(job.progress, timeout=30000):
+        pass
+    assert job.running
+    w.close()  # waits (at most export_dialogs.CLOSE_WAIT_S) for the export's thread, without an event loop
+    assert not job.running
+    assert job.result is not None and job.result.cancelled and job.result.frames < 26
+    assert not out.exists() and not list(tmp_path.glob("closing*"))
+
+
 # -- preferences, autosave, crash recovery ------------------------------------------------------------------
 
 def test_title_and_explanation_edits_are_unsaved_work_that_autosave_keeps(qtbot, window):

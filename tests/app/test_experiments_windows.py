@@ -128,6 +128,38 @@ def test_sweep_cancel_stops_early_and_bad_input_is_one_line(qtbot):
     w.close()
 
 
+def test_closing_the_sweep_window_mid_sweep_leaves_no_background_thread(qtbot, monkeypatch):
+    import threading
+
+    from percviz.app.background import live_threads
+    from percviz.core.experiments import sweep
+
+    calls, release, run_task = [], threading.Event(), sweep.run_task
+
+    def counted(*args):  # scene 2 waits for the window to close, so the close lands mid-sweep
+        calls.append(args)
+        if len(calls) == 2:
+            release.wait(30)
+        return run_task(*args)
+
+    monkeypatch.setattr(sweep, "run_task", counted)
+    w = SweepWindow(workers=1)
+    qtbot.addWidget(w)
+    w.show()
+    finished = []
+    w.finished.connect(lambda: finished.append(True))
+    assert w.start(SweepSpec(("nkp",), "line", levels=tuple(0.5 * 0.8**i for i in range(14))))
+    qtbot.waitUntil(lambda: w.progress.value() == 1 and len(calls) == 2, timeout=30000)
+    sweep_threads = [t for t in live_threads() if t.name == "sweep"]
+    assert len(sweep_threads) == 1 and w.busy
+    w.close()  # cancels, then waits (bounded) for the thread, which is held in scene 2
+    release.set()
+    assert not w.busy
+    qtbot.waitUntil(lambda: not any(t.is_alive() for t in live_threads() if t.name == "sweep"), timeout=30000)
+    qtbot.wait(50)  # anything still queued for the closed window would arrive now
+    assert len(calls) == 2 and w.progress.value() == 1 and len(w.runs) == 1 and not finished
+
+
 def test_sweep_window_certificates_against_eps(qtbot):
     w = SweepWindow(workers=1)
     qtbot.addWidget(w)

@@ -1,4 +1,5 @@
-"""What the experiment windows share: one colour per algorithm, plot styling from the theme, PNG/CSV export."""
+"""What the experiment windows share: one colour per algorithm, plot styling from the theme, PNG/CSV export,
+stopping their background task."""
 
 from __future__ import annotations
 
@@ -60,3 +61,14 @@ def write_csv(path, header, rows) -> None:
 def save_png(widget, path) -> bool:
     """Render a widget to a PNG file (offscreen works too)."""
     return bool(widget.grab().save(str(path), "PNG"))
+
+
+#: How long closing a window waits for its task's thread (a daemon thread: one still busy ends with the process).
+CLOSE_WAIT_MS = 3000
+
+
+def stop_task(task, timeout_ms: int | None = CLOSE_WAIT_MS) -> None:
+    """Cancel a background.Task (nothing more is emitted) and wait for its thread, at most timeout_ms."""
+    if task is not None:
+        task.cancel()
+        task.wait(timeout_ms)

@@ -8,9 +8,9 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget
-from superqt.utils import thread_worker
 
-from percviz.app.experiments.common import lane_color, line_width, save_png, style_plot
+from percviz.app.background import Task
+from percviz.app.experiments.common import lane_color, line_width, save_png, stop_task, style_plot
 from percviz.core import cover
 
 #: φ-maps offered, with their number of weights d̂.
@@ -28,7 +28,8 @@ class CoverWindow(QWidget):
         self.setObjectName("cover_window")
         self.theme = theme
         self.rows: dict[str, list[cover.CoverRow]] = {}
-        self._worker = None
+        self._task: Task | None = None
+        self._stopping: Task | None = None  # a cancelled task whose thread may still be winding down
         self.maps = {m: QCheckBox(f"{m} (d̂ = {cover.feature_dimension(m)})") for m in MAPS}
         for i, box in enumerate(self.maps.values()):
             box.setChecked(i < 2)
@@ -75,7 +76,7 @@ class CoverWindow(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self._worker is not None
+        return self._task is not None
 
     def start(self, ns_per_map: dict[str, tuple[int, ...]] | None = None, seed: int = 0) -> bool:
         """Simulate the checked maps (n = 1 … 4d̂ unless given) on a worker thread."""
@@ -92,25 +93,24 @@ class CoverWindow(QWidget):
         self.progress.setRange(0, sum(len(v) for v in ns_per_map.values()))
         self.progress.setValue(0)
 
-        @thread_worker(start_thread=False)
-        def work():
-            for m, ns in ns_per_map.items():
-                for row in cover.iter_simulate_features(ns, m, trials, seed):
-                    yield m, row
-
-        self._worker = work()
-        self._worker.yielded.connect(self._on_row)
-        self._worker.errored.connect(lambda e: self.status.setText(f"The simulation failed: {e}"))
-        self._worker.finished.connect(self._on_finished)
+        self._task = Task(name="Cover simulation")
+        # bound methods only: Qt drops their connections when this window is deleted
+        self._task.progress.connect(self._on_row)
+        self._task.done.connect(self._on_done)
+        self._task.failed.connect(self._on_failed)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
         self.status.setText(f"Simulating {trials} labelings per n…")
-        self._worker.start()
+        self._task.start(_simulate, ns_per_map, trials, seed)
         return True
 
     def cancel(self) -> None:
-        if self._worker is not None:
-            self._worker.quit()
+        """Stop the simulation at its next n (the task emits nothing more)."""
+        if self._task is not None:
+            self._task.cancel()
+            self._stopping = self._task
+            self.status.setText("Cancelled.")
+            self._finish()
 
     def _on_row(self, item) -> None:
         m, row = item
@@ -118,20 +118,24 @@ class CoverWindow(QWidget):
         self.progress.setValue(self.progress.value() + 1)
         self._draw()
 
-    def _on_finished(self) -> None:
-        aborted = self._worker is not None and self._worker.abort_requested
-        self._worker = None
+    def _on_done(self, _result) -> None:
+        self.status.setText("Cover: C(n, d̂)/2ⁿ = 2 Σ_{i<d̂} binom(n−1, i)/2ⁿ; exactly ½ at n = 2d̂. "
+                            "Bars: ± one standard error.")
+        self._finish()
+
+    def _on_failed(self, text: str) -> None:
+        self.status.setText(f"The simulation failed: {text}")
+        self._finish()
+
+    def _finish(self) -> None:
+        self._task = None
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
-        if aborted:
-            self.status.setText("Cancelled.")
-        elif not self.status.text().startswith("The simulation failed"):
-            self.status.setText("Cover: C(n, d̂)/2ⁿ = 2 Σ_{i<d̂} binom(n−1, i)/2ⁿ; exactly ½ at n = 2d̂. "
-                                "Bars: ± one standard error.")
         self.finished.emit()
 
     def wait_idle(self, qtbot, timeout: int = 60000) -> None:
-        qtbot.waitUntil(lambda: self._worker is None, timeout=timeout)
+        qtbot.waitUntil(lambda: self._task is None and not (self._stopping and self._stopping.running),
+                        timeout=timeout)
 
     def _draw(self) -> None:
         self.plot.clear()
@@ -183,8 +187,13 @@ class CoverWindow(QWidget):
         self.apply_theme(base.with_scale(1.0 if base.presentation else PRESENTATION_SCALE))
 
     def closeEvent(self, event) -> None:
-        if self._worker is not None:
-            self._worker.quit()
-            self._worker.await_workers()
-            self._worker = None
+        stop_task(self._task)
+        self._task = None
         super().closeEvent(event)
+
+
+def _simulate(ns_per_map: dict[str, tuple[int, ...]], trials: int, seed: int):
+    """The simulation task: (φ-map, CoverRow) for each n of each map."""
+    for m, ns in ns_per_map.items():
+        for row in cover.iter_simulate_features(ns, m, trials, seed):
+            yield m, row

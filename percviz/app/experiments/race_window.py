@@ -12,10 +12,10 @@ from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
     QTableWidgetItem, QVBoxLayout, QWidget,
 )
-from superqt.utils import thread_worker
 
+from percviz.app.background import Task
 from percviz.app.canvas import CanvasView
-from percviz.app.experiments.common import canvas_theme, lane_color, line_width, save_png, style_plot
+from percviz.app.experiments.common import canvas_theme, lane_color, line_width, save_png, stop_task, style_plot
 from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
 from percviz.core.experiments.race import DEFAULT_MAX_ITER, Race
@@ -48,7 +48,7 @@ class RaceWindow(QWidget):
         self.race: Race | None = None
         self.shown = 0
         self.error = ""
-        self._worker = None
+        self._task: Task | None = None
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
@@ -169,7 +169,8 @@ class RaceWindow(QWidget):
 
     def restart(self) -> None:
         """Start every lane again from iteration 0 on the scene's current points."""
-        self._stop_worker()
+        stop_task(self._task, None)  # the race is restarted below: its thread must have let go of it
+        self._task = None
         self.pause()
         if self.race is None:
             self.race = self._new_race(self._max_iter)
@@ -194,7 +195,7 @@ class RaceWindow(QWidget):
 
     @property
     def busy(self) -> bool:
-        return self._worker is not None
+        return self._task is not None
 
     def step(self) -> None:
         """One update of every lane (or, after scrubbing back, one iteration forward in the history)."""
@@ -238,34 +239,25 @@ class RaceWindow(QWidget):
         if self.race is None or self.busy or self.race.done:
             return
         self.pause()
-        race = self.race
+        self._task = Task(name="race")
+        # bound methods only: Qt drops their connections when this window is deleted
+        self._task.progress.connect(self.show_iteration)
+        self._task.done.connect(self._task_done)
+        self._task.failed.connect(self._task_failed)
+        self._task.start(_run_race, self.race)
 
-        @thread_worker(start_thread=False)
-        def work():
-            while not race.done:
-                race.advance(100)
-                yield race.iteration
-
-        self._worker = work()
-        self._worker.yielded.connect(self.show_iteration)
-        self._worker.finished.connect(self._worker_done)
-        self._worker.start()
-
-    def _worker_done(self) -> None:
-        self._worker = None
+    def _task_done(self, _result=None) -> None:
+        self._task = None
         if self.race is not None:
             self.show_iteration(self.race.iteration)
 
-    def _stop_worker(self) -> None:
-        w = self._worker
-        if w is not None:
-            w.quit()
-            w.await_workers()
-            self._worker = None
+    def _task_failed(self, text: str) -> None:
+        self._task_done()
+        self.status.setText(text)
 
     def wait_idle(self, qtbot, timeout: int = 20000) -> None:
-        """Tests: wait until a run-to-end worker has finished."""
-        qtbot.waitUntil(lambda: self._worker is None, timeout=timeout)
+        """Tests: wait until a run-to-end task has finished."""
+        qtbot.waitUntil(lambda: self._task is None, timeout=timeout)
 
     # -- showing ---------------------------------------------------------------------------------
     def scrub_by(self, delta: int) -> None:
@@ -357,5 +349,13 @@ class RaceWindow(QWidget):
 
     def closeEvent(self, event) -> None:
         self.pause()
-        self._stop_worker()
+        stop_task(self._task)
+        self._task = None
         super().closeEvent(event)
+
+
+def _run_race(race: Race):
+    """The run-to-end task: 100 updates of every lane at a time, yielding the race's iteration."""
+    while not race.done:
+        race.advance(100)
+        yield race.iteration

@@ -13,9 +13,9 @@ from PySide6.QtWidgets import (
     QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
     QWidget,
 )
-from superqt.utils import thread_worker
 
-from percviz.app.experiments.common import lane_color, line_width, save_png, style_plot, write_csv
+from percviz.app.background import Task
+from percviz.app.experiments.common import lane_color, line_width, save_png, stop_task, style_plot, write_csv
 from percviz.core.errors import PercvizError
 from percviz.core.experiments.families import FAMILIES
 from percviz.core.experiments.sweep import (
@@ -39,7 +39,8 @@ class SweepWindow(QWidget):
         self.workers = workers
         self.runs: list[RunRecord] = []
         self.spec: SweepSpec | None = None
-        self._worker = None
+        self._task: Task | None = None
+        self._stopping: Task | None = None  # a cancelled task whose thread may still be winding down
         self._build()
         if theme is not None:
             self.apply_theme(theme)
@@ -109,7 +110,7 @@ class SweepWindow(QWidget):
     # -- running ---------------------------------------------------------------------------------
     @property
     def busy(self) -> bool:
-        return self._worker is not None
+        return self._task is not None
 
     def make_spec(self) -> SweepSpec:
         algs = tuple(a.strip() for a in self.algorithms.text().split(",") if a.strip())
@@ -135,29 +136,23 @@ class SweepWindow(QWidget):
         self.progress.setValue(0)
         self.status.setText(f"Running {', '.join(spec.algorithms)} on {len(spec.tasks())} scenes of '{spec.family}'…")
         self._draw()
-        workers = self.workers
-
-        @thread_worker(start_thread=False)
-        def work():
-            gen = iter_sweep(spec, workers, poll=0.2)
-            try:
-                yield from gen
-            finally:
-                gen.close()
-
-        self._worker = work()
-        self._worker.yielded.connect(self._on_progress)
-        self._worker.errored.connect(lambda e: self.status.setText(f"The sweep failed: {e}"))
-        self._worker.aborted.connect(lambda: self.status.setText("Cancelled."))
-        self._worker.finished.connect(self._on_finished)
+        self._task = Task(name="sweep")
+        # bound methods only: Qt drops their connections when this window is deleted
+        self._task.progress.connect(self._on_progress)
+        self._task.done.connect(self._on_done)
+        self._task.failed.connect(self._on_failed)
         self.run_button.setEnabled(False)
         self.cancel_button.setEnabled(True)
-        self._worker.start()
+        self._task.start(_sweep, spec, self.workers)
         return True
 
     def cancel(self) -> None:
-        if self._worker is not None:
-            self._worker.quit()
+        """Stop the sweep (the task emits nothing more); its thread closes the process pool at its next poll."""
+        if self._task is not None:
+            self._task.cancel()
+            self._stopping = self._task
+            self.status.setText("Cancelled.")
+            self._finish()
 
     def _on_progress(self, item) -> None:
         done, total, records = item
@@ -167,13 +162,19 @@ class SweepWindow(QWidget):
             self.runs = sorted(self.runs + list(records), key=lambda r: (r.scene, order[r.algorithm]))
             self._draw()
 
-    def _on_finished(self) -> None:
-        aborted = self._worker is not None and self._worker.abort_requested
-        self._worker = None
+    def _on_done(self, _result) -> None:
+        if self.spec is not None:
+            self.status.setText(self.summary())
+        self._finish()
+
+    def _on_failed(self, text: str) -> None:
+        self.status.setText(f"The sweep failed: {text}")
+        self._finish()
+
+    def _finish(self) -> None:
+        self._task = None
         self.run_button.setEnabled(True)
         self.cancel_button.setEnabled(False)
-        if not aborted and self.spec is not None and not self.status.text().startswith("The sweep failed"):
-            self.status.setText(self.summary())
         self.finished.emit()
 
     def summary(self) -> str:
@@ -185,7 +186,8 @@ class SweepWindow(QWidget):
         return f"slopes of log iterations on log {x}: " + ", ".join(parts)
 
     def wait_idle(self, qtbot, timeout: int = 60000) -> None:
-        qtbot.waitUntil(lambda: self._worker is None, timeout=timeout)
+        qtbot.waitUntil(lambda: self._task is None and not (self._stopping and self._stopping.running),
+                        timeout=timeout)
 
     # -- drawing ---------------------------------------------------------------------------------
     def _draw(self) -> None:
@@ -253,8 +255,11 @@ class SweepWindow(QWidget):
         self.apply_theme(base.with_scale(1.0 if base.presentation else PRESENTATION_SCALE))
 
     def closeEvent(self, event) -> None:
-        if self._worker is not None:
-            self._worker.quit()
-            self._worker.await_workers()
-            self._worker = None
+        stop_task(self._task)
+        self._task = None
         super().closeEvent(event)
+
+
+def _sweep(spec: SweepSpec, workers: int):
+    """The sweep task: iter_sweep's progress, polling every 0.2 s so Cancel lands that soon."""
+    yield from iter_sweep(spec, workers, poll=0.2)
