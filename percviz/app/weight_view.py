@@ -473,6 +473,10 @@ class WeightView(GeometryPanel):
                 + ("" if pic.bounded else " It reaches the horizon, so the view box cuts it.")
                 + f" ★ max-margin direction (margin {pic.best_margin:.3g})."
             )
+        x0, x1, y0, y1 = pic.frame
+        if pic.bounded:
+            cap += (" Framed on the cone (stretched across it to fill the view); the inset, in true proportions, "
+                    "shows where it sits among all the constraints.")
         self.caption.setText(cap + " Rings: angle from c.")
 
     @staticmethod
