@@ -473,7 +473,10 @@ class FeatureView(GeometryPanel):
 
     def _label_weights(self) -> np.ndarray | None:
         """The weight each point carries now: the snapshot's p or α, else the witness p of ρ_K (None: no weights)."""
-        n = len(getattr(self, "_points_screen", ()))
+        S = getattr(self, "_points_screen", None)
+        n = 0 if S is None else len(S)
+        if n == 0 or len(getattr(self, "classes", ())) != n:
+            return None  # a new problem whose picture is not drawn yet
         for w in (getattr(self.snapshot, "p", None), getattr(self.snapshot, "alpha", None),
                   getattr(getattr(self.picture, "min_norm", None), "p", None)):
             if w is not None and np.shape(w) == (n,):
