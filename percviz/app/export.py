@@ -66,12 +66,20 @@ def save_picture(widget: QWidget, path: "str | os.PathLike", scale: float = 1.0)
     ext = path.suffix.lower()
     if ext not in PICTURE_FORMATS:
         raise ParameterError(f"Pictures are saved as {', '.join(PICTURE_FORMATS)}; '{path.name}' has none of these.")
-    if ext == ".svg":
-        _save_svg(widget, path, scale)
-    else:
-        img = render_widget(widget, scale)
-        if not img.save(str(path)):
-            raise OSError(f"Could not write {path}; check that the folder exists and is writable.")
+    # buttons ("Fit to data", a dock's own) mean nothing in a picture: hidden while it is drawn
+    buttons = [b for b in widget.findChildren(QAbstractButton) if b.isVisible()]
+    for b in buttons:
+        b.hide()
+    try:
+        if ext == ".svg":
+            _save_svg(widget, path, scale)
+        else:
+            img = render_widget(widget, scale)
+            if not img.save(str(path)):
+                raise OSError(f"Could not write {path}; check that the folder exists and is writable.")
+    finally:
+        for b in buttons:
+            b.show()
     return path
 
 

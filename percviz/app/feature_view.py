@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, Qt
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QRectF, Qt
 from PySide6.QtGui import QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -32,8 +32,8 @@ from percviz.core.errors import PercvizError
 from percviz.core.geometry import Cancelled, MinNormPoint, feature_picture, min_norm_point
 from percviz.core.grid import one_blas_thread
 
-#: Points are labelled by index when there are at most this many.
-MAX_LABELS = 30
+#: At most this many points carry their index: those with the largest weight (α or p, else the witness p of ρ_K).
+MAX_LABELS = 8
 MAX_TRAIL = 3000
 #: Up to this many points the embedding and hull are computed at once on the UI thread (an eigh of a
 #: 200×200 matrix takes a few ms); beyond, on the panel's background thread.
@@ -473,19 +473,56 @@ class FeatureView(GeometryPanel):
             S[order, 0], S[order, 1], symbol=[c[0] for c in cls], size=t.marker_size,
             brush=[c[1] for c in cls], pen=[c[2] for c in cls],
         ))
-        self._point_labels = []
-        if len(S) <= MAX_LABELS:
-            for i, s in enumerate(S):
-                self._point_labels.append(
-                    self.text_item(str(i), s[:2], (-0.3, 0.9), 0.8, t.class_color(int(self.classes[i]))))
+        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, t.foreground, fill=True)
+                              for _ in range(min(MAX_LABELS, len(S)))]
         self._fit_point_labels()
         self._set_texts()
 
+    def _label_weights(self) -> np.ndarray | None:
+        """The weight each point carries now: the snapshot's p or α, else the witness p of ρ_K (None: no weights)."""
+        S = getattr(self, "_points_screen", None)
+        n = 0 if S is None else len(S)
+        if n == 0 or len(getattr(self, "classes", ())) != n:
+            return None  # a new problem whose picture is not drawn yet
+        for w in (getattr(self.snapshot, "p", None), getattr(self.snapshot, "alpha", None),
+                  getattr(getattr(self.picture, "min_norm", None), "p", None)):
+            if w is not None and np.shape(w) == (n,):
+                w = np.abs(np.asarray(w, dtype=float))
+                if np.isfinite(w).all() and w.max() > 0:
+                    return w
+        return None
+
     def _fit_point_labels(self, *_args) -> None:
-        """Point numbers only where the plot has room for them (not in a narrow dock at a projector's scale)."""
-        room = self.plot.getViewBox().width() >= 230 * self.theme.scale
-        for item in getattr(self, "_point_labels", []):
-            item.setVisible(room)
+        """Number the points that carry the most weight, never one label over another (nor in a narrow dock)."""
+        labels = getattr(self, "_point_labels", [])
+        if not labels:
+            return
+        vb = self.plot.getViewBox()
+        w = self._label_weights() if vb.width() >= 230 * self.theme.scale else None
+        chosen: list[int] = []
+        if w is not None:  # the heaviest few (a few spares for labels that would overlap)
+            top = np.argpartition(-w, min(len(w), 4 * len(labels)) - 1)[: 4 * len(labels)]
+            chosen = [int(i) for i in top[np.argsort(-w[top], kind="stable")] if w[i] > 1e-9 * w.max()]
+        S = self._points_screen
+        taken: list[QRectF] = []
+        slot = 0
+        for i in chosen:
+            if slot == len(labels):
+                break
+            item = labels[slot]
+            item.setText(str(i), color=self.theme.class_color(int(self.classes[i])))
+            item.setPos(float(S[i, 0]), float(S[i, 1]))
+            br = item.textItem.boundingRect()
+            at = vb.mapViewToScene(QPointF(float(S[i, 0]), float(S[i, 1])))
+            rect = QRectF(at.x() - item.anchor.x() * br.width(), at.y() - item.anchor.y() * br.height(),
+                          br.width(), br.height())
+            if any(rect.intersects(r) for r in taken):
+                continue  # a heavier point's label is there already
+            taken.append(rect)
+            item.show()
+            slot += 1
+        for item in labels[slot:]:
+            item.hide()
 
     def _set_texts(self) -> None:
         pic = self.picture
@@ -551,6 +588,7 @@ class FeatureView(GeometryPanel):
         snap = self.snapshot
         if self.picture is None or not hasattr(self, "_dynamic_items"):
             return
+        self._fit_point_labels()  # the labelled points follow the weights
         if snap is None:
             for item in self._dynamic_items:
                 item.hide()

@@ -24,6 +24,7 @@ from percviz.app.canvas import CanvasView
 from percviz.app.controls import ControlsPanel
 from percviz.app.curves import CurvesView
 from percviz.app.feature_view import FeatureView
+from percviz.app.layouts import Layouts
 from percviz.app.panel import Panel
 from percviz.app.session import RunSession
 from percviz.app.theme import theme_for
@@ -61,6 +62,7 @@ class MainWindow(QMainWindow):
         self._build_panels()
         self._build_controls()
         self._build_menus()
+        self.layouts = Layouts(self)  # View ▸ Layout, Maximise view (app/layouts.py)
         self._build_status_bar()
         self._wire()
         self.apply_theme(self.theme)

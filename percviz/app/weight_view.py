@@ -32,7 +32,9 @@ MAX_LABELS = 30
 #: Beyond this many constraints, lines that are not walls of the cone are faded.
 FADE_ABOVE = 30
 #: At most this many iterates are drawn on the path (older ones are thinned evenly).
-MAX_PATH = 4000
+MAX_PATH = 1500
+#: The last this many iterates are drawn bold with dots; a longer path before them is a faint trace.
+TAIL = 12
 #: At most this many iterates on the far hemisphere are marked on the edge of the view.
 MAX_FAR_MARKS = 240
 
@@ -82,6 +84,16 @@ class WeightView(GeometryPanel):
         self._static_readout: list = []
         self._hover_label: tuple | None = None
         self.plot.getViewBox().sigRangeChanged.connect(self._place_labels)
+        # the overview: where the framed cone sits among the constraint lines (bounded cones only)
+        self.overview = pg.PlotWidget(self.plot)
+        self.overview.setAccessibleName("weight overview")
+        self.overview.setMenuEnabled(False)
+        self.overview.hideButtons()
+        self.overview.setAspectLocked(True)
+        self.overview.setMouseEnabled(False, False)
+        for axis in ("left", "bottom"):
+            self.overview.hideAxis(axis)
+        self.overview.hide()
         self._dynamic: list = []
         self._highlight_items: list = []
         self.show_message("Place + and − points and choose an algorithm to see its weight space.")
@@ -192,8 +204,9 @@ class WeightView(GeometryPanel):
             return np.zeros((0, self.problem.Y.shape[1]))
         k = self.snapshot.iteration if self.snapshot is not None else max(self._weights)
         its = sorted(i for i in self._weights if i <= k)
-        if len(its) > MAX_PATH:
-            keep = np.unique(np.r_[np.linspace(0, len(its) - 1, MAX_PATH).astype(int), len(its) - 1])
+        if len(its) > MAX_PATH:  # the older iterates thinned evenly, the last TAIL kept whole
+            head = len(its) - TAIL
+            keep = np.unique(np.r_[np.linspace(0, head - 1, MAX_PATH - TAIL).astype(int), np.arange(head, len(its))])
             its = [its[j] for j in keep]
         return np.array([self._weights[i] for i in its]).reshape(len(its), -1)
 
@@ -263,6 +276,41 @@ class WeightView(GeometryPanel):
                 taken.append(rect)
                 shown += item is not hover
 
+    def _draw_overview(self, segs, ok) -> None:
+        """The small inset: every constraint line faint, the cone, and a box around the framed part."""
+        pic, t = self.cone2, self.theme
+        ov = self.overview
+        ov.clear()
+        ov.setBackground(color(t.background, 235))
+        if not pic.bounded or len(pic.polygon) < 3:
+            ov.hide()
+            return
+        fill, edge, _ = _cone_colors(t.dark)
+        lines, lok = line_segments(pic.normals, pic.offsets, pic.overview)
+        lok &= pic.has_line
+        if lok.any():
+            ov.addItem(segments_item(lines[lok], cosmetic_pen(t.foreground, 1.0, 70), z=-5))
+        ov.addItem(polygon_item(pic.polygon, color(fill, 200), cosmetic_pen(edge, 1.0), z=-2))
+        x0, x1, y0, y1 = pic.frame
+        ov.addItem(path_item([np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]])],
+                             cosmetic_pen(t.foreground, 1.5, 230), z=1))
+        mid = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])  # a ring a few pixels wide: the frame may be a speck here
+        ov.addItem(pg.ScatterPlotItem(mid[:, 0], mid[:, 1], symbol="o", size=12, brush=None,
+                                      pen=pg.mkPen(edge, width=2)))
+        ox0, ox1, oy0, oy1 = pic.overview
+        ov.setRange(xRange=(ox0, ox1), yRange=(oy0, oy1), padding=0.0)
+        ov.show()
+        self._place_overview()
+
+    def _place_overview(self) -> None:
+        """The inset in the plot's top-right corner, a quarter of its width."""
+        side = int(max(60, min(self.plot.width(), self.plot.height()) * 0.28))
+        self.overview.setGeometry(self.plot.width() - side - 4, 4, side, side)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._place_overview()
+
     def _class_color(self, i: int) -> str:
         return self.theme.class_color(int(self.classes[i]))
 
@@ -288,6 +336,8 @@ class WeightView(GeometryPanel):
         second = "a1" if first == "a0" else "b1"
         self.plot.setLabel("bottom", first)
         self.plot.setLabel("left", second)
+        self.overview.hide()
+        self.plot.setAspectLocked(True)
         self.plot.setRange(xRange=(-R, R), yRange=(-R, R), padding=0.02)
         if not cone.empty:
             cone = cone_1d(red.Z, self.margin_b, half=1e3 * R)
@@ -343,7 +393,8 @@ class WeightView(GeometryPanel):
         self.plot.hideAxis("left")
         self.plot.hideAxis("bottom")
         self.plot.showGrid(x=False, y=False)
-        xmin, xmax, ymin, ymax = pic.view
+        xmin, xmax, ymin, ymax = pic.frame  # the cone fills the view; the overview inset shows its whereabouts
+        self.plot.setAspectLocked(not pic.bounded)  # a thin cone's rectangle is stretched across (at most MAX_STRETCH)
         self.plot.setRange(xRange=(xmin, xmax), yRange=(ymin, ymax), padding=0.02)
         # rings at fixed angles from the tangent point c, for orientation
         rings = []
@@ -364,10 +415,11 @@ class WeightView(GeometryPanel):
         n = len(pic.normals)
         segs, ok = line_segments(pic.normals, pic.offsets, pic.box)
         ok &= pic.has_line
-        vis, vok = line_segments(pic.normals, pic.offsets, pic.view)
+        vis, vok = line_segments(pic.normals, pic.offsets, pic.frame)
         vok &= ok
         self._segments = {int(i): segs[i] for i in np.flatnonzero(ok)}
         self._visible = {int(i): vis[i] for i in np.flatnonzero(vok)}
+        self._draw_overview(segs, ok)
         walls = wall_indices(pic.polygon, pic.normals, pic.offsets)
         strong = np.zeros(n, bool)
         strong[walls] = True
@@ -421,6 +473,10 @@ class WeightView(GeometryPanel):
                 + ("" if pic.bounded else " It reaches the horizon, so the view box cuts it.")
                 + f" ★ max-margin direction (margin {pic.best_margin:.3g})."
             )
+        x0, x1, y0, y1 = pic.frame
+        if pic.bounded:
+            cap += (" Framed on the cone (stretched across it to fill the view); the inset, in true proportions, "
+                    "shows where it sits among all the constraints.")
         self.caption.setText(cap + " Rings: angle from c.")
 
     @staticmethod
@@ -457,6 +513,7 @@ class WeightView(GeometryPanel):
         self._trigger_item = segments_item(np.zeros((0, 2, 2)), cosmetic_pen(col, 1.2 * t.line_width, 200, Qt.DashLine),
                                            z=-1, static=False)
         self._path_line = pg.PlotCurveItem(pen=pg.mkPen(color(col, 200), width=t.thin_line_width), connect="finite")
+        self._tail_line = pg.PlotCurveItem(pen=pg.mkPen(color(col, 220), width=t.thin_line_width), connect="finite")
         self._path_dots = pg.ScatterPlotItem(symbol="o", size=0.45 * t.marker_size, brush=color(col, 160), pen=None)
         self._far_marks = pg.ScatterPlotItem(symbol="x", size=0.7 * t.marker_size, pen=pg.mkPen(col, width=1.5),
                                              brush=None)
@@ -466,12 +523,12 @@ class WeightView(GeometryPanel):
                                         pen=pg.mkPen(col, width=2), brush=color(t.background))
         self._iter_label = pg.TextItem("", color=col, anchor=(-0.15, 0.5), fill=color(t.background, 200))
         self._iter_label.setFont(t.font(t.font_pt, bold=True))
-        for item, z in ((self._path_line, 44), (self._path_dots, 44), (self._far_marks, 44), (self._current, 45),
+        for item, z in ((self._path_line, 43), (self._tail_line, 44), (self._path_dots, 44), (self._far_marks, 44), (self._current, 45),
                         (self._edge_arrow, 46), (self._iter_label, 47), (self._trigger_item, -1)):
             item.setZValue(z)
             item.hide()
             self.plot.addItem(item)
-        self._dynamic_items = [self._trigger_item, self._path_line, self._path_dots, self._far_marks, self._current,
+        self._dynamic_items = [self._trigger_item, self._path_line, self._tail_line, self._path_dots, self._far_marks, self._current,
                                self._edge_arrow, self._iter_label]
 
     def _draw_dynamic(self) -> None:
@@ -527,12 +584,22 @@ class WeightView(GeometryPanel):
         return [self._trigger_item]
 
     def _set_path(self, P: np.ndarray) -> list:
-        """The iterate path; dots on the iterates while there are few enough to tell apart."""
+        """The iterate path: whole while short; when long a faint thinned trace, and the last TAIL iterates bold
+        with dots (a long run is never a solid blob)."""
+        t = self.theme
+        col = _iterate_color(t.dark)
+        long = len(P) > 2 * TAIL
+        pen = pg.mkPen(color(col, 30), width=1.0) if long else pg.mkPen(color(col, 200), width=t.thin_line_width)
+        self._path_line.setPen(pen)
         self._path_line.setData(P[:, 0], P[:, 1], connect="finite")
         shown = [self._path_line]
-        if len(P) <= 60:
-            good = np.all(np.isfinite(P), axis=1)
-            self._path_dots.setData(P[good, 0], P[good, 1])
+        tail = P[-TAIL:] if long else P
+        if long:
+            self._tail_line.setData(tail[:, 0], tail[:, 1], connect="finite")
+            shown.append(self._tail_line)
+        if len(tail) <= 60:
+            good = np.all(np.isfinite(tail), axis=1)
+            self._path_dots.setData(tail[good, 0], tail[good, 1])
             shown.append(self._path_dots)
         return shown
 
@@ -554,15 +621,16 @@ class WeightView(GeometryPanel):
         self._current.setData([cur[0]], [cur[1]])
         return shown + [self._current] + self._set_label(self._iterate_label(), cur, (-0.15, 0.5))
 
-    def _view_centre(self) -> tuple[np.ndarray, float]:
-        xmin, xmax, ymin, ymax = self.cone2.view
-        return np.array([(xmin + xmax) / 2, (ymin + ymax) / 2]), (xmax - xmin) / 2
+    def _view_centre(self) -> tuple[np.ndarray, np.ndarray]:
+        """The middle of the framed view and its half-widths (x, y)."""
+        xmin, xmax, ymin, ymax = self.cone2.frame
+        return np.array([(xmin + xmax) / 2, (ymin + ymax) / 2]), np.array([(xmax - xmin) / 2, (ymax - ymin) / 2])
 
     def _edge_position(self, direction) -> np.ndarray:
         """Where a point at infinity in this direction meets the edge of the view (just inside)."""
         centre, half = self._view_centre()
         d = np.atleast_2d(np.asarray(direction, dtype=float))
-        out = centre + d * (0.93 * half / np.maximum(np.abs(d).max(axis=1), 1e-12))[:, None]
+        out = centre + d * (0.93 / np.maximum((np.abs(d) / half).max(axis=1), 1e-12))[:, None]
         return out[0] if np.ndim(direction) == 1 else out
 
     def _draw_iterates_2d(self, A: np.ndarray) -> list:
@@ -584,7 +652,7 @@ class WeightView(GeometryPanel):
             return shown  # the readout says a(k) = 0
         centre, half = self._view_centre()
         cur, far = P[-1], bool(proj.far[-1])
-        off_view = far or np.abs(cur - centre).max() > half
+        off_view = far or bool((np.abs(cur - centre) > half).any())
         label = self._iterate_label()
         if off_view:
             d = proj.edge[-1] if far else (cur - centre) / np.linalg.norm(cur - centre)

@@ -261,6 +261,8 @@ class ConePicture:
     bounded: bool
     box: np.ndarray  # (xmin, xmax, ymin, ymax) the polygon and lines are clipped to (4× the view)
     view: np.ndarray  # (xmin, xmax, ymin, ymax) worth showing: the cone fitted, or the lines around c
+    overview: np.ndarray  # (xmin, xmax, ymin, ymax) square around c reaching every line: the cone among the constraints
+    frame: np.ndarray  # (xmin, xmax, ymin, ymax) a rectangle the cone fills (its long axis along x), else `view`
     best: np.ndarray | None  # unit max-margin direction a*, None when the cone is empty
     best_margin: float  # max_{‖a‖=1} min_i a·y_i (≤ 0 … reported as 0 when empty)
     best_point: np.ndarray | None  # a* projected
@@ -289,10 +291,17 @@ def cone_picture(Y, min_radius: float = 1.0) -> ConePicture:
     big = 1e6
     cone_big = region(normals, offsets, box_polygon(-big, big, -big, big)) if separable else np.zeros((0, 2))
     bounded = bool(len(cone_big) and np.abs(cone_big).max() < 0.5 * big)
+    if bounded:  # turn the plane's basis so that the cone's long axis runs along x (a rotation about c)
+        proj = _aligned(proj, cone_big)
+        normals, offsets = proj.constraint_lines(Y)
+        cone_big = region(normals, offsets, box_polygon(-big, big, -big, big))
+        best_pt = proj.project(best).points[0]
     view = _view_box(normals, offsets, has_line, cone_big if bounded else None, min_radius)
     cx, cy, half = (view[0] + view[1]) / 2, (view[2] + view[3]) / 2, (view[1] - view[0]) / 2
     box = np.array([cx - 4 * half, cx + 4 * half, cy - 4 * half, cy + 4 * half])
     polygon = region(normals, offsets, box_polygon(*box)) if separable else np.zeros((0, 2))
+    overview = _view_box(normals, offsets, has_line, None, min_radius)
+    frame = _frame_box(cone_big) if bounded else view
     return ConePicture(
         projection=proj,
         normals=normals,
@@ -303,10 +312,38 @@ def cone_picture(Y, min_radius: float = 1.0) -> ConePicture:
         bounded=bounded,
         box=box,
         view=view,
+        overview=overview,
+        frame=frame,
         best=best,
         best_margin=1.0 / float(np.linalg.norm(shortest)) if separable else 0.0,
         best_point=best_pt,
     )
+
+
+#: The framed view stretches one axis at most this much over the other (a thin cone stays recognisable).
+MAX_STRETCH = 6.0
+
+
+def _aligned(proj: Gnomonic, cone: np.ndarray) -> Gnomonic:
+    """The same projection with its basis turned so that an elongated cone's principal axis is e1 (a round one as it is)."""
+    P = cone - cone.mean(axis=0)
+    if len(P) < 3:
+        return proj
+    _, sv, vt = np.linalg.svd(P, full_matrices=False)
+    if sv[0] < 1.5 * sv[1]:
+        return proj  # no long axis worth turning to
+    vec = vt[0]
+    e1 = vec @ proj.basis
+    e1 /= np.linalg.norm(e1)
+    return Gnomonic(proj.center, np.vstack([e1, np.cross(proj.center, e1)]))
+
+
+def _frame_box(cone: np.ndarray) -> np.ndarray:
+    """A rectangle around a bounded cone, 10% to spare on each side, no side shorter than 1/MAX_STRETCH of the other."""
+    lo, hi = cone.min(axis=0), cone.max(axis=0)
+    centre, half = (lo + hi) / 2, np.maximum(0.6 * (hi - lo), 1e-9)
+    half = np.maximum(half, half.max() / MAX_STRETCH)
+    return np.array([centre[0] - half[0], centre[0] + half[0], centre[1] - half[1], centre[1] + half[1]])
 
 
 def _view_box(normals, offsets, has_line, cone, min_radius) -> np.ndarray:

@@ -15,6 +15,8 @@ from percviz.app.export import (
     AnimationExport,
     FrameWriter,
     export_run,
+    image_to_array,
+    render_widget,
     save_picture,
 )
 from percviz.core.errors import ParameterError
@@ -133,3 +135,28 @@ def test_cli_export_writes_the_gif(qapp, tmp_path, capsys):
     assert main(["export", str(PRESET), "--out", str(out), "--steps", "4", "--fps", "5"]) == 0
     assert iio.imread(out, index=None).shape[0] == 5
     assert "5 frames" in capsys.readouterr().out
+
+
+def test_canvas_picture_has_no_fit_button_and_the_button_comes_back(qtbot, tmp_path):
+    from PySide6.QtGui import QImage
+
+    from percviz.app.main_window import MainWindow
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    try:
+        canvas = w.panels["canvas"]
+        button = canvas.fit_button
+        assert button.isVisible()
+        r = button.geometry().translated(button.parentWidget().mapTo(canvas, button.pos()) - button.pos())
+        with_button = render_widget(canvas).copy(r)
+        saved = QImage(str(save_picture(canvas, tmp_path / "canvas.png"))).copy(r)
+        assert image_to_array(saved).tolist() != image_to_array(with_button).tolist()
+        assert button.isVisible()  # shown again after the picture
+        # where the button was, the picture is a plain strip: no text drawn there
+        a = image_to_array(saved)
+        assert np.ptp(a.reshape(-1, a.shape[-1]), axis=0).max() < 40
+    finally:
+        w.close()

@@ -6,6 +6,7 @@ import scipy.sparse as sp
 
 from percviz.core import PointSet, Problem
 from percviz.core.geometry import (
+    MAX_STRETCH,
     Gnomonic,
     cone_1d,
     cone_picture,
@@ -16,6 +17,7 @@ from percviz.core.geometry import (
     line_segment,
     min_norm_point,
     point_in_polygon,
+    polygon_area,
 )
 
 
@@ -293,3 +295,28 @@ def test_randomized_eigenpairs_agree_with_eigh_and_keep_exactness():
     np.testing.assert_allclose(emb.coords @ emb.coords.T, Ga, atol=1e-9)
     approx = embed_gram(G, partial=True)
     assert approx.estimated and "randomized estimate" in approx.title()
+
+
+def test_a_thin_tilted_cone_is_turned_along_x_and_fills_its_frame():
+    # rays (1, ±0.3, ±0.02) turned 40° about a0: a thin rectangle whose long side is tilted in the plane
+    th = np.radians(40)
+    R = np.array([[1, 0, 0], [0, np.cos(th), -np.sin(th)], [0, np.sin(th), np.cos(th)]])
+    rays = np.array([[1, s * 0.3, t * 0.02] for s, t in ((1, 1), (-1, 1), (-1, -1), (1, -1))]) @ R.T
+    # each wall through two consecutive rays, its normal pointing inside
+    Y = np.array([np.cross(rays[i], rays[(i + 1) % 4]) for i in range(4)])
+    Y *= np.sign(Y @ rays.mean(axis=0))[:, None]
+    pic = cone_picture(Y)
+    P = pic.polygon
+    x0, x1, y0, y1 = pic.frame
+    assert ((P[:, 0] >= x0) & (P[:, 0] <= x1) & (P[:, 1] >= y0) & (P[:, 1] <= y1)).all()
+    # turned: the long side (0.6 = 2 × 0.3 at the tangent point a0 = 1) runs along x, the short (0.04) along y
+    np.testing.assert_allclose(np.ptp(P, axis=0), [0.6, 0.04], atol=1e-9)
+    # 15:1 is stretched only MAX_STRETCH times, and the cone still fills a quarter of its frame
+    np.testing.assert_allclose((x1 - x0) / (y1 - y0), MAX_STRETCH, rtol=1e-6)
+    assert abs(polygon_area(P)) / ((x1 - x0) * (y1 - y0)) > 0.25
+    # the square view around it (what the picture showed before) is mostly empty
+    v = pic.view
+    assert abs(polygon_area(P)) / ((v[1] - v[0]) * (v[3] - v[2])) < 0.1
+    # the overview reaches every line's nearest point to the tangent point, and holds the whole cone
+    o = pic.overview
+    assert (P[:, 0] > o[0]).all() and (P[:, 0] < o[1]).all() and (P[:, 1] > o[2]).all() and (P[:, 1] < o[3]).all()

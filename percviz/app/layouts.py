@@ -1,0 +1,158 @@
+"""Layouts of the views: one large view with the geometry views as tabs, a 2×2 grid, and maximise one view.
+
+The geometry views are never a strip: View ▸ Layout gives one large view (the weight and feature docks
+tabbed in a wide column) or a 2×2 grid (canvas | weight over curves | feature); View ▸ Maximise view
+(Ctrl+M, or a double-click on a dock's title) lets one view fill the window and the same again restores it.
+"""
+
+from __future__ import annotations
+
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
+from PySide6.QtWidgets import QDockWidget, QWidget
+
+#: The docked geometry views.
+GEOMETRY = ("weight", "feature")
+#: A view's plot must be at least this large (px) or the view is a tab.
+MIN_PLOT = (300, 250)
+
+
+class Layouts(QObject):
+    """The window's view layouts (`window.layouts`)."""
+
+    def __init__(self, window):
+        super().__init__(window)
+        self.window = window
+        self.maximised: str | None = None
+        self._saved = None
+        menu = window.view_menu.addMenu("&Layout")
+        window.add_action(menu, "&One large view", self.one_large, "Ctrl+1",
+                          "The canvas large; the weight and feature views as tabs in a wide column")
+        window.add_action(menu, "&2×2 grid", self.grid, "Ctrl+2",
+                          "Canvas and weight space above, curves and feature space below")
+        self.maximise_action = window.add_action(
+            window.view_menu, "&Maximise view", self.toggle_maximise, "Ctrl+M",
+            "The view under the mouse fills the window (double-click a dock's title too); again to restore")
+        self.chosen = False  # the user picked a layout: no automatic tabbing any more
+        self._fit_timer = QTimer(self)
+        self._fit_timer.setSingleShot(True)
+        self._fit_timer.setInterval(150)
+        self._fit_timer.timeout.connect(self.fit_small_screen)
+        for name in GEOMETRY:
+            window.docks[name].installEventFilter(self)
+            plot = getattr(window.panels[name], "plot", None)
+            if plot is not None:
+                plot.installEventFilter(self)
+
+    # -- the two layouts ---------------------------------------------------------------------------
+    def _docks(self) -> list[QDockWidget]:
+        w = self.window
+        return [w.docks[n] for n in GEOMETRY if w._wanted.get(n, True) and not w.docks[n].isHidden()]
+
+    def _right_width(self, fraction: float) -> int:
+        w = self.window
+        controls = w.docks["controls"]
+        left = controls.width() if controls.isVisible() else 0
+        return max(320, int(fraction * (w.width() - left)))
+
+    def one_large(self, chosen: bool = True) -> None:
+        """The canvas large; the geometry views tabbed in one column (each tab has the whole column)."""
+        self.chosen = self.chosen or chosen
+        self.restore()
+        w, docks = self.window, self._docks()
+        for d in docks:
+            w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, d)
+        for a, b in zip(docks, docks[1:]):
+            w.tabifyDockWidget(a, b)
+        if docks:
+            docks[0].raise_()
+            w.resizeDocks([docks[0]], [self._right_width(0.42)], Qt.Orientation.Horizontal)
+
+    def grid(self) -> None:
+        """Canvas | weight over curves | feature: four views of about equal size."""
+        self.chosen = True
+        self.restore()
+        w, docks = self.window, self._docks()
+        for d in docks:
+            w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, d)
+        for a, b in zip(docks, docks[1:]):
+            w.splitDockWidget(a, b, Qt.Orientation.Vertical)
+        if docks:
+            w.resizeDocks([docks[0]], [self._right_width(0.5)], Qt.Orientation.Horizontal)
+            half = max(200, (w.height() - 80) // len(docks))
+            w.resizeDocks(docks, [half] * len(docks), Qt.Orientation.Vertical)
+        total = sum(w.splitter.sizes()) or w.splitter.height()
+        w.splitter.setSizes([total // 2, total - total // 2])
+
+    def fit_small_screen(self) -> None:
+        """Tab the geometry views when stacked they would leave a plot under MIN_PLOT."""
+        w = self.window
+        if self.chosen or self.maximised is not None or not w.isVisible():
+            return
+        for d in self._docks():
+            panel = d.widget()
+            plot = getattr(panel, "plot", None)
+            if plot is not None and panel.isVisible() and not getattr(panel, "showing_message", False) and (
+                    plot.width() < MIN_PLOT[0] or plot.height() < MIN_PLOT[1]) and not w.tabifiedDockWidgets(d):
+                self.one_large(chosen=False)
+                return
+
+    # -- maximise ------------------------------------------------------------------------------------
+    def _view_at_mouse(self) -> str:
+        from PySide6.QtGui import QCursor
+        from PySide6.QtWidgets import QApplication
+
+        under = QApplication.widgetAt(QCursor.pos()) or QApplication.focusWidget()
+        for name in GEOMETRY:
+            dock = self.window.docks[name]
+            if under is not None and (under is dock or dock.isAncestorOf(under)):
+                return name
+        return "canvas"
+
+    def toggle_maximise(self, name: str | None = None) -> None:
+        """Let one view fill the window (the canvas with its curves, or a geometry dock); again: restore."""
+        if self.maximised is not None:
+            self.restore()
+            return
+        w = self.window
+        name = name or self._view_at_mouse()
+        self._saved = (w.saveState(), w.splitter.sizes())
+        w._updating_docks = True  # hidden for the layout: not closed by the user
+        try:
+            keep = w.docks.get(name)
+            for dock in w.findChildren(QDockWidget):  # the classroom's docks (scene text, …) too
+                if dock is not keep and not dock.isHidden() and not dock.isFloating():
+                    dock.hide()
+            if name != "canvas":
+                w.centralWidget().hide()
+        finally:
+            w._updating_docks = False
+        self.maximised = name
+
+    def restore(self) -> None:
+        """Undo a maximise: the docks and the central views as they were."""
+        if self.maximised is None:
+            return
+        w = self.window
+        state, sizes = self._saved
+        w._updating_docks = True
+        try:
+            w.centralWidget().show()
+            w.restoreState(state)
+            w.splitter.setSizes(sizes)
+        finally:
+            w._updating_docks = False
+        self.maximised, self._saved = None, None
+
+    def eventFilter(self, obj: QObject, event: QEvent) -> bool:
+        """A double-click on a geometry dock's title maximises it (instead of floating it)."""
+        if event.type() == QEvent.Type.Resize and not isinstance(obj, QDockWidget):
+            self._fit_timer.start()  # a plot changed size: check, once things settle, that none is too small
+            return False
+        if event.type() == QEvent.Type.MouseButtonDblClick and isinstance(obj, QDockWidget):
+            content: QWidget | None = obj.widget()
+            if content is None or event.position().y() < content.geometry().top():
+                for name, dock in self.window.docks.items():
+                    if dock is obj:
+                        self.toggle_maximise(name)
+                        return True
+        return False
