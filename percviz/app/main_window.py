@@ -7,7 +7,7 @@ from contextlib import suppress
 from typing import Any, Callable
 
 import numpy as np
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -37,6 +37,8 @@ from percviz.core.scene import SceneModel, Settings
 PANELS: tuple[type[Panel], ...] = (CanvasView, CurvesView, WeightView, FeatureView)
 DOCK_TITLES = {cls.view: cls.dock_title for cls in PANELS if cls.dock_title}
 DEFAULT_SIZE = QSize(1280, 800)
+#: A drag that pauses this long (ms) lets the heavy panels (Panel.defer_during_drag) catch up with the moved points.
+DRAG_PAUSE_MS = 150
 
 
 class MainWindow(QMainWindow):
@@ -58,6 +60,9 @@ class MainWindow(QMainWindow):
         self.close_guards: list[Callable[[], bool]] = []
         self._wanted = {"weight": True, "feature": True}
         self._stale: set[str] = set()
+        # heavy panels (defer_during_drag) catch up once a drag has paused this long (or ended)
+        self._drag_pause = QTimer(self, singleShot=True, interval=DRAG_PAUSE_MS)
+        self._drag_pause.timeout.connect(lambda: self._feed_stale(defer=False))
         self._failed_panels: set[str] = set()
         self._closed = False
         self.theme = theme_for()
@@ -479,10 +484,14 @@ class MainWindow(QMainWindow):
             self._call(name, "set_history", s.history)
             self._call(name, "set_snapshot", s.current)
 
-    def _feed_stale(self) -> None:
+    def _feed_stale(self, defer: bool = True) -> None:
         for name in list(self._stale):
-            if self._live(name):
-                self._feed(name)
+            if not self._live(name):
+                continue
+            if defer and self.scene.dragging and self.panels[name].defer_during_drag:
+                self._drag_pause.start()  # restarted by every move: fed when the drag pauses or ends
+                continue
+            self._feed(name)
 
     def _call(self, name: str, method: str, *args) -> None:
         """Call a panel method; a panel's exception is reported (once per run) and the others still draw."""
