@@ -31,6 +31,8 @@ SYNC_BUDGET = 0.025
 SYNC_MAX_POINTS = 500
 #: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
 WARM_SOLVERS = ("smo",)
+#: A drag paused this long (ms) reruns the scene with the bound metric that the runs during the drag skipped.
+SETTLE_MS = 150
 
 
 class LiveMode(QObject):
@@ -60,7 +62,12 @@ class LiveMode(QObject):
         s = window.session
         self._problem = s.problem
         self._finished = None  # (points, settings, α) of the last finished run with dual coefficients
-        s.solver_options = self._warm_start
+        s.solver_options = self._options
+        # A run made while dragging skips the bound metric's ρ_K (an LP or QP on every move); once the drag has
+        # paused (or ended) this long, the scene is run once more with it.
+        self._bound_off, self._settled = False, False
+        self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
+        self._settle.timeout.connect(self._run_settled)
         s.problemChanged.connect(self._on_problem)
         s.runStateChanged.connect(self._on_state)
         window.presetLoaded.connect(self._on_preset)
@@ -97,6 +104,7 @@ class LiveMode(QObject):
     def _on_problem(self, problem, _solver_cls) -> None:
         # an edit builds a new Problem; Reset keeps the same one (iteration 0 stays, to step through by hand)
         fresh = problem is not self._problem
+        self._settle.stop()
         self._problem = problem
         if self.on and problem is not None and fresh:
             QTimer.singleShot(0, self._run)  # after the session has finished its restart
@@ -121,6 +129,24 @@ class LiveMode(QObject):
         if not s.finished and s.problem is not None:
             s.run_to_end()
 
+    def _options(self, problem, solver_cls) -> dict:
+        """What a Live rerun changes in the solver's construction: SMO's warm start; while dragging, no ρ_K."""
+        self._bound_off, settled, self._settled = False, self._settled, False
+        if not self.on:
+            return {}
+        out = self._warm_start(problem, solver_cls)
+        scene = self.window.scene
+        if (scene.dragging and not settled and "bound" in solver_cls.params.names()
+                and dict(scene.settings.params).get("bound", True)):
+            out["bound"], self._bound_off = False, True
+        return out
+
+    def _run_settled(self) -> None:
+        s = self.window.session
+        if self.on and self._bound_off and s.finished:
+            self._settled = True
+            s.restart()  # a fresh Problem: Live runs it to the end, this time with its bound
+
     def _warm_start(self, problem, solver_cls) -> dict:
         """SMO's warm start for a Live rerun: the last finished α on the edited points (else nothing)."""
         if not self.on or getattr(solver_cls, "name", "") not in WARM_SOLVERS or self._finished is None:
@@ -144,6 +170,8 @@ class LiveMode(QObject):
     def _on_state(self, state: str) -> None:
         if state == FINISHED:
             self._remember()
+            if self._bound_off:
+                self._settle.start()
         if self.box is None:
             return
         if self.on and state == RUNNING:

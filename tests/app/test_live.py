@@ -159,3 +159,24 @@ def test_heavy_views_catch_up_when_a_drag_pauses_not_on_every_move(qtbot, window
     assert weight.problem is first  # still the picture of before the move
     qtbot.waitUntil(lambda: weight.problem is w.session.problem, timeout=5000)  # the drag paused
     w.scene.end_drag()
+
+
+def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbot, window):
+    w = window
+    with w.session.batch():
+        w.scene.set_points(_separable(60), undoable=False)
+        w.scene.set_settings(algorithm="snkp", kernel="rbf:gamma=0.5", features="linear", params={})
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
+    assert w.session.latest.metrics.get("bound") is not None
+    w.scene.begin_drag()
+    x, y = w.scene.points.X[0]
+    w.scene.move_point(0, x + 0.01, y)
+    qtbot.waitUntil(lambda: w.session.finished and w.session.problem is not None, timeout=10000)
+    assert w.session.latest.metrics.get("bound") is None  # no ρ_K while the point moves
+    moved = w.session.problem
+    qtbot.waitUntil(lambda: w.session.problem is not moved and w.session.finished, timeout=10000)  # paused
+    snap = w.session.latest
+    bound = snap.metrics.get("bound")
+    assert bound is not None and snap.iteration <= bound  # the paper's bound on the updates holds
+    w.scene.end_drag()
