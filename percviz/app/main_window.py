@@ -488,9 +488,16 @@ class MainWindow(QMainWindow):
         for name in list(self._stale):
             if not self._live(name):
                 continue
-            if defer and self.scene.dragging and self.panels[name].defer_during_drag:
-                self._drag_pause.start()  # restarted by every move: fed when the drag pauses or ends
+            if defer and self.panels[name].defer_during_drag:
+                if self.scene.dragging:
+                    self._drag_pause.start()  # restarted by every move: fed when the drag pauses or ends
+                else:  # an event-loop turn of its own: the stall of an edit is split, input is served between
+                    QTimer.singleShot(0, self, lambda n=name: self._feed_later(n))
                 continue
+            self._feed(name)
+
+    def _feed_later(self, name: str) -> None:
+        if name in self._stale and self._live(name) and not self._closed:
             self._feed(name)
 
     def _call(self, name: str, method: str, *args) -> None:
