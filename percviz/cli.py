@@ -399,10 +399,16 @@ def margin(preset, budget: float | None = None) -> dict[str, Any]:
         raise DataError(f"--budget must be a number of seconds ≥ 0; got {budget}.")
     from percviz.core import budget as memory
 
+    from percviz.core.gram_operator import gram_bytes
+
     n = problem.n
-    memory.require(memory.square_matrices(n, memory.SQUARE_MATRICES["kernel"]),
-                   f"The optimal margin on {n:,} points (the {n:,}×{n:,} Gram matrix and its temporaries)",
-                   f"Use at most {memory.largest_n(memory.SQUARE_MATRICES['kernel']):,} points")
+    if gram_bytes(problem) < memory.square_matrices(n, 1):  # G kept as its n×D factor
+        memory.require(gram_bytes(problem), f"The optimal margin on {n:,} points (G as its n×D factor)",
+                       "Use fewer points")
+    else:
+        memory.require(memory.square_matrices(n, memory.SQUARE_MATRICES["kernel"]),
+                       f"The optimal margin on {n:,} points (the {n:,}×{n:,} Gram matrix and its temporaries)",
+                       f"Use at most {memory.largest_n(memory.SQUARE_MATRICES['kernel']):,} points")
     res = optimal_margin(problem, budget)
     return {
         "kernel": problem.kernel.spec,

@@ -162,7 +162,15 @@ class _PercvizClassifier(ClassifierMixin, BaseEstimator):
         self.status_ = status[0] if one else status
         self.margin_ = margins[0] if one else margins
         self.certificate_ = certs[0] if one else certs
-        if cls.representation == "kernel":
+        if cls.representation == "kernel" and all(hasattr(snap.decision, "bases") for snap, _ in runs):
+            # Akaho's expansion f = Σ a_j k(x̂_j, ·) + b_j·k_x(x̂_j, ·) + bias: bases x̂ (not the x_i), a and b
+            self.support_vectors_ = [np.asarray(snap.decision.bases) for snap, _ in runs]
+            self.dual_coef_ = np.vstack([snap.decision.a for snap, _ in runs])
+            self.dual_derivative_coef_ = [np.asarray(snap.decision.b) for snap, _ in runs]
+            if one:
+                self.support_vectors_, self.dual_derivative_coef_ = self.support_vectors_[0], self.dual_derivative_coef_[0]
+            self.intercept_ = np.array([snap.decision.bias for snap, _ in runs])
+        elif cls.representation == "kernel":
             coef = np.vstack([snap.decision.coef for snap, _ in runs])
             used = np.flatnonzero(np.abs(coef).sum(axis=0) > 0)
             self.support_vectors_ = np.asarray(runs[0][1].X)[used]

@@ -29,8 +29,9 @@ def points(n, seed=0):
 
 
 def test_100000_point_snkp_is_refused_before_allocating():
-    # Before: an internal MemoryError after asking for 74.5 GiB (one n×n matrix of 8·10¹⁰ bytes).
-    problem = Problem(points(100_000))
+    # Before: an internal MemoryError after asking for 74.5 GiB (one n×n matrix of 8·10¹⁰ bytes). The RBF
+    # kernel has no finite feature map, so G must be dense (the affine kernel's n×3 factor is allowed).
+    problem = Problem(points(100_000), "rbf:gamma=0.5")
     tracemalloc.start()
     with pytest.raises(budget.BudgetError, match=r"74\.5 GiB each.*budget is 4 GiB.*at most 1[0-9],[0-9]{3} points"):
         get_solver("snkp")(problem)

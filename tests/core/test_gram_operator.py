@@ -138,7 +138,7 @@ def test_dense_kernels_are_refused_before_allocating(monkeypatch):
     problem = Problem(_points(20_000, 9), "rbf:gamma=0.5")
     tracemalloc.start()
     try:
-        with pytest.raises(DataError, match=r"memory budget is 0\.25 GiB.*at most"):
+        with pytest.raises(DataError, match=r"budget is 256 MiB.*at most"):
             get_solver("snkp")(problem).start()
         peak = tracemalloc.get_traced_memory()[1]
     finally:
