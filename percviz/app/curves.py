@@ -265,7 +265,7 @@ class CurvesView(QWidget, Panel):
         self.title.setText("Convergence" if theme.presentation else "Convergence  (x axis: iteration k)")
         self.legend.setFont(theme.font(theme.font_pt * (0.8 if theme.presentation else 1.0)))
         self.message.setFont(theme.font())
-        self._build_plots(self.buffers.keys)
+        self._build_plots(self.buffers.keys, fresh=True)
         self._dirty = True
         self.flush()
 
@@ -274,14 +274,27 @@ class CurvesView(QWidget, Panel):
         t = self.theme
         return [t.foreground, *t.class_colors]
 
-    def _build_plots(self, keys) -> None:
+    def _build_plots(self, keys, fresh: bool = False) -> None:
+        """One plot per metric group of keys. A group's plot, axes, cursor, reference line and log box are kept
+        for the next algorithm that has the group (building a PlotItem costs ~15 ms: three per algorithm change
+        were the soak's worst stall); only its curves are new. fresh: build everything again (a new theme)."""
         t = self.theme
         self.layout_widget.clear()
+        pool = getattr(self, "_pool", {})
+        if fresh:
+            for _p, _cursor, _ref, box in pool.values():
+                self.box_row.removeWidget(box)
+                box.hide()  # hidden at once: deleteLater leaves it painted until the next event-loop turn
+                box.deleteLater()
+            pool = {}
+        self._pool = pool
+        for k, g in getattr(self, "_curve_group", {}).items():  # the last algorithm's curves leave their plots
+            if g in pool and k in self.curves:
+                pool[g][0].removeItem(self.curves[k])
         for box in self.log_boxes.values():
-            self.box_row.removeWidget(box)
-            box.hide()  # hidden at once: deleteLater leaves it painted until the next event-loop turn
-            box.deleteLater()
+            box.hide()
         self.plots, self.curves, self.log_boxes, self.cursors, self.references = {}, {}, {}, {}, {}
+        self._curve_group: dict = {}
         self._keys = tuple(keys)
         self._y_ranges, self._x_max, self._pushed, self.off_scale = {}, None, -1, {}
         groups = {g: [k for k in keys if group_of(k, keys) == g] for g, _ in GROUPS}
@@ -292,29 +305,17 @@ class CurvesView(QWidget, Panel):
         self._styles = {k: Qt.PenStyle.SolidLine if i < len(palette) else Qt.PenStyle.DashDotLine
                         for i, k in enumerate(solid)}
         self.colors["bound"], self._styles["bound"] = t.margin, Qt.PenStyle.DashLine
-        font = t.font()
-        label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
         first = None
         for g, title in GROUPS:
             members = groups[g]
             if not members:
                 continue
-            p = pg.PlotItem(axisItems={"left": _DecadeAxis("left"), "bottom": _IterationAxis("bottom")})
-            p.showGrid(x=False, y=False)
-            p.setMenuEnabled(False)
-            p.hideButtons()
-            p.vb.disableAutoRange()
-            p.vb.sigRangeChangedManually.connect(lambda *_, g=g: self.following.__setitem__(g, False))
-            for name in ("left", "bottom"):
-                ax = p.getAxis(name)
-                ax.setPen(pg.mkPen(t.foreground, width=1))
-                ax.setTextPen(pg.mkPen(t.foreground))
-                ax.setTickFont(font)
-                ax.label.setFont(font)
-                ax.enableAutoSIPrefix(False)
-            p.setLabel("left", title.split(",")[0].lower(), **label_style)  # the x axis is named in the title row
+            if g not in pool:
+                pool[g] = self._new_plot(g, title)
+            p, cursor, ref, box = pool[g]
             if first is None:
                 first = p
+                p.setXLink(None)
             else:
                 p.setXLink(first)
             for k in members:
@@ -324,25 +325,17 @@ class CurvesView(QWidget, Panel):
                 c.opts["autoDownsampleFactor"] = 1.0  # min and max per pixel column (pyqtgraph's 5 draws 10)
                 c.setClipToView(True)
                 self.curves[k] = c
-            cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(t.highlight, width=t.thin_line_width))
-            cursor.setZValue(50)
+                self._curve_group[k] = g
             cursor.hide()
-            p.addItem(cursor, ignoreBounds=True)
             self.cursors[g] = cursor
+            ref.hide()
             if g == "margins" or (g == "norms" and "p_g_norm" in members):
-                ref_pen = pg.mkPen(t.foreground, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DotLine)
-                ref = pg.InfiniteLine(angle=0, movable=False, pen=ref_pen)
-                ref.hide()
-                p.addItem(ref, ignoreBounds=True)
                 self.references[g] = ref
-            box = QCheckBox(f"log {title.split(',')[0].lower()}")
-            box.setFont(font)
-            box.setAccessibleName(f"log scale {g}")
-            box.setToolTip(f"Logarithmic y axis for the plot '{title}'")
             default = g == "norms" and any(METRICS[k].log_default for k in members if k != "bound")
+            box.blockSignals(True)
             box.setChecked(self._log_choice.get(g, default))  # a choice made by hand survives rebuilds
-            box.toggled.connect(lambda on, g=g: self._set_log(g, on))
-            self.box_row.addWidget(box, 0, Qt.AlignmentFlag.AlignTop)
+            box.blockSignals(False)
+            box.show()
             self.log_boxes[g] = box
             self.plots[g] = p
             p.setLogMode(y=box.isChecked())
@@ -350,6 +343,42 @@ class CurvesView(QWidget, Panel):
         self._wide = None
         self._arrange()
         self._update_references()
+
+    def _new_plot(self, g: str, title: str):
+        """A group's plot with its axes, cursor line, reference line and log box (kept in the pool)."""
+        t = self.theme
+        font = t.font()
+        label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
+        p = pg.PlotItem(axisItems={"left": _DecadeAxis("left"), "bottom": _IterationAxis("bottom")})
+        p.showGrid(x=False, y=False)
+        p.setMenuEnabled(False)
+        p.hideButtons()
+        p.vb.disableAutoRange()
+        p.vb.sigRangeChangedManually.connect(lambda *_, g=g: self.following.__setitem__(g, False))
+        for name in ("left", "bottom"):
+            ax = p.getAxis(name)
+            ax.setPen(pg.mkPen(t.foreground, width=1))
+            ax.setTextPen(pg.mkPen(t.foreground))
+            ax.setTickFont(font)
+            ax.label.setFont(font)
+            ax.enableAutoSIPrefix(False)
+        p.setLabel("left", title.split(",")[0].lower(), **label_style)  # the x axis is named in the title row
+        cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(t.highlight, width=t.thin_line_width))
+        cursor.setZValue(50)
+        cursor.hide()
+        p.addItem(cursor, ignoreBounds=True)
+        ref_pen = pg.mkPen(t.foreground, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DotLine)
+        ref = pg.InfiniteLine(angle=0, movable=False, pen=ref_pen)
+        ref.hide()
+        p.addItem(ref, ignoreBounds=True)
+        box = QCheckBox(f"log {title.split(',')[0].lower()}")
+        box.setFont(font)
+        box.setAccessibleName(f"log scale {g}")
+        box.setToolTip(f"Logarithmic y axis for the plot '{title}'")
+        box.toggled.connect(lambda on, g=g: self._set_log(g, on))
+        self.box_row.addWidget(box, 0, Qt.AlignmentFlag.AlignTop)
+        box.hide()
+        return p, cursor, ref, box
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)

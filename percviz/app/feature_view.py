@@ -166,6 +166,7 @@ class FeatureView(GeometryPanel):
     """The Gordan picture of a kernel algorithm's normalized signed features (or of an explicit φ-map)."""
 
     view, redraw_interval, dock_title = "feature", PANEL_INTERVAL, "Feature space"
+    defer_during_drag = True  # set_problem builds the Gram picture: once per drag pause, not per move
 
     _witness_skipped = False  # ρ_K was not computed (too costly): the readout says so instead of "computing…"
 

@@ -7,7 +7,10 @@ one event-loop turn later, by the run to its end: its first SYNC_BUDGET seconds 
 n ≤ 200 end there, so the final boundary is drawn before the next mouse move), the rest by `run_to_end()` on the
 worker. A run over the budget shows its latest state (the session delivers frames while running) and the Live
 box says it is still running. History and scrubbing work on the finished run.
-The algorithm runs as written, from its own start (no warm start: the default must stay the textbook rule).
+The algorithm runs as written, from its own start — except the SMO solver (`smo`), which starts from the last
+finished run's α mapped to the edited points (a moved point keeps its α, a deleted one's is dropped, an added one
+gets 0; `SMO(problem, warm_start=alpha)` makes it feasible). Its optimum is the same; only the pairs to get there
+are fewer. The interior-point `svm` has no warm start, and the perceptrons keep their textbook start.
 """
 
 from __future__ import annotations
@@ -15,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import time
 
+import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
@@ -25,6 +29,10 @@ from percviz.app.session import FINISHED, RUNNING
 SYNC_BUDGET = 0.025
 #: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
 SYNC_MAX_POINTS = 500
+#: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
+WARM_SOLVERS = ("smo",)
+#: A drag paused this long (ms) reruns the scene with the bound metric that the runs during the drag skipped.
+SETTLE_MS = 150
 
 
 class LiveMode(QObject):
@@ -53,6 +61,13 @@ class LiveMode(QObject):
             self.box.toggled.connect(self.set_on)
         s = window.session
         self._problem = s.problem
+        self._finished = None  # (points, settings, α) of the last finished run with dual coefficients
+        s.solver_options = self._options
+        # A run made while dragging skips the bound metric's ρ_K (an LP or QP on every move); once the drag has
+        # paused (or ended) this long, the scene is run once more with it.
+        self._bound_off, self._settled = False, False
+        self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
+        self._settle.timeout.connect(self._run_settled)
         s.problemChanged.connect(self._on_problem)
         s.runStateChanged.connect(self._on_state)
         window.presetLoaded.connect(self._on_preset)
@@ -89,6 +104,7 @@ class LiveMode(QObject):
     def _on_problem(self, problem, _solver_cls) -> None:
         # an edit builds a new Problem; Reset keeps the same one (iteration 0 stays, to step through by hand)
         fresh = problem is not self._problem
+        self._settle.stop()
         self._problem = problem
         if self.on and problem is not None and fresh:
             QTimer.singleShot(0, self._run)  # after the session has finished its restart
@@ -113,7 +129,49 @@ class LiveMode(QObject):
         if not s.finished and s.problem is not None:
             s.run_to_end()
 
+    def _options(self, problem, solver_cls) -> dict:
+        """What a Live rerun changes in the solver's construction: SMO's warm start; while dragging, no ρ_K."""
+        self._bound_off, settled, self._settled = False, self._settled, False
+        if not self.on:
+            return {}
+        out = self._warm_start(problem, solver_cls)
+        scene = self.window.scene
+        if (scene.dragging and not settled and "bound" in solver_cls.params.names()
+                and dict(scene.settings.params).get("bound", True)):
+            out["bound"], self._bound_off = False, True
+        return out
+
+    def _run_settled(self) -> None:
+        s = self.window.session
+        if self.on and self._bound_off and s.finished:
+            self._settled = True
+            s.restart()  # a fresh Problem: Live runs it to the end, this time with its bound
+
+    def _warm_start(self, problem, solver_cls) -> dict:
+        """SMO's warm start for a Live rerun: the last finished α on the edited points (else nothing)."""
+        if not self.on or getattr(solver_cls, "name", "") not in WARM_SOLVERS or self._finished is None:
+            return {}
+        old, settings, alpha = self._finished
+        if settings != self.window.scene.settings or len(alpha) != old.n:
+            return {}  # another kernel, C or algorithm: a different optimum, start cold
+        new = problem.points
+        if old.n == new.n and np.array_equal(old.classes, new.classes):
+            return {"warm_start": np.array(alpha, dtype=float)}  # moves keep every point's α
+        index = {(float(x), float(y), int(c)): i for i, ((x, y), c) in enumerate(zip(old.X, old.classes))}
+        keys = ((float(x), float(y), int(c)) for (x, y), c in zip(new.X, new.classes))
+        return {"warm_start": np.array([alpha[index[k]] if k in index else 0.0 for k in keys])}
+
+    def _remember(self) -> None:
+        s = self.window.session
+        snap = s.latest
+        if snap is not None and snap.status.done and getattr(snap, "alpha", None) is not None and s.problem is not None:
+            self._finished = (s.problem.points, self.window.scene.settings, np.asarray(snap.alpha))
+
     def _on_state(self, state: str) -> None:
+        if state == FINISHED:
+            self._remember()
+            if self._bound_off:
+                self._settle.start()
         if self.box is None:
             return
         if self.on and state == RUNNING:

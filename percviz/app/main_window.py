@@ -6,7 +6,7 @@ from contextlib import suppress
 from typing import Any, Callable
 
 import numpy as np
-from PySide6.QtCore import QSize, Qt, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
@@ -37,6 +37,7 @@ from percviz.core.scene import SceneModel, Settings
 PANELS: tuple[type[Panel], ...] = (CanvasView, CurvesView, WeightView, FeatureView)
 DOCK_TITLES = {cls.view: cls.dock_title for cls in PANELS if cls.dock_title}
 DEFAULT_SIZE = QSize(1280, 800)
+#: A drag that pauses this long (ms) lets the heavy panels (Panel.defer_during_drag) catch up with the moved points.
 
 
 class MainWindow(QMainWindow):

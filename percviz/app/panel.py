@@ -41,6 +41,8 @@ class Panel:
     view: ClassVar[str] = ""
     redraw_interval: ClassVar[float | None] = None
     dock_title: ClassVar[str | None] = None
+    #: True: while a point is dragged the panel's (costly) set_problem waits until the drag pauses or ends
+    defer_during_drag: ClassVar[bool] = False
 
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:

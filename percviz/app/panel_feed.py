@@ -7,7 +7,9 @@ One `PanelFeed` per panel connects the session's signals it needs:
   canvas, in the snapshot frame), else through the FrameScheduler's side frames at its own rate (`set_run`);
 - rhoChanged: `set_reference`.
 A hidden panel is not fed (a closed dock costs nothing): it is marked stale and catches up when the window
-shows it again (`catch_up`). A panel's exception is reported once per run through `on_error`; the others draw.
+shows it again (`catch_up`). A panel with `defer_during_drag` (a costly set_problem: the weight and feature
+pictures) is not fed on every move of a dragged point: it catches up once the drag has paused DRAG_PAUSE_MS or
+ended, and after other edits in an event-loop turn of its own (so one edit is not one long stall). A panel's exception is reported once per run through `on_error`; the others draw.
 """
 
 from __future__ import annotations
@@ -15,7 +17,10 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from PySide6.QtCore import QObject
+from PySide6.QtCore import QObject, QTimer
+
+#: A deferred panel catches up once a drag has paused this long (ms; every move restarts the wait).
+DRAG_PAUSE_MS = 150
 
 
 class PanelFeed(QObject):
@@ -27,6 +32,8 @@ class PanelFeed(QObject):
         self.on_error = on_error
         self.stale = True
         self._failed = False
+        self._later = QTimer(self, singleShot=True)  # the deferred catch-up (defer_during_drag)
+        self._later.timeout.connect(self._catch_up_now)
         self.paced = panel.redraw_interval is not None
         if self.paced:  # drawn after the canvas, in side frames of its own
             session.frames.add_side_panel(name, panel.redraw_interval, self._deliver_paced)
@@ -47,6 +54,14 @@ class PanelFeed(QObject):
 
     def catch_up(self) -> None:
         """A stale panel that is shown is brought up to date: problem, history and the snapshot shown."""
+        if not (self.stale and self.shown()):
+            return
+        if self.panel.defer_during_drag:
+            self._later.start(DRAG_PAUSE_MS if self.session.scene.dragging else 0)
+            return
+        self._feed()
+
+    def _catch_up_now(self) -> None:
         if self.stale and self.shown():
             self._feed()
 

@@ -109,6 +109,8 @@ class RunSession(QObject):
         self.problem: Problem | None = None
         self.solver_cls: type | None = None
         self.error: str = ""
+        #: (problem, solver_cls) → constructor keywords over the scene's for the next run (Live: warm start, bound), or None
+        self.solver_options = None
         self.state = IDLE
         self.speed = 20.0
         self._history = SnapshotHistory()
@@ -279,7 +281,8 @@ class RunSession(QObject):
         try:
             self.solver_cls = get_solver(s.algorithm)
             problem = previous or Problem(self.scene.points, s.kernel, s.features)
-            solver = self.solver_cls(problem, max_iter=s.max_iter, **dict(s.params))
+            extra = self.solver_options(problem, self.solver_cls) if self.solver_options is not None else {}
+            solver = self.solver_cls(problem, max_iter=s.max_iter, **{**dict(s.params), **extra})
             if self.solver_cls.representation == "kernel":
                 problem.self_kernel  # noqa: B018  (refuses K(x, x) = 0 with a message naming the point)
         except PercvizError as exc:

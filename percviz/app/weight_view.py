@@ -52,6 +52,7 @@ class WeightView(GeometryPanel):
     """Weight space of an explicit-weight procedure (augmented linear map, at most three weights)."""
 
     view, redraw_interval, dock_title = "weight", PANEL_INTERVAL, "Weight space"
+    defer_during_drag = True  # set_problem rebuilds the cone picture: once per drag pause, not per move
 
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:

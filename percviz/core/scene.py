@@ -115,6 +115,11 @@ class SceneModel:
     def begin_drag(self) -> None:
         self._drag = self._state()
 
+    @property
+    def dragging(self) -> bool:
+        """Whether a drag (begin_drag … end_drag) is in progress."""
+        return self._drag is not None
+
     def end_drag(self) -> None:
         """Close a drag: one undo step from its start to here (none if nothing moved)."""
         if self._drag is None:

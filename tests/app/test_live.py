@@ -118,3 +118,65 @@ def test_dragging_a_point_with_live_on_updates_the_final_boundary_many_times(qtb
     assert len(problems) >= 10
     assert w.panels["canvas"].snapshot.status.done  # what the canvas shows now is a finished run
     assert w.session.problem.points.X[i][0] == pytest.approx(x0 - 0.04 * moves, abs=0.05)
+
+
+def _cold(problem, name="smo"):
+    from percviz.core.solvers import get_solver
+
+    snap = get_solver(name)(problem, max_iter=100_000).run()
+    return snap
+
+
+def test_live_smo_reruns_start_from_the_mapped_alpha_and_reach_the_cold_optimum(qtbot, window):
+    w = window
+    with w.session.batch():
+        w.scene.set_points(_separable(120), undoable=False)
+        w.scene.set_settings(algorithm="smo", kernel="rbf:gamma=0.5", features="linear", params={})
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
+    i = int(np.argmax(w.scene.points.X[:, 0]))
+    x, y = w.scene.points.X[i]
+    for edit in (lambda: w.scene.move_point(i, x - 0.3, y + 0.1), lambda: w.scene.remove_point(3),
+                 lambda: w.scene.add_point(-2.9, -2.9, 1)):
+        edit()
+        qtbot.waitUntil(lambda: w.session.finished and w.session.problem is not None, timeout=10000)
+        warm, cold = w.session.latest, _cold(w.session.problem)
+        assert warm.iteration < cold.iteration  # fewer pairs than from α = 0
+        assert warm.metrics["objective"] == pytest.approx(cold.metrics["objective"], rel=1e-3)
+        X = w.session.problem.X
+        assert np.sign(warm.decision(X)).tolist() == np.sign(cold.decision(X)).tolist()
+
+
+def test_heavy_views_catch_up_when_a_drag_pauses_not_on_every_move(qtbot, window):
+    w = window
+    weight = w.panels["weight"]
+    assert w.docks["weight"].isVisible()
+    first = w.session.problem
+    assert weight.problem is first
+    w.scene.begin_drag()
+    w.scene.move_point(0, *(w.scene.points.X[0] + 0.05))
+    qtbot.waitUntil(lambda: w.session.problem is not None and w.session.problem is not first, timeout=5000)
+    assert weight.problem is first  # still the picture of before the move
+    qtbot.waitUntil(lambda: weight.problem is w.session.problem, timeout=5000)  # the drag paused
+    w.scene.end_drag()
+
+
+def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbot, window):
+    w = window
+    with w.session.batch():
+        w.scene.set_points(_separable(60), undoable=False)
+        w.scene.set_settings(algorithm="snkp", kernel="rbf:gamma=0.5", features="linear", params={})
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
+    assert w.session.latest.metrics.get("bound") is not None
+    w.scene.begin_drag()
+    x, y = w.scene.points.X[0]
+    w.scene.move_point(0, x + 0.01, y)
+    qtbot.waitUntil(lambda: w.session.finished and w.session.problem is not None, timeout=10000)
+    assert w.session.latest.metrics.get("bound") is None  # no ρ_K while the point moves
+    moved = w.session.problem
+    qtbot.waitUntil(lambda: w.session.problem is not moved and w.session.finished, timeout=10000)  # paused
+    snap = w.session.latest
+    bound = snap.metrics.get("bound")
+    assert bound is not None and snap.iteration <= bound  # the paper's bound on the updates holds
+    w.scene.end_drag()

@@ -19,6 +19,11 @@ def _spin(seconds: float) -> None:
 
 def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(qtbot, monkeypatch):
     monkeypatch.setattr(session_mod, "SLOW_RESTART", 0.0)  # every restart defers the next drag move by its cost
+    from percviz.app.feature_view import FeatureView
+    from percviz.app.weight_view import WeightView
+
+    for cls in (WeightView, FeatureView):  # their set_problem on every move keeps the restarts costly (the case here)
+        monkeypatch.setattr(cls, "defer_during_drag", False)
     rng = np.random.default_rng(3)
     n = 400
     scene = SceneModel(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)),
