@@ -459,8 +459,9 @@ class MainWindow(QMainWindow):
         return self.panels[name].feed.shown()
 
     def _feed_stale(self) -> None:
+        """Every shown panel that missed part of the run catches up (heavy ones after a drag's pause)."""
         for panel in self.panels.values():
-            panel.catch_up()
+            panel.catch_up(defer=True)
 
     def _panel_failed(self, name: str) -> None:
         self.show_message(f"The {name} panel could not draw this run (details on the console).", 8000)

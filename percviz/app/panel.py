@@ -58,11 +58,14 @@ class Panel:
         self.feed = PanelFeed(self, self.view, session, on_error)
         return self.feed
 
-    def catch_up(self) -> None:
-        """The window may have shown this panel: if it missed part of the run, draw it now (bound panels only)."""
+    def catch_up(self, defer: bool = False) -> None:
+        """The window may have shown this panel: if it missed part of the run, draw it (bound panels only).
+
+        defer: after an edit a `defer_during_drag` panel waits for the drag's pause (or one event-loop turn).
+        """
         feed = getattr(self, "feed", None)
         if feed is not None:
-            feed.catch_up()
+            feed.catch_up(defer)
 
     def set_problem(self, problem, solver_cls) -> None:
         """A new run (problem None: the scene cannot be solved): forget what belonged to the old one."""

@@ -52,11 +52,14 @@ class PanelFeed(QObject):
         """Draw everything again at the next catch-up (a preset's view settings were applied)."""
         self.stale = True
 
-    def catch_up(self) -> None:
-        """A stale panel that is shown is brought up to date: problem, history and the snapshot shown."""
+    def catch_up(self, defer: bool = False) -> None:
+        """A stale panel that is shown is brought up to date: problem, history and the snapshot shown.
+
+        defer (a new run after an edit): a `defer_during_drag` panel waits for the drag's pause, or one turn.
+        """
         if not (self.stale and self.shown()):
             return
-        if self.panel.defer_during_drag:
+        if defer and self.panel.defer_during_drag:
             self._later.start(DRAG_PAUSE_MS if self.session.scene.dragging else 0)
             return
         self._feed()
@@ -81,7 +84,7 @@ class PanelFeed(QObject):
         # algorithm afterwards and calls catch_up for those it showed
         if solver_cls is not None and not type(self.panel).supports(solver_cls)[0]:
             return
-        self.catch_up()
+        self.catch_up(defer=True)
 
     def _on_snapshot(self, snap) -> None:
         if not self.shown():
