@@ -19,6 +19,9 @@ MIN_PLOT = (300, 250)
 class Layouts(QObject):
     """The window's view layouts (`window.layouts`)."""
 
+    #: The small-screen check (tab the geometry views when a plot is under 300×250) waits this long after a resize.
+    FIT_DELAY_MS = 150
+
     def __init__(self, window):
         super().__init__(window)
         self.window = window
@@ -35,7 +38,7 @@ class Layouts(QObject):
         self.chosen = False  # the user picked a layout: no automatic tabbing any more
         self._fit_timer = QTimer(self)
         self._fit_timer.setSingleShot(True)
-        self._fit_timer.setInterval(150)
+        self._fit_timer.setInterval(self.FIT_DELAY_MS)
         self._fit_timer.timeout.connect(self.fit_small_screen)
         for name in GEOMETRY:
             window.docks[name].installEventFilter(self)

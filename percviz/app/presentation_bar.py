@@ -7,9 +7,13 @@ beside the views) and shows this bar over the views instead; leaving puts the sa
 from __future__ import annotations
 
 from PySide6.QtCore import QByteArray, Qt, QTimer
-from PySide6.QtWidgets import QComboBox, QLabel, QToolBar, QToolButton
+from PySide6.QtWidgets import QComboBox, QLabel, QToolBar, QToolButton, QWidget
 
 from percviz.core.glossary import outcome
+
+
+#: How long after leaving the desk layout is restored a last time (ms): after the deferred relayouts.
+FIT_SETTLE_MS = 150
 
 
 class PresentationBar(QToolBar):
@@ -140,9 +144,22 @@ class PresentationLayout:
             dock.show()
         state = self._state
         w.restoreState(state)
-        # once more after the desk fonts have been laid out (they change the docks' minimum sizes)
-        QTimer.singleShot(0, lambda: w.restoreState(state))
+        # again after the desk fonts have been laid out (they change the docks' minimum sizes), and once the
+        # deferred relayouts they cause (layout requests, the small-screen fit) have run
+        QTimer.singleShot(0, lambda: self._restore_desk(state))
+        QTimer.singleShot(2 * FIT_SETTLE_MS, lambda: self._restore_desk(state))
         self._state, self._hidden = None, []
+
+    def _restore_desk(self, state) -> None:
+        """The saved desk layout again; the status bar re-measured first (it kept the presentation font's
+        height, 33 px instead of 22, and took that from the left docks)."""
+        bar = self.window.statusBar()
+        for label in bar.findChildren(QWidget):
+            label.updateGeometry()
+        bar.setFixedHeight(bar.sizeHint().height())  # forces the re-measure; then free again
+        bar.setMinimumHeight(0)
+        bar.setMaximumHeight(16777215)
+        self.window.restoreState(state)
 
     def reset_desk(self) -> None:
         """Not presenting: the bar hidden and the side docks shown (whatever a restored layout said)."""

@@ -94,13 +94,18 @@ def test_leaving_presentation_restores_the_layout_exactly(qtbot, window):
         return {d.objectName(): (d.isVisible(), d.geometry().getRect()) for d in w.findChildren(QDockWidget)}
 
     _settle()
+    QTest.qWait(2 * w.layouts.FIT_DELAY_MS)  # the small-screen fit runs once the plots have settled: the desk layout
+    _settle()
     before_docks = docks()
+    before_status = w.statusBar().height()
     before_width = w.docks["controls"].width()
     for _ in range(2):
         QTest.keyClick(w, Qt.Key.Key_F5)
         _settle()
         QTest.keyClick(w, Qt.Key.Key_F5)
         _settle()
+    QTest.qWait(2 * w.layouts.FIT_DELAY_MS)
+    _settle()
     assert not w.classroom.presenting
     assert w.docks["controls"].isVisible() and w.docks["controls"].width() == before_width
     after = docks()
@@ -111,6 +116,7 @@ def test_leaving_presentation_restores_the_layout_exactly(qtbot, window):
         if visible:  # Qt re-fits the info dock to its minimum height: a few pixels at most
             assert abs(y2 - y) <= 6 and abs(h2 - height) <= 6, (name, after[name], before_docks[name])
     assert not w.classroom.presentation_layout.bar.isVisible()
+    assert w.statusBar().height() == before_status  # it kept the presentation font's 33 px before the fix
 
 
 def test_the_caption_never_covers_a_data_point(qtbot, window):
