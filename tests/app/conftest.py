@@ -79,3 +79,30 @@ def _install_curves_placeholder() -> None:
 
 
 _install_curves_placeholder()
+
+
+@pytest.fixture
+def hall_window(qtbot, tmp_path, monkeypatch):
+    """A factory: the real main window at 1280×800 on a preset, with its own settings folders; closed after."""
+    from percviz.app.main_window import MainWindow
+    from percviz.core.presets import load_preset
+
+    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
+    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
+    opened = []
+
+    def open_window(preset_path):
+        w = MainWindow()
+        qtbot.addWidget(w)
+        w.load_preset(load_preset(preset_path))
+        w.resize(1280, 800)
+        w.show()
+        qtbot.waitExposed(w)
+        w.activateWindow()
+        w.session.wait_idle()
+        opened.append(w)
+        return w
+
+    yield open_window
+    for w in opened:
+        w.close()

@@ -8,26 +8,15 @@ import pytest
 
 import percviz
 from percviz.app import file_actions
-from percviz.app.main_window import MainWindow
 from percviz.core.presets import SHIPPED_DIR, load_preset
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
+def window(hall_window, monkeypatch):
     monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "discard")
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.load_preset(load_preset(SHIPPED_DIR / "notes-80-separable.json"))
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    w.session.wait_idle()
-    yield w
-    w.close()
+    return hall_window(SHIPPED_DIR / "notes-80-separable.json")
 
 
 def _inside(path) -> bool:

@@ -9,8 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from percviz.app.controls import LONG_RUN
 from percviz.app.help_page import MOUSE_ROWS, help_rows, menu_actions
-from percviz.app.main_window import MainWindow
-from percviz.core.presets import SHIPPED_DIR, load_preset
+from percviz.core.presets import SHIPPED_DIR
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
@@ -19,19 +18,8 @@ PRESET = SHIPPED_DIR / "notes-80-separable.json"
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.load_preset(load_preset(PRESET))
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    w.session.wait_idle()
-    yield w
-    w.close()
+def window(hall_window):
+    return hall_window(PRESET)
 
 
 def _iteration(w) -> int:

@@ -7,13 +7,12 @@ import pytest
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QStyle, QStyleOptionButton, QTextBrowser
 
-from percviz.app.main_window import MainWindow
 from percviz.core.data import PointSet
 from percviz.core.features import FEATURE_MAPS
 from percviz.core.glossary import MARGINS, OUTCOMES, margin_term
 from percviz.core.kernels import KERNELS
 from percviz.core.param_labels import human_label
-from percviz.core.presets import SHIPPED_DIR, load_preset
+from percviz.core.presets import SHIPPED_DIR
 from percviz.core.solvers import by_family, get_solver
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
@@ -23,18 +22,8 @@ XOR = [(1.0, 1.0, 0), (-1.0, -1.0, 0), (1.0, -1.0, 1), (-1.0, 1.0, 1)]
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.load_preset(load_preset(PRESET))
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    w.session.wait_idle()
-    yield w
-    w.close()
+def window(hall_window):
+    return hall_window(PRESET)
 
 
 def _finish(w):

@@ -8,7 +8,6 @@ from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QCheckBox
 
-from percviz.app.main_window import MainWindow
 from percviz.core.data import PointSet
 from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset
 
@@ -16,19 +15,8 @@ pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.load_preset(load_preset(SHIPPED_DIR / "notes-80-separable.json"))
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    w.session.wait_idle()
-    yield w
-    w.close()
+def window(hall_window):
+    return hall_window(SHIPPED_DIR / "notes-80-separable.json")
 
 
 def _pos(w, x, y) -> QPoint:

@@ -8,26 +8,14 @@ from PySide6.QtGui import QFontMetrics
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QStyle, QStyleOptionComboBox, QToolButton
 
-from percviz.app.main_window import MainWindow
-from percviz.core.presets import SHIPPED_DIR, load_preset
+from percviz.core.presets import SHIPPED_DIR
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 @pytest.fixture
-def window(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.load_preset(load_preset(SHIPPED_DIR / "default.json"))
-    w.resize(1280, 800)
-    w.show()
-    qtbot.waitExposed(w)
-    w.activateWindow()
-    w.session.wait_idle()
-    yield w
-    w.close()
+def window(hall_window):
+    return hall_window(SHIPPED_DIR / "default.json")
 
 
 def _settle():
