@@ -44,6 +44,29 @@ def notes_gap(t: float, seed: int = 1) -> PointSet:
     return datasets.thin_gap(0.3 * t, seed)
 
 
+def fixed_margin(t: float, seed: int = 0, n: int = 40) -> PointSet:
+    """n points whose affine-kernel margin ρ_K is exactly t, whatever n (the level t is ρ_K itself).
+
+    With K = 1 + x·z the signed normalized feature of (x, y) is z = y(1, x)/√(1 + ‖x‖²) on the unit sphere of
+    R³, and y·x₂ ≥ b(x₁) := t√((1 + x₁²)/(1 − t²)) is exactly u·z ≥ t for u = (0, 0, 1). Every point lies on
+    or beyond b (+ above with x₁ in [−1, 0], − below with x₁ in [0, 1], x₂ at most 0.05 beyond b); the last two are
+    the mirror pair (1, ±b(1)), whose z average to t·u. So ‖Σ p_i z_i‖ ≥ u·Σ p_i z_i ≥ t on the simplex,
+    with equality at that pair: ρ_K = min_p ‖p‖_G = t (Lemma 3), the max-margin separator the line x₂ = 0.
+    The pair comes last so that no algorithm meets it first by its tie rule.
+    """
+    if not 0 < t < 1 or n < 2:
+        raise ParameterError(f"The fixed-margin family needs 0 < ρ_K < 1 and n ≥ 2. Got ρ_K = {t!r}, n = {n!r}.")
+    u = np.random.default_rng(seed).random((n, 2))  # one (n, 2) draw: row i is the same for every n > i + 2
+    s = _alternating(n).astype(float)
+    s[-2:] = (1.0, -1.0)
+    x1 = -s * u[:, 0]  # + on the left half, − on the right: the mean of the z is no separator
+    x1[-2:] = 1.0
+    edge = t * np.sqrt((1.0 + x1**2) / (1.0 - t * t))
+    gap = 0.05 * u[:, 1]
+    gap[-2:] = 0.0
+    return PointSet(np.column_stack([x1, s * (edge + gap)]), (s < 0).astype(int))
+
+
 def flipped_duplicate(t: float = 1.0, seed: int = 0, n: int = 40) -> PointSet:
     """The line family at 0.3 plus a copy of point 0 with the other label: ρ_K = 0 under RBF (not separable)."""
     base = toward_line(0.3, seed, n)
@@ -63,11 +86,15 @@ class Family:
     separable: bool = True
     levels: tuple[float, ...] = tuple(np.geomspace(0.5, 0.02, 6))
     eps: tuple[float, ...] = ()
+    #: True when the level is ρ_K itself for every number of points n (a sweep over n may use it).
+    fixed_margin: bool = False
 
-    def scene(self, t: float, seed: int) -> PointSet:
+    def scene(self, t: float, seed: int, n: int | None = None) -> PointSet:
         if not (np.isfinite(t) and 0 < t <= 1):
             raise ParameterError(f"A family level t must be in (0, 1]. Got {t!r} instead.")
-        return self.make(float(t), int(seed))
+        if n is None:
+            return self.make(float(t), int(seed))
+        return self.make(float(t), int(seed), n=int(n))
 
 
 FAMILIES: dict[str, Family] = {
@@ -78,6 +105,8 @@ FAMILIES: dict[str, Family] = {
                "rbf:gamma=1", "quadratic"),
         Family("gap", notes_gap, "the notes' 80 samples with four points 0.3·t from the line", "affine", "linear",
                levels=tuple(np.geomspace(1.0, 0.1, 5))),
+        Family("fixed", fixed_margin, "n points (40 unless swept over n) with ρ_K = t exactly under the affine "
+               "kernel, for every n", "affine", "linear", levels=tuple(np.geomspace(0.3, 0.01, 6)), fixed_margin=True),
         Family("flip", flipped_duplicate, "the line scene with one point duplicated under the other label "
                "(ρ_K = 0 with RBF): certificates against ε", "rbf:gamma=1", "linear", separable=False,
                levels=(1.0,), eps=tuple(np.geomspace(0.1, 0.003, 6))),

@@ -3,14 +3,17 @@
 A separable sweep records, per scene, ρ_K (gram.optimal_margin) and each algorithm's iterations to a
 separator; the fitted slope of log iterations against log 1/ρ_K estimates the rate exponent (the paper:
 ≈ 1 for SNKP, √log n/ρ_K; 2 for the perceptrons and NKP, 1/ρ_K²). A certificate sweep (non-separable
-family) does the same against log 1/ε (NVN ≈ 1/ε², ISNKPVN ≈ √n/ε·log(1/ε)). Scenes run in separate
-processes when there is more than one task and more than one worker.
+family) does the same against log 1/ε (NVN ≈ 1/ε², ISNKPVN ≈ √n/ε·log(1/ε)). A sweep over n (`ns`) keeps ρ_K
+fixed (the `fixed` family) and fits log iterations against log √(log n): SNKP's Theorem 1 bound
+2√(2 log n)/ρ_K grows as √(log n) (exponent 1), NKP's 1/ρ_K² and the perceptrons' do not depend on n.
+Scenes run in separate processes when there is more than one task and more than one worker.
 """
 
 from __future__ import annotations
 
 import math
 import multiprocessing
+import time
 from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
@@ -20,7 +23,7 @@ import numpy as np
 
 from percviz.core import gram
 from percviz.core.errors import ParameterError
-from percviz.core.experiments.families import get_family
+from percviz.core.experiments.families import FAMILIES, get_family
 from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver
 from percviz.core.solvers.base import Status
@@ -35,6 +38,10 @@ ITERATION_BOUNDS = {
     "snkpvn": "2√(2n)/ρ_K",
 }
 #: The certificate algorithms of a sweep against ε and the label of the line drawn for each.
+#: The numbers of points of a sweep over n: n = 2 is the mirror pair alone; 10⁶ points stay O(nD) on the factor.
+MIN_N, MAX_N = 2, 1_000_000
+DEFAULT_NS = (10, 100, 1000, 10_000, 100_000)
+DEFAULT_MARGIN = 0.05
 EPS_BOUNDS = {"nvn": "1/ε² (von Neumann)", "isnkpvn": "2√(2n)/ε·⌈log(‖q₀‖_G/ε)/log γ⌉ (Theorem 4 rate)"}
 
 
@@ -50,9 +57,13 @@ class SweepSpec:
     levels: tuple[float, ...] | None = None
     eps: tuple[float, ...] | None = None
     max_iter: int = 200_000
+    #: Numbers of points of a sweep over n at the one fixed margin `levels` = (ρ_K,); None: a margin/ε sweep.
+    ns: tuple[int, ...] | None = None
 
     def __post_init__(self):
         fam = get_family(self.family)
+        if self.ns is not None:
+            self._check_ns(fam)
         if not self.algorithms:
             raise ParameterError("A sweep needs at least one algorithm, e.g. --algorithms snkp,nkp.")
         for a in self.algorithms:
@@ -66,9 +77,27 @@ class SweepSpec:
             if not 0 < e < 1:
                 raise ParameterError(f"Every ε must be in (0, 1). Got {e!r} instead.")
 
+    def _check_ns(self, fam) -> None:
+        if not fam.fixed_margin:
+            known = ", ".join(f.name for f in FAMILIES.values() if f.fixed_margin)
+            raise ParameterError(f"A sweep over n needs a family whose margin does not change with n ({known}); "
+                                 f"'{self.family}' is not one.")
+        if not self.ns or any(int(v) != v or not MIN_N <= v <= MAX_N for v in self.ns):
+            raise ParameterError(f"Every n of a sweep over n must be a whole number from {MIN_N} to {MAX_N:,}. "
+                                 f"Got {self.ns!r} instead.")
+        if self.levels is None:
+            object.__setattr__(self, "levels", (DEFAULT_MARGIN,))
+        if len(self.levels) != 1 or not 0 < self.levels[0] < 1:
+            raise ParameterError(f"A sweep over n takes one margin ρ_K in (0, 1). Got {self.levels!r} instead.")
+        object.__setattr__(self, "ns", tuple(int(v) for v in self.ns))
+
     @property
     def separable(self) -> bool:
         return get_family(self.family).separable
+
+    @property
+    def over_n(self) -> bool:
+        return self.ns is not None
 
     @property
     def kernel_spec(self) -> str:
@@ -78,8 +107,10 @@ class SweepSpec:
     def features_spec(self) -> str:
         return self.features or get_family(self.family).features
 
-    def tasks(self) -> list[tuple[int, float, float | None]]:
-        """(scene index, level t, ε or None): one task per scene (separable) or per ε (certificates)."""
+    def tasks(self) -> list[tuple]:
+        """(scene index, level t, ε or None[, n]): one task per scene (separable), per ε (certificates) or per n."""
+        if self.over_n:
+            return [(i, self.levels[0], None, n) for i, n in enumerate(self.ns)]
         if self.separable:
             return [(i, t, None) for i, t in enumerate(self.levels)]
         return [(i, t, e) for i, (t, e) in enumerate((t, e) for t in self.levels for e in self.eps)]
@@ -99,6 +130,8 @@ class RunRecord:
     eps: float | None = None
     bound: float | None = None
     margin: float | None = None
+    seconds: float | None = None  # the solver's run (start to halt), not the scene or ρ_K
+    over_n: bool = False  # a run of a sweep over n: its abscissa is √(log n)
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -141,10 +174,10 @@ def _eps_bound(algorithm: str, problem: Problem, eps: float, solver) -> float | 
     return None
 
 
-def run_task(spec: SweepSpec, index: int, level: float, eps: float | None) -> list[RunRecord]:
+def run_task(spec: SweepSpec, index: int, level: float, eps: float | None, n: int | None = None) -> list[RunRecord]:
     """Build one scene, compute ρ_K and run every algorithm of the spec on it (top level: spawn-safe)."""
     fam = get_family(spec.family)
-    points = fam.scene(level, spec.seed)
+    points = fam.scene(level, spec.seed, n)
     records = []
     margin = None
     for name in spec.algorithms:
@@ -154,13 +187,16 @@ def run_task(spec: SweepSpec, index: int, level: float, eps: float | None) -> li
             margin = gram.optimal_margin(problem)
         kw = {"eps": eps} if eps is not None and "eps" in {p.name for p in cls.params.specs} else {}
         solver = cls(problem, max_iter=spec.max_iter, **kw)
+        t0 = time.perf_counter()
         snap = solver.run()
+        seconds = time.perf_counter() - t0
         if eps is None:
             bound = _finite(snap.metrics.get("bound")) if name in ITERATION_BOUNDS else None
         else:
             bound = _eps_bound(name, problem, eps, solver)
         records.append(RunRecord(index, level, problem.n, float(margin.rho), name, int(snap.iteration),
-                                 snap.status.value, eps, bound, _finite(snap.metrics.get("margin"))))
+                                 snap.status.value, eps, bound, _finite(snap.metrics.get("margin")), seconds,
+                                 spec.over_n))
     return records
 
 
@@ -217,7 +253,9 @@ def goal(record: RunRecord) -> bool:
 
 
 def x_value(record: RunRecord) -> float:
-    """The abscissa of a run: 1/ρ_K (separable sweeps) or 1/ε (certificate sweeps)."""
+    """The abscissa of a run's fit: 1/ρ_K (separable sweeps), 1/ε (certificate sweeps) or √(log n) (over n)."""
+    if record.over_n:
+        return math.sqrt(math.log(record.n))
     return 1.0 / record.rho if record.eps is None else 1.0 / record.eps
 
 
