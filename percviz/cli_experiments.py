@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import os
 from typing import Sequence
 
@@ -20,11 +21,18 @@ def _floats(text: str | None, what: str) -> tuple[float, ...] | None:
 
 def sweep_parser() -> _Parser:
     p = _Parser(prog="percviz sweep", description="Run algorithms over a family of scenes whose margin ρ_K "
-                "shrinks (or over accuracies ε on a non-separable family) and fit log–log rates.")
+                "shrinks (or over accuracies ε on a non-separable family, or over the number of points n at a "
+                "fixed margin) and fit log–log rates.")
+    p.add_argument("--over", choices=("margin", "n"), default="margin",
+                   help="margin: levels of the family (default); n: numbers of points at one fixed ρ_K "
+                        "(the 'fixed' family), iterations against √(log n)")
+    p.add_argument("--n", metavar="N,…", help="with --over n: numbers of points (default 10,100,1000,10000,100000)")
+    p.add_argument("--margin", type=float, metavar="RHO", help="with --over n: the fixed ρ_K in (0, 1) (default 0.05)")
     p.add_argument("--algorithms", "-a", default="snkp,nkp,perceptron", metavar="A,B,…",
                    help="registered algorithms, comma-separated (default snkp,nkp,perceptron)")
-    p.add_argument("--family", default="line", choices=list(FAMILIES),
-                   help="; ".join(f"{f.name}: {f.description}" for f in FAMILIES.values()))
+    p.add_argument("--family", choices=list(FAMILIES),
+                   help="; ".join(f"{f.name}: {f.description}" for f in FAMILIES.values())
+                   + " (default: line, or fixed with --over n)")
     p.add_argument("--kernel", "-k", metavar="SPEC", help="kernel spec (default: the family's)")
     p.add_argument("--features", "-f", metavar="SPEC", help="φ-map (default: the family's)")
     p.add_argument("--seed", type=int, default=0, help="seed of the family's points (default 0)")
@@ -37,6 +45,22 @@ def sweep_parser() -> _Parser:
     return p
 
 
+def _over_n(args) -> tuple[tuple[float, ...] | None, tuple[int, ...] | None]:
+    """(levels, ns) of the spec: --margin and --n with --over n, refused without it."""
+    from percviz.core.experiments.sweep import DEFAULT_NS
+
+    if args.over != "n":
+        if args.n is not None or args.margin is not None:
+            raise UsageError("--n and --margin belong to a sweep over n: add --over n")
+        return _floats(args.levels, "--levels"), None
+    if args.levels is not None or args.eps is not None:
+        raise UsageError("--over n keeps one margin: give it with --margin, not --levels or --eps")
+    ns = _floats(args.n, "--n")
+    if ns is not None and any(v != int(v) for v in ns):
+        raise UsageError(f"--n takes whole numbers, e.g. 10,100,1000; got '{args.n}'")
+    return (None if args.margin is None else (args.margin,)), (DEFAULT_NS if ns is None else tuple(int(v) for v in ns))
+
+
 def cmd_sweep(argv: Sequence[str]) -> int:
     from percviz.core.experiments.sweep import SweepSpec, run_sweep
 
@@ -44,10 +68,14 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     if args.max_iter < 1 or args.workers < 1:
         raise UsageError("--max-iter and --workers must be 1 or more")
     algorithms = tuple(a.strip() for a in args.algorithms.split(",") if a.strip())
-    spec = SweepSpec(algorithms, args.family, args.kernel, args.features, args.seed,
-                     _floats(args.levels, "--levels"), _floats(args.eps, "--eps"), args.max_iter)
+    levels, ns = _over_n(args)
+    family = args.family or ("fixed" if ns is not None else "line")
+    spec = SweepSpec(algorithms, family, args.kernel, args.features, args.seed,
+                     levels, _floats(args.eps, "--eps"), args.max_iter, ns)
     result = run_sweep(spec, workers=args.workers)
     slopes = {a: (None if s is None else s.slope) for a, s in result.slopes.items()}
+    if ns is not None:
+        return _print_over_n(spec, result, slopes, args.json)
     if args.json:
         _print_json({"family": spec.family, "kernel": spec.kernel_spec, "features": spec.features_spec,
                      "seed": spec.seed, "x": "1/rho" if spec.separable else "1/eps",
@@ -98,4 +126,25 @@ def cmd_cover(argv: Sequence[str]) -> int:
     for r in rows:
         print(f"n = {r.n:3d} (n/d̂ = {r.n / d_hat:4.2f}): separable fraction {r.fraction:.3f} (± {r.std_error:.3f}), "
               f"Cover's formula {r.formula:.3f}")
+    return EXIT_OK
+
+
+def _print_over_n(spec, result, slopes, as_json: bool) -> int:
+    """The sweep over n: one row per (n, algorithm) with ρ_K, √(log n), iterations, bound and seconds."""
+    if as_json:
+        _print_json({"family": spec.family, "kernel": spec.kernel_spec, "features": spec.features_spec,
+                     "seed": spec.seed, "over": "n", "margin": spec.levels[0], "ns": list(spec.ns),
+                     "x": "sqrt(log n)", "runs": [r.as_dict() for r in result.runs], "slopes": slopes})
+        return EXIT_OK
+    print(f"family {spec.family} at ρ_K = {spec.levels[0]:g} (kernel {spec.kernel_spec}, φ {spec.features_spec}, "
+          f"seed {spec.seed}); bounds: snkp 2√(2 log n)/ρ_K, nkp 1/ρ_K², perceptron Novikoff R²/ρ²")
+    print(f"{'n':>8} {'rho_K':>10} {'√log n':>7} {'algorithm':<22} {'iterations':>10} {'bound':>9} {'seconds':>8}  status")
+    for r in result.runs:
+        bound = "" if r.bound is None else f"{r.bound:.4g}"
+        print(f"{r.n:8d} {r.rho:10.6g} {math.sqrt(math.log(r.n)):7.3f} {r.algorithm:<22} {r.iterations:10d} "
+              f"{bound:>9} {r.seconds:8.3f}  {r.status}")
+    for a, s in slopes.items():
+        print(f"slope of log iterations on log √(log n), {a}: "
+              + ("n/a (fewer than 2 halting runs)" if s is None else f"{round(s, 3) + 0.0:.3f}")
+              + " (1: ∝ √log n, 0: flat in n)")
     return EXIT_OK

@@ -1,6 +1,7 @@
 """`percviz sweep` and `percviz cover`: JSON records, tables, one-line errors, and no Qt loaded."""
 
 import json
+import math
 import subprocess
 import sys
 
@@ -53,3 +54,31 @@ def test_sweep_and_cover_load_no_qt():
     out = subprocess.run([sys.executable, "-c", CHECK], capture_output=True, text=True)
     assert out.returncode == 0, out.stderr
     assert out.stderr.endswith("clean")
+
+
+def test_sweep_over_n_json_and_table(capsys):
+    assert main(["sweep", "--over", "n", "--n", "10,100,400", "--margin", "0.1", "-a", "snkp,nkp",
+                 "--workers", "1", "--json"]) == 0
+    out = json.loads(capsys.readouterr().out)
+    assert out["over"] == "n" and out["family"] == "fixed" and out["margin"] == 0.1 and out["ns"] == [10, 100, 400]
+    assert [r["n"] for r in out["runs"]] == [10, 10, 100, 100, 400, 400]
+    for r in out["runs"]:
+        assert r["status"] == "separator" and abs(r["rho"] - 0.1) < 1e-6 and r["seconds"] >= 0
+        limit = 2 * (2 * math.log(r["n"])) ** 0.5 / 0.1 if r["algorithm"] == "snkp" else 1 / 0.1**2
+        assert r["iterations"] <= limit
+    assert set(out["slopes"]) == {"snkp", "nkp"}
+    assert main(["sweep", "--over", "n", "--n", "10,50", "-a", "snkp", "--workers", "1"]) == 0
+    text = capsys.readouterr().out.splitlines()
+    assert text[0].startswith("family fixed at ρ_K = 0.05") and "√log n" in text[1]
+    assert [line.split()[0] for line in text[2:4]] == ["10", "50"]
+    assert text[-1].startswith("slope of log iterations on log √(log n), snkp: ")
+
+
+def test_sweep_over_n_bad_input_is_one_line(capsys):
+    for argv, says in ((["--n", "10"], "--over n"), (["--over", "n", "--n", "10,2.5"], "whole numbers"),
+                       (["--over", "n", "--levels", "0.1"], "--margin"),
+                       (["--over", "n", "--margin", "1.5"], "one margin"),
+                       (["--over", "n", "--family", "line"], "does not change with n")):
+        assert main(["sweep", "-a", "snkp", *argv]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and says in err, err

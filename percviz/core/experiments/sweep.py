@@ -130,7 +130,7 @@ class RunRecord:
     eps: float | None = None
     bound: float | None = None
     margin: float | None = None
-    seconds: float | None = None  # the solver's run (start to halt), not the scene or ρ_K
+    seconds: float | None = field(default=None, compare=False)  # the solver's run to its halt (not ρ_K)
     over_n: bool = False  # a run of a sweep over n: its abscissa is √(log n)
 
     def as_dict(self) -> dict:
