@@ -1,12 +1,16 @@
 """What the experiment windows share: one colour per algorithm, plot styling from the theme, PNG/CSV export,
-stopping their background task."""
+stopping their background task, and `PlotTaskWindow`, the frame of the sweep and Cover windows."""
 
 from __future__ import annotations
 
 import csv
 
 import pyqtgraph as pg
-from PySide6.QtGui import QFont
+from PySide6.QtCore import Qt, Signal
+from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtWidgets import QFileDialog, QWidget
+
+from percviz.app.background import Task
 
 #: One colour per lane/algorithm, distinguishable by colour-blind viewers (Okabe–Ito).
 LANE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
@@ -72,3 +76,96 @@ def stop_task(task, timeout_ms: int | None = CLOSE_WAIT_MS) -> None:
     if task is not None:
         task.cancel()
         task.wait(timeout_ms)
+
+
+def toggled_theme(theme):
+    """The theme at presentation scale, or back at desk scale when it already is (F5 in every window)."""
+    from percviz.app.theme import PRESENTATION_SCALE, theme_for
+
+    base = theme or theme_for()
+    return base.with_scale(1.0 if base.presentation else PRESENTATION_SCALE)
+
+
+class PlotTaskWindow(QWidget):
+    """A window with one plot filled by a background Task: Run/Cancel, progress, status, theme and F5, PNG export.
+
+    A subclass builds `self.plot`, `run_button`, `cancel_button`, `progress` and `status`, calls `_init_frame()`,
+    and defines `_draw()` and `_on_done(result)`; `_run(name, on_progress, fn, *args)` starts its task.
+    """
+
+    finished = Signal()
+    #: The start of the status line when the task raises (e.g. "The sweep failed").
+    failure_text = "The task failed"
+    #: The file name a Save dialog proposes, without its suffix.
+    export_stem = "plot"
+
+    def _init_frame(self) -> None:
+        self._task: Task | None = None
+        self._stopping: Task | None = None  # a cancelled task whose thread may still be winding down
+        QShortcut(QKeySequence(Qt.Key.Key_F5), self, activated=self.toggle_presentation)
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None
+
+    def _run(self, name: str, on_progress, fn, *args) -> None:
+        self._task = Task(name=name)
+        # bound methods only: Qt drops their connections when this window is deleted
+        self._task.progress.connect(on_progress)
+        self._task.done.connect(self._on_done)
+        self._task.failed.connect(self._on_failed)
+        self.run_button.setEnabled(False)
+        self.cancel_button.setEnabled(True)
+        self._task.start(fn, *args)
+
+    def cancel(self) -> None:
+        """Stop the task (it emits nothing more); its thread winds down at its next yield or poll."""
+        if self._task is not None:
+            self._task.cancel()
+            self._stopping = self._task
+            self.status.setText("Cancelled.")
+            self._finish()
+
+    def _on_failed(self, text: str) -> None:
+        self.status.setText(f"{self.failure_text}: {text}")
+        self._finish()
+
+    def _finish(self) -> None:
+        self._task = None
+        self.run_button.setEnabled(True)
+        self.cancel_button.setEnabled(False)
+        self.finished.emit()
+
+    def wait_idle(self, qtbot, timeout: int = 60000) -> None:
+        qtbot.waitUntil(lambda: self._task is None and not (self._stopping and self._stopping.running),
+                        timeout=timeout)
+
+    def export_png(self, path) -> bool:
+        return save_png(self.plot, path)
+
+    def _ask(self, filt: str, suffix: str, fn) -> None:
+        path, _ = QFileDialog.getSaveFileName(self, "Export", f"{self.export_stem}{suffix}", filt)
+        if path:
+            fn(path)
+
+    def _style_axes(self, theme) -> None:
+        """Hook for a subclass's own axis styling after the theme's."""
+
+    def apply_theme(self, theme) -> None:
+        self.theme = theme
+        if hasattr(theme, "palette"):
+            self.setPalette(theme.palette())
+        style_plot(self.plot, theme)
+        self._style_axes(theme)
+        font = QFont(self.font())
+        font.setPointSizeF(theme.font_pt)
+        self.setFont(font)
+        self._draw()
+
+    def toggle_presentation(self) -> None:
+        self.apply_theme(toggled_theme(self.theme))
+
+    def closeEvent(self, event) -> None:
+        stop_task(self._task)
+        self._task = None
+        super().closeEvent(event)

@@ -5,22 +5,21 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QVBoxLayout, QWidget
+from PySide6.QtCore import Qt
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QVBoxLayout
 
-from percviz.app.background import Task
-from percviz.app.experiments.common import lane_color, line_width, save_png, stop_task, style_plot
+from percviz.app.experiments.common import PlotTaskWindow, lane_color, line_width
 from percviz.core import cover
 
 #: φ-maps offered, with their number of weights d̂.
 MAPS = ("linear", "quadratic", "poly:degree=3")
 
 
-class CoverWindow(QWidget):
+class CoverWindow(PlotTaskWindow):
     """Pick φ-maps and trials, Run; points ± one standard error, the formula as a line, 0.5 at n = 2d̂."""
 
-    finished = Signal()
+    failure_text = "The simulation failed"
+    export_stem = "cover"
 
     def __init__(self, theme=None, parent=None):
         super().__init__(parent)
@@ -28,8 +27,6 @@ class CoverWindow(QWidget):
         self.setObjectName("cover_window")
         self.theme = theme
         self.rows: dict[str, list[cover.CoverRow]] = {}
-        self._task: Task | None = None
-        self._stopping: Task | None = None  # a cancelled task whose thread may still be winding down
         self.maps = {m: QCheckBox(f"{m} (d̂ = {cover.feature_dimension(m)})") for m in MAPS}
         for i, box in enumerate(self.maps.values()):
             box.setChecked(i < 2)
@@ -46,7 +43,7 @@ class CoverWindow(QWidget):
         self.cancel_button.setEnabled(False)
         self.cancel_button.clicked.connect(self.cancel)
         self.png_button = QPushButton("Export PNG…")
-        self.png_button.clicked.connect(self._ask_png)
+        self.png_button.clicked.connect(lambda: self._ask("PNG (*.png)", ".png", self.export_png))
         self.progress = QProgressBar()
         self.status = QLabel("Random points N(0, I), random labels; the LP decides separability.")
         self.status.setAccessibleName("status")
@@ -69,14 +66,10 @@ class CoverWindow(QWidget):
         lay.addWidget(self.plot, 1)
         lay.addWidget(self.progress)
         lay.addWidget(self.status)
-        QShortcut(QKeySequence(Qt.Key.Key_F5), self, activated=self.toggle_presentation)
+        self._init_frame()
         self.resize(900, 650)
         if theme is not None:
             self.apply_theme(theme)
-
-    @property
-    def busy(self) -> bool:
-        return self._task is not None
 
     def start(self, ns_per_map: dict[str, tuple[int, ...]] | None = None, seed: int = 0) -> bool:
         """Simulate the checked maps (n = 1 … 4d̂ unless given) on a worker thread."""
@@ -92,25 +85,9 @@ class CoverWindow(QWidget):
         self.rows = {m: [] for m in ns_per_map}
         self.progress.setRange(0, sum(len(v) for v in ns_per_map.values()))
         self.progress.setValue(0)
-
-        self._task = Task(name="Cover simulation")
-        # bound methods only: Qt drops their connections when this window is deleted
-        self._task.progress.connect(self._on_row)
-        self._task.done.connect(self._on_done)
-        self._task.failed.connect(self._on_failed)
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
         self.status.setText(f"Simulating {trials} labelings per n…")
-        self._task.start(_simulate, ns_per_map, trials, seed)
+        self._run("Cover simulation", self._on_row, _simulate, ns_per_map, trials, seed)
         return True
-
-    def cancel(self) -> None:
-        """Stop the simulation at its next n (the task emits nothing more)."""
-        if self._task is not None:
-            self._task.cancel()
-            self._stopping = self._task
-            self.status.setText("Cancelled.")
-            self._finish()
 
     def _on_row(self, item) -> None:
         m, row = item
@@ -122,20 +99,6 @@ class CoverWindow(QWidget):
         self.status.setText("Cover: C(n, d̂)/2ⁿ = 2 Σ_{i<d̂} binom(n−1, i)/2ⁿ; exactly ½ at n = 2d̂. "
                             "Bars: ± one standard error.")
         self._finish()
-
-    def _on_failed(self, text: str) -> None:
-        self.status.setText(f"The simulation failed: {text}")
-        self._finish()
-
-    def _finish(self) -> None:
-        self._task = None
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.finished.emit()
-
-    def wait_idle(self, qtbot, timeout: int = 60000) -> None:
-        qtbot.waitUntil(lambda: self._task is None and not (self._stopping and self._stopping.running),
-                        timeout=timeout)
 
     def _draw(self) -> None:
         self.plot.clear()
@@ -159,37 +122,6 @@ class CoverWindow(QWidget):
         self.plot.addItem(pg.InfiniteLine(pos=2.0, angle=90, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine),
                                           label="n = 2d̂", labelOpts={
                                               "position": 0.1, "color": self.theme.foreground if self.theme else "#444"}))
-
-    def export_png(self, path) -> bool:
-        return save_png(self.plot, path)
-
-    def _ask_png(self) -> None:
-        from PySide6.QtWidgets import QFileDialog
-
-        path, _ = QFileDialog.getSaveFileName(self, "Export", "cover.png", "PNG (*.png)")
-        if path:
-            self.export_png(path)
-
-    def apply_theme(self, theme) -> None:
-        self.theme = theme
-        if hasattr(theme, "palette"):
-            self.setPalette(theme.palette())
-        style_plot(self.plot, theme)
-        font = QFont(self.font())
-        font.setPointSizeF(theme.font_pt)
-        self.setFont(font)
-        self._draw()
-
-    def toggle_presentation(self) -> None:
-        from percviz.app.theme import PRESENTATION_SCALE, theme_for
-
-        base = self.theme or theme_for()
-        self.apply_theme(base.with_scale(1.0 if base.presentation else PRESENTATION_SCALE))
-
-    def closeEvent(self, event) -> None:
-        stop_task(self._task)
-        self._task = None
-        super().closeEvent(event)
 
 
 def _simulate(ns_per_map: dict[str, tuple[int, ...]], trials: int, seed: int):

@@ -218,7 +218,9 @@ def iter_sweep(spec: SweepSpec, workers: int = 2, poll: float | None = None
     left = dict(enumerate(tasks))
     done = 0
     try:
-        pending = {ex.submit(run_task, spec, *task): i for i, task in left.items()}
+        # the largest sets first (a sweep over n): the smaller ones then fill the other processes meanwhile
+        big_first = sorted(left.items(), key=lambda kv: -(kv[1][3] if len(kv[1]) > 3 else 0))
+        pending = {ex.submit(run_task, spec, *task): i for i, task in big_first}
         waiting = set(pending)
         while waiting:
             finished, waiting = wait(waiting, timeout=poll, return_when=FIRST_COMPLETED)
