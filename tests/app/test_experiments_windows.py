@@ -1,6 +1,7 @@
 """The Experiments windows driven like a person: race in lock-step, sweep with Cancel/export, Cover's plot."""
 
 import csv
+import math
 
 import pytest
 from PySide6.QtCore import QPointF, Qt
@@ -174,6 +175,38 @@ def test_sweep_window_certificates_against_eps(qtbot):
     assert w.plot.getPlotItem().getAxis("bottom").labelText.startswith("1/ε")
     nvn = {r.eps: r.iterations for r in w.runs if r.algorithm == "nvn"}
     assert all(it <= 1 / e**2 for e, it in nvn.items())  # the drawn NVN line, 1/ε²
+    w.close()
+
+
+def test_sweep_window_over_n_at_a_fixed_margin(qtbot, tmp_path):
+    w = SweepWindow(theme_for(), workers=1)
+    qtbot.addWidget(w)
+    w.show()
+    w.over.setCurrentIndex(w.over.findData("n"))  # the 'fixed' family, its ρ_K and the list of n
+    assert w.family.currentText() == "fixed" and not w.family.isEnabled() and w.ns.isEnabled()
+    w.ns.setText("10,abc")
+    qtbot.mouseClick(w.run_button, Qt.MouseButton.LeftButton)
+    assert not w.busy and "whole numbers" in w.status.text()
+    w.ns.setText("10,30,100,300")
+    w.margin.setValue(0.1)
+    w.algorithms.setText("snkp,nkp")
+    qtbot.mouseClick(w.run_button, Qt.MouseButton.LeftButton)
+    w.wait_idle(qtbot)
+    assert len(w.runs) == 8 and {r.status for r in w.runs} == {"separator"} and w.progress.value() == 4
+    assert all(abs(r.rho - 0.1) < 1e-6 for r in w.runs)
+    assert w.plot.getPlotItem().getAxis("bottom").labelText.startswith("n (points; ρ_K fixed at 0.1)")
+    assert "√(log n)" in w.status.text() and "snkp" in w.status.text()
+    for alg, line in w.drawn_bounds().items():  # drawn against n; SNKP's 2√(2 log n)/ρ_K, NKP's 1/ρ_K² = 100
+        assert [x for x, _ in line] == [10, 30, 100, 300]
+        limit = (lambda n: 2 * math.sqrt(2 * math.log(n)) / 0.1) if alg == "snkp" else (lambda n: 100.0)
+        assert all(b == pytest.approx(limit(x), rel=1e-6) for x, b in line)
+        its = [r.iterations for r in w.runs if r.algorithm == alg]
+        assert all(i <= b for i, (_, b) in zip(its, line))
+    w.export_csv(tmp_path / "n.csv")
+    rows = list(csv.DictReader(open(tmp_path / "n.csv")))
+    assert [int(r["n"]) for r in rows] == [10, 10, 30, 30, 100, 100, 300, 300] and all(r["seconds"] for r in rows)
+    w.over.setCurrentIndex(w.over.findData("margin"))
+    assert w.family.isEnabled() and not w.ns.isEnabled()
     w.close()
 
 

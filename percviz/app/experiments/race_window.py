@@ -15,7 +15,9 @@ from PySide6.QtWidgets import (
 
 from percviz.app.background import Task
 from percviz.app.canvas import CanvasView
-from percviz.app.experiments.common import canvas_theme, lane_color, line_width, save_png, stop_task, style_plot
+from percviz.app.experiments.common import (
+    canvas_theme, lane_color, line_width, save_png, stop_task, style_plot, toggled_theme,
+)
 from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
 from percviz.core.experiments.race import DEFAULT_MAX_ITER, Race
@@ -338,11 +340,7 @@ class RaceWindow(QWidget):
         self._draw_curves()
 
     def toggle_presentation(self) -> None:
-        from percviz.app.theme import PRESENTATION_SCALE, theme_for
-
-        base = self.theme or theme_for()
-        scale = 1.0 if base.presentation else PRESENTATION_SCALE
-        self.apply_theme(base.with_scale(scale))
+        self.apply_theme(toggled_theme(self.theme))
 
     def save_png(self, path) -> bool:
         return save_png(self, path)

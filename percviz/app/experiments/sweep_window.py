@@ -1,5 +1,6 @@
-"""The sweep window: iterations against 1/ρ_K (or 1/ε) on log–log axes, fitted slopes and the bounds as lines;
-the sweep runs off the UI thread with a progress bar and Cancel, and exports CSV and PNG."""
+"""The sweep window: iterations against 1/ρ_K (or 1/ε), or against n at a fixed ρ_K ("sweep over n"), on log–log
+axes, fitted slopes and the bounds as lines; the sweep runs off the UI thread with a progress bar and Cancel, and
+exports CSV and PNG."""
 
 from __future__ import annotations
 
@@ -7,29 +8,36 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
-from PySide6.QtGui import QFont, QKeySequence, QShortcut
+from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QFileDialog, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
-    QWidget,
+    QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
 )
 
-from percviz.app.background import Task
-from percviz.app.experiments.common import lane_color, line_width, save_png, stop_task, style_plot, write_csv
-from percviz.core.errors import PercvizError
+from percviz.app.experiments.common import PlotTaskWindow, lane_color, line_width, write_csv
+from percviz.core.errors import ParameterError, PercvizError
 from percviz.core.experiments.families import FAMILIES
 from percviz.core.experiments.sweep import (
-    EPS_BOUNDS, ITERATION_BOUNDS, RunRecord, SweepSpec, fit_slope, goal, iter_sweep, x_value,
+    DEFAULT_MARGIN, DEFAULT_NS, EPS_BOUNDS, ITERATION_BOUNDS, RunRecord, SweepSpec, fit_slope, goal, iter_sweep,
+    x_value,
 )
 
 DEFAULT_ALGORITHMS = {True: "snkp,nkp,perceptron", False: "nvn,isnkpvn"}
-CSV_HEADER = ("scene", "level", "n", "rho", "eps", "algorithm", "iterations", "status", "bound", "margin")
+CSV_HEADER = ("scene", "level", "n", "rho", "eps", "algorithm", "iterations", "status", "bound", "margin", "seconds")
+#: The "sweep over" choices: the family's levels (margin or ε) or the number of points at a fixed ρ_K.
+OVER = {"margin": "margin (the family's levels)", "n": "n (points) at a fixed ρ_K"}
+N_FAMILY = "fixed"
 
 
-class SweepWindow(QWidget):
+def plot_x(record: RunRecord) -> float:
+    """Where a run is drawn: n itself over n (the fit is on √(log n)), else its fit's abscissa."""
+    return float(record.n) if record.over_n else x_value(record)
+
+
+class SweepWindow(PlotTaskWindow):
     """Choose a family and algorithms, Run (Cancel stops it), read the rates off the log–log plot."""
 
-    finished = Signal()
+    failure_text = "The sweep failed"
+    export_stem = "sweep"
 
     def __init__(self, theme=None, workers: int = 2, parent=None):
         super().__init__(parent)
@@ -39,8 +47,6 @@ class SweepWindow(QWidget):
         self.workers = workers
         self.runs: list[RunRecord] = []
         self.spec: SweepSpec | None = None
-        self._task: Task | None = None
-        self._stopping: Task | None = None  # a cancelled task whose thread may still be winding down
         self._build()
         if theme is not None:
             self.apply_theme(theme)
@@ -61,6 +67,21 @@ class SweepWindow(QWidget):
         self.seed = QSpinBox()
         self.seed.setAccessibleName("seed")
         self.seed.setRange(0, 10**6)
+        self.over = QComboBox()
+        self.over.setAccessibleName("over")
+        for key, text in OVER.items():
+            self.over.addItem(text, key)
+        self.over.currentIndexChanged.connect(self._over_changed)
+        self.ns = QLineEdit(",".join(str(n) for n in DEFAULT_NS))
+        self.ns.setAccessibleName("ns")
+        self.ns.setToolTip("Numbers of points, comma-separated (2 … 1,000,000)")
+        self.margin = QDoubleSpinBox()
+        self.margin.setAccessibleName("margin")
+        self.margin.setDecimals(3)
+        self.margin.setRange(0.001, 0.9)
+        self.margin.setSingleStep(0.01)
+        self.margin.setValue(DEFAULT_MARGIN)
+        self.margin.setToolTip("The fixed ρ_K of every set (the 'fixed' family: exact under the affine kernel)")
         self.run_button = QPushButton("Run")
         self.run_button.setAccessibleName("run")
         self.run_button.clicked.connect(self.start)
@@ -89,22 +110,46 @@ class SweepWindow(QWidget):
             row.addWidget(w, 2 if w is self.algorithms else 0)
         for w in (self.run_button, self.cancel_button, self.csv_button, self.png_button):
             row.addWidget(w)
+        over_row = QHBoxLayout()
+        for text, w in (("sweep over", self.over), ("n", self.ns), ("ρ_K", self.margin)):
+            over_row.addWidget(QLabel(text))
+            over_row.addWidget(w, 2 if w is self.ns else 0)
+        over_row.addStretch(1)
         lay = QVBoxLayout(self)
         lay.addLayout(row)
+        lay.addLayout(over_row)
         lay.addWidget(self.plot, 1)
         lay.addWidget(self.progress)
         lay.addWidget(self.status)
-        QShortcut(QKeySequence(Qt.Key.Key_F5), self, activated=self.toggle_presentation)
+        self._init_frame()
         self.resize(1000, 700)
-        self._label_axes(True)
+        self._over_changed()
 
     def _family_changed(self) -> None:
         fam = FAMILIES[self.family.currentData()]
         if self.algorithms.text() in DEFAULT_ALGORITHMS.values():
             self.algorithms.setText(DEFAULT_ALGORITHMS[fam.separable])
 
-    def _label_axes(self, separable: bool) -> None:
-        self.plot.setLabel("bottom", "1/ρ_K (inverse margin)" if separable else "1/ε (inverse accuracy)")
+    @property
+    def over_n(self) -> bool:
+        return self.over.currentData() == "n"
+
+    def _over_changed(self) -> None:
+        """Over n: the 'fixed' family at the chosen ρ_K; over the margin: the family's own levels."""
+        n = self.over_n
+        if n:
+            self.family.setCurrentIndex(self.family.findData(N_FAMILY))
+        self.family.setEnabled(not n)
+        self.ns.setEnabled(n)
+        self.margin.setEnabled(n)
+        self._label_axes(True, n)
+
+    def _label_axes(self, separable: bool, over_n: bool = False) -> None:
+        if over_n:
+            bottom = f"n (points; ρ_K fixed at {self.margin.value():g}), fit on √(log n)"
+        else:
+            bottom = "1/ρ_K (inverse margin)" if separable else "1/ε (inverse accuracy)"
+        self.plot.setLabel("bottom", bottom)
         self.plot.setLabel("left", "iterations to a separator" if separable else "iterations to a certificate")
 
     # -- running ---------------------------------------------------------------------------------
@@ -119,7 +164,20 @@ class SweepWindow(QWidget):
             from percviz.core.kernels import parse_kernel
 
             kernel = parse_kernel(kernel).spec  # a bad spec is reported here, before any process starts
+        if self.over_n:
+            return SweepSpec(algs, N_FAMILY, kernel=kernel, seed=self.seed.value(), levels=(self.margin.value(),),
+                             ns=self._ns())
         return SweepSpec(algs, self.family.currentData(), kernel=kernel, seed=self.seed.value())
+
+    def _ns(self) -> tuple[int, ...]:
+        try:
+            ns = tuple(float(v) for v in self.ns.text().split(",") if v.strip())
+        except ValueError:
+            ns = ()
+        if not ns or any(v != int(v) for v in ns):
+            raise ParameterError(f"n takes whole numbers separated by commas, e.g. 10,100,1000; got "
+                                 f"'{self.ns.text()}'.")
+        return tuple(int(v) for v in ns)
 
     def start(self, spec: SweepSpec | None = None) -> bool:
         """Start a sweep on a worker thread; False (with the reason shown) when the choices are invalid."""
@@ -131,28 +189,17 @@ class SweepWindow(QWidget):
             self.status.setText(str(e))
             return False
         self.spec, self.runs = spec, []
-        self._label_axes(spec.separable)
+        if spec.over_n:
+            self.margin.setValue(spec.levels[0])
+        self._label_axes(spec.separable, spec.over_n)
         self.progress.setRange(0, len(spec.tasks()))
         self.progress.setValue(0)
-        self.status.setText(f"Running {', '.join(spec.algorithms)} on {len(spec.tasks())} scenes of '{spec.family}'…")
+        what = f"n = {', '.join(f'{n:,}' for n in spec.ns)} at ρ_K = {spec.levels[0]:g}" if spec.over_n else \
+            f"{len(spec.tasks())} scenes of '{spec.family}'"
+        self.status.setText(f"Running {', '.join(spec.algorithms)} on {what}…")
         self._draw()
-        self._task = Task(name="sweep")
-        # bound methods only: Qt drops their connections when this window is deleted
-        self._task.progress.connect(self._on_progress)
-        self._task.done.connect(self._on_done)
-        self._task.failed.connect(self._on_failed)
-        self.run_button.setEnabled(False)
-        self.cancel_button.setEnabled(True)
-        self._task.start(_sweep, spec, self.workers)
+        self._run("sweep", self._on_progress, _sweep, spec, self.workers)
         return True
-
-    def cancel(self) -> None:
-        """Stop the sweep (the task emits nothing more); its thread closes the process pool at its next poll."""
-        if self._task is not None:
-            self._task.cancel()
-            self._stopping = self._task
-            self.status.setText("Cancelled.")
-            self._finish()
 
     def _on_progress(self, item) -> None:
         done, total, records = item
@@ -167,32 +214,23 @@ class SweepWindow(QWidget):
             self.status.setText(self.summary())
         self._finish()
 
-    def _on_failed(self, text: str) -> None:
-        self.status.setText(f"The sweep failed: {text}")
-        self._finish()
-
-    def _finish(self) -> None:
-        self._task = None
-        self.run_button.setEnabled(True)
-        self.cancel_button.setEnabled(False)
-        self.finished.emit()
-
     def summary(self) -> str:
-        x = "1/ρ_K" if self.spec is None or self.spec.separable else "1/ε"
+        if self.spec is not None and self.spec.over_n:
+            x = "√(log n)"
+        else:
+            x = "1/ρ_K" if self.spec is None or self.spec.separable else "1/ε"
         parts = []
         for a in self.spec.algorithms if self.spec else ():
             s = fit_slope(self.runs, a)
-            parts.append(f"{a} {s.slope:.2f}" if s else f"{a} n/a")
-        return f"slopes of log iterations on log {x}: " + ", ".join(parts)
-
-    def wait_idle(self, qtbot, timeout: int = 60000) -> None:
-        qtbot.waitUntil(lambda: self._task is None and not (self._stopping and self._stopping.running),
-                        timeout=timeout)
+            parts.append(f"{a} {round(s.slope, 2) + 0.0:.2f}" if s else f"{a} n/a")
+        tail = " (1: ∝ √log n like SNKP's bound; 0: flat in n)" if x == "√(log n)" else ""
+        return f"slopes of log iterations on log {x}: " + ", ".join(parts) + tail
 
     # -- drawing ---------------------------------------------------------------------------------
     def _draw(self) -> None:
         self.plot.clear()
         self.legend.clear()
+        self._n_ticks()
         if self.spec is None:
             return
         width = line_width(self.theme)
@@ -203,14 +241,13 @@ class SweepWindow(QWidget):
             runs = [r for r in self.runs if r.algorithm == alg and goal(r) and r.iterations >= 1
                     and (r.eps is not None or r.rho > 0)]
             s = fit_slope(self.runs, alg)
-            name = f"{alg}: slope {s.slope:.2f}" if s else alg
-            xs = np.array([x_value(r) for r in runs])
+            name = f"{alg}: slope {round(s.slope, 2) + 0.0:.2f}" if s else alg
+            xs = np.array([plot_x(r) for r in runs])
             self.plot.plot(xs, [r.iterations for r in runs], pen=None, symbol="o", symbolSize=size,
                            symbolBrush=color, symbolPen=color, name=name)
             if s is not None and len(xs):
-                xl = np.array([xs.min(), xs.max()])
-                self.plot.plot(xl, np.exp(s.intercept) * xl**s.slope, pen=pg.mkPen(color, width=width))
-            bounded = sorted((x_value(r), r.bound) for r in self.runs
+                self.plot.plot(*self._fit_line(s, xs), pen=pg.mkPen(color, width=width))
+            bounded = sorted((plot_x(r), r.bound) for r in self.runs
                              if r.algorithm == alg and r.bound is not None and math.isfinite(r.bound) and r.bound > 0
                              and (r.eps is not None or r.rho > 0))
             if bounded:
@@ -218,46 +255,36 @@ class SweepWindow(QWidget):
                                pen=pg.mkPen(color, width=width, style=Qt.PenStyle.DashLine),
                                name=f"{alg} bound {labels.get(alg, '')}")
 
+    def _n_ticks(self) -> None:
+        """Over n: one labelled tick per decade (10, 100, …, 100,000); pyqtgraph's own log ticks otherwise."""
+        axis = self.plot.getPlotItem().getAxis("bottom")
+        if self.spec is None or not self.spec.over_n:
+            axis.setTicks(None)
+            return
+        lo, hi = math.floor(math.log10(min(self.spec.ns))), math.ceil(math.log10(max(self.spec.ns)))
+        axis.setTicks([[(k, f"{10**k:,}") for k in range(lo, hi + 1)], []])
+
+    def _fit_line(self, s, xs: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """The fitted power law between the extreme runs: of x, or of √(log n) drawn against n (a curve)."""
+        if self.spec is not None and self.spec.over_n:
+            n = np.geomspace(xs.min(), xs.max(), 40)
+            return n, np.exp(s.intercept) * np.sqrt(np.log(n)) ** s.slope
+        xl = np.array([xs.min(), xs.max()])
+        return xl, np.exp(s.intercept) * xl**s.slope
+
     def drawn_bounds(self) -> dict[str, list[tuple[float, float]]]:
         """The (x, bound) points of each dashed bound line (tests compare them with the measured points)."""
-        return {a: [(x_value(r), r.bound) for r in self.runs if r.algorithm == a and r.bound is not None]
+        return {a: [(plot_x(r), r.bound) for r in self.runs if r.algorithm == a and r.bound is not None]
                 for a in (self.spec.algorithms if self.spec else ())}
 
     # -- export and presentation -----------------------------------------------------------------
     def export_csv(self, path) -> None:
         write_csv(path, CSV_HEADER, [(r.scene, r.level, r.n, r.rho, r.eps, r.algorithm, r.iterations, r.status,
-                                      r.bound, r.margin) for r in self.runs])
+                                      r.bound, r.margin, r.seconds) for r in self.runs])
 
-    def export_png(self, path) -> bool:
-        return save_png(self.plot, path)
-
-    def _ask(self, filt: str, suffix: str, fn) -> None:
-        path, _ = QFileDialog.getSaveFileName(self, "Export", f"sweep{suffix}", filt)
-        if path:
-            fn(path)
-
-    def apply_theme(self, theme) -> None:
-        self.theme = theme
-        if hasattr(theme, "palette"):
-            self.setPalette(theme.palette())
-        style_plot(self.plot, theme)
+    def _style_axes(self, theme) -> None:
         # at projector size the minor decade labels (2·10¹ … 9·10¹) run into each other: decades only
         self.plot.getPlotItem().getAxis("bottom").setStyle(maxTextLevel=0 if theme.presentation else 2)
-        font = QFont(self.font())
-        font.setPointSizeF(theme.font_pt)
-        self.setFont(font)
-        self._draw()
-
-    def toggle_presentation(self) -> None:
-        from percviz.app.theme import PRESENTATION_SCALE, theme_for
-
-        base = self.theme or theme_for()
-        self.apply_theme(base.with_scale(1.0 if base.presentation else PRESENTATION_SCALE))
-
-    def closeEvent(self, event) -> None:
-        stop_task(self._task)
-        self._task = None
-        super().closeEvent(event)
 
 
 def _sweep(spec: SweepSpec, workers: int):
