@@ -10,7 +10,6 @@ iterations/bound and the solver's seconds; then the slopes of log iterations on 
 
 from __future__ import annotations
 
-import math
 import os
 import sys
 import time

@@ -8,7 +8,7 @@ import csv
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
-from PySide6.QtWidgets import QFileDialog, QWidget
+from PySide6.QtWidgets import QFileDialog, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from percviz.app.background import Task
 
@@ -89,8 +89,9 @@ def toggled_theme(theme):
 class PlotTaskWindow(QWidget):
     """A window with one plot filled by a background Task: Run/Cancel, progress, status, theme and F5, PNG export.
 
-    A subclass builds `self.plot`, `run_button`, `cancel_button`, `progress` and `status`, calls `_init_frame()`,
-    and defines `_draw()` and `_on_done(result)`; `_run(name, on_progress, fn, *args)` starts its task.
+    A subclass calls `_task_controls(text)` (Run, Cancel, Export PNG…, progress, status), builds `self.plot` and its
+    rows of controls, calls `_init_frame(*rows)`, and defines `start()`, `_draw()` and `_on_done(result)`; `_run(name, on_progress, fn, *args)`
+    starts its task.
     """
 
     finished = Signal()
@@ -99,7 +100,31 @@ class PlotTaskWindow(QWidget):
     #: The file name a Save dialog proposes, without its suffix.
     export_stem = "plot"
 
-    def _init_frame(self) -> None:
+    def _task_controls(self, status: str) -> None:
+        """Run, Cancel and Export PNG… buttons, the progress bar and the status line (with their accessible names)."""
+        self.run_button = QPushButton("Run")
+        self.run_button.setAccessibleName("run")
+        self.run_button.clicked.connect(lambda: self.start())
+        self.cancel_button = QPushButton("Cancel")
+        self.cancel_button.setAccessibleName("cancel")
+        self.cancel_button.setEnabled(False)
+        self.cancel_button.clicked.connect(self.cancel)
+        self.png_button = QPushButton("Export PNG…")
+        self.png_button.clicked.connect(lambda: self._ask("PNG (*.png)", ".png", self.export_png))
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("progress")
+        self.status = QLabel(status)
+        self.status.setAccessibleName("status")
+        self.status.setWordWrap(True)
+
+    def _init_frame(self, *rows) -> None:
+        """Lay out the control rows, the plot (stretching), the progress bar and the status line; F5 toggles."""
+        lay = QVBoxLayout(self)
+        for row in rows:
+            lay.addLayout(row)
+        lay.addWidget(self.plot, 1)
+        lay.addWidget(self.progress)
+        lay.addWidget(self.status)
         self._task: Task | None = None
         self._stopping: Task | None = None  # a cancelled task whose thread may still be winding down
         QShortcut(QKeySequence(Qt.Key.Key_F5), self, activated=self.toggle_presentation)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
-from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QProgressBar, QPushButton, QSpinBox, QVBoxLayout
+from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox
 
 from percviz.app.experiments.common import PlotTaskWindow, lane_color, line_width
 from percviz.core import cover
@@ -35,18 +35,7 @@ class CoverWindow(PlotTaskWindow):
         self.trials.setAccessibleName("trials")
         self.trials.setRange(10, 5000)
         self.trials.setValue(200)
-        self.run_button = QPushButton("Run")
-        self.run_button.setAccessibleName("run")
-        self.run_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setAccessibleName("cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
-        self.png_button = QPushButton("Export PNG…")
-        self.png_button.clicked.connect(lambda: self._ask("PNG (*.png)", ".png", self.export_png))
-        self.progress = QProgressBar()
-        self.status = QLabel("Random points N(0, I), random labels; the LP decides separability.")
-        self.status.setAccessibleName("status")
+        self._task_controls("Random points N(0, I), random labels; the LP decides separability.")
         self.plot = pg.PlotWidget()
         self.plot.setAccessibleName("cover-plot")
         self.plot.setLabel("bottom", "n/d̂ (points per weight)")
@@ -61,12 +50,7 @@ class CoverWindow(PlotTaskWindow):
         row.addWidget(self.trials)
         for w in (self.run_button, self.cancel_button, self.png_button):
             row.addWidget(w)
-        lay = QVBoxLayout(self)
-        lay.addLayout(row)
-        lay.addWidget(self.plot, 1)
-        lay.addWidget(self.progress)
-        lay.addWidget(self.status)
-        self._init_frame()
+        self._init_frame(row)
         self.resize(900, 650)
         if theme is not None:
             self.apply_theme(theme)

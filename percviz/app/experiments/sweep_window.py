@@ -10,7 +10,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
-    QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QProgressBar, QPushButton, QSpinBox, QVBoxLayout,
+    QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
 )
 
 from percviz.app.experiments.common import PlotTaskWindow, lane_color, line_width, write_csv
@@ -82,22 +82,9 @@ class SweepWindow(PlotTaskWindow):
         self.margin.setSingleStep(0.01)
         self.margin.setValue(DEFAULT_MARGIN)
         self.margin.setToolTip("The fixed ρ_K of every set (the 'fixed' family: exact under the affine kernel)")
-        self.run_button = QPushButton("Run")
-        self.run_button.setAccessibleName("run")
-        self.run_button.clicked.connect(self.start)
-        self.cancel_button = QPushButton("Cancel")
-        self.cancel_button.setAccessibleName("cancel")
-        self.cancel_button.setEnabled(False)
-        self.cancel_button.clicked.connect(self.cancel)
+        self._task_controls("Choose a family and algorithms, then Run.")
         self.csv_button = QPushButton("Export CSV…")
         self.csv_button.clicked.connect(lambda: self._ask("CSV (*.csv)", ".csv", self.export_csv))
-        self.png_button = QPushButton("Export PNG…")
-        self.png_button.clicked.connect(lambda: self._ask("PNG (*.png)", ".png", self.export_png))
-        self.progress = QProgressBar()
-        self.progress.setAccessibleName("progress")
-        self.status = QLabel("Choose a family and algorithms, then Run.")
-        self.status.setAccessibleName("status")
-        self.status.setWordWrap(True)
         self.plot = pg.PlotWidget()
         self.plot.setAccessibleName("sweep-plot")
         self.plot.setLogMode(True, True)
@@ -115,13 +102,7 @@ class SweepWindow(PlotTaskWindow):
             over_row.addWidget(QLabel(text))
             over_row.addWidget(w, 2 if w is self.ns else 0)
         over_row.addStretch(1)
-        lay = QVBoxLayout(self)
-        lay.addLayout(row)
-        lay.addLayout(over_row)
-        lay.addWidget(self.plot, 1)
-        lay.addWidget(self.progress)
-        lay.addWidget(self.status)
-        self._init_frame()
+        self._init_frame(row, over_row)
         self.resize(1000, 700)
         self._over_changed()
 
