@@ -84,3 +84,11 @@ def test_over_n_specs_say_what_is_wrong():
         SweepSpec(("snkp",), "fixed", levels=(0.1, 0.2), ns=(10,))
     spec = SweepSpec(("snkp",), "fixed", ns=(10, 20))
     assert spec.levels == (0.05,) and [t[3] for t in spec.tasks()] == [10, 20]
+
+
+def test_the_fixed_family_swept_over_its_margin_shows_the_paper_rates():
+    # Measured (40 points, ρ_K = 0.3 … 0.01, each exactly its level): SNKP 0.85, NKP 1.99 against 1/ρ_K.
+    result = run_sweep(SweepSpec(("snkp", "nkp"), "fixed"), workers=1)
+    assert all(r.rho == pytest.approx(r.level, rel=1e-6) and r.n == 40 for r in result.runs)
+    s = result.slopes
+    assert 0.6 <= s["snkp"].slope <= 1.2 and 1.75 <= s["nkp"].slope <= 2.25
