@@ -255,6 +255,26 @@ class CurvesView(QWidget, Panel):
         self._dirty = True
         self.flush()
 
+    def freeze_ranges(self, snapshots) -> None:
+        """Fit the axes to a whole run once and keep them there (an animation's frames share their axes)."""
+        recorded = self.buffers
+        self.buffers = _Buffers(recorded.keys, recorded.degenerate)
+        for s in snapshots:
+            self.buffers.append(s)
+        self._follow_again()
+        self._update_ranges()
+        self.following = {g: False for g in self.plots}
+        self.buffers = recorded
+        self._pushed, self._dirty = -1, True
+        self.flush()
+
+    def restart_values(self) -> None:
+        """Forget the recorded values but keep the axes (an animation drawn again from its first frame)."""
+        self.buffers = _Buffers(self.buffers.keys, self.buffers.degenerate)
+        self.shown_iteration = None
+        self._pushed, self._dirty = -1, True
+        self.flush()
+
     def highlight_point(self, index) -> None:  # curves have no points
         pass
 
