@@ -237,6 +237,7 @@ class CanvasView(QWidget, Panel):
         self.title = QLabel("Decision function  f(x)")
         bar.addWidget(self.title)
         bar.addStretch(1)
+        self.header = bar  # the title row: the run caption goes there when no corner of the plot is free
         bar.addWidget(self.fit_button)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)

@@ -129,3 +129,46 @@ def test_the_caption_never_covers_a_data_point(qtbot, window):
             p = canvas.view_to_widget(float(x), float(y))
             q = vp.mapTo(top, QPoint(round(p.x()), round(p.y())))
             assert not rect.contains(q), (x, y)
+
+
+def _covered_points(w) -> list:
+    """Data points under the run caption on the canvas (none when it is not on the plot)."""
+    cap, canvas = w.classroom.caption, w.panels["canvas"]
+    if not cap.isVisible():
+        return []
+    vp, top, rect = canvas.plot.viewport(), cap.parentWidget(), cap.geometry()
+    out = []
+    for x, y in w.scene.points.X:
+        p = canvas.view_to_widget(float(x), float(y))
+        if rect.contains(vp.mapTo(top, QPoint(round(p.x()), round(p.y())))):
+            out.append((x, y))
+    return out
+
+
+@pytest.mark.parametrize("scale", [2.0, 3.0])
+@pytest.mark.parametrize("preset", ["default.json", "thin-margin.json"])
+def test_the_presentation_caption_says_the_outcome_and_which_margin_without_covering_a_point(
+        qtbot, hall_window, preset, scale):
+    from percviz.core.glossary import margin_term, outcome
+
+    w = hall_window(SHIPPED_DIR / preset)
+    w.classroom.set_presentation_scale(scale)
+    w.classroom.set_presentation(True)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    _settle()
+    snap = w.session.current
+    assert snap.status.done
+    cap, note = w.classroom.caption, w.classroom.caption.line_label
+    said = cap.plain_text if cap.isVisible() else note.shown_text if note.isVisible() else ""
+    words = outcome(snap.status, dict(snap.metrics)).words  # "separator found"
+    symbol = margin_term(w.session.solver_cls).symbol  # "m(α)"
+    assert words in said and f"{symbol} = " in said, (said, cap.isVisible(), note.isVisible())
+    assert not _covered_points(w)
+    assert w.width() == 1280  # the caption in the title row never widens the window
+    if note.isVisible():  # off the plot: in the canvas's title row, whole, in place of the title
+        assert not w.panels["canvas"].title.isVisible()
+        assert QFontMetrics(note.font()).horizontalAdvance(note.shown_text) <= note.contentsRect().width()
+    w.classroom.set_presentation(False)
+    _settle()
+    assert not note.isVisible() and w.panels["canvas"].title.isVisible()  # the desk: the caption is on the plot
