@@ -398,6 +398,7 @@ class CurvesView(QWidget, Panel):
         box.toggled.connect(lambda on, g=g: self._set_log(g, on))
         self.box_row.addWidget(box, 0, Qt.AlignmentFlag.AlignTop)
         box.hide()
+        p.vb.sigResized.connect(lambda *_, p=p: _fit_axis_label(p))
         return p, cursor, ref, box
 
     def resizeEvent(self, ev) -> None:
@@ -624,6 +625,18 @@ class _ElidedLabel(QLabel):
         painter.end()
 
 
+def _fit_axis_label(p: pg.PlotItem) -> None:
+    """The y axis's name only where the plot is tall enough for it (the legend names every plot anyway):
+    a short plot at a projector's font showed 'margi' and 'count'."""
+    ax = p.getAxis("left")
+    if not ax.labelText:
+        return
+    need = QFontMetricsF(ax.label.font()).horizontalAdvance(ax.labelText) + 6
+    fits = p.vb.height() >= need
+    if fits != ax.label.isVisible():
+        p.showLabel("left", fits)
+
+
 _MARKS = {Qt.PenStyle.SolidLine: "━", Qt.PenStyle.DashLine: "┅", Qt.PenStyle.DashDotLine: "-·-"}
 
 
@@ -633,7 +646,21 @@ def _nb(text: str) -> str:
 
 
 class _DecadeAxis(pg.AxisItem):
-    """Log axes labelled at the decades (or at 1, 2, 5 × 10^k on short ranges), never crowded."""
+    """Log axes labelled at the decades (or at 1, 2, 5 × 10^k on short ranges), never crowded; on a linear axis
+    the labels are at least 1.25 lines apart (a short plot at a projector's font piled 0, 0.2, …, 1.0 up)."""
+
+    def tickSpacing(self, minVal, maxVal, size):
+        levels = super().tickSpacing(minVal, maxVal, size)
+        dif = maxVal - minVal
+        if self.logMode or not levels or dif <= 0 or size <= 0 or self.orientation not in ("left", "right"):
+            return levels
+        line = QFontMetricsF(self.style.get("tickFont") or self.font()).height()
+        major, steps = levels[0][0], 0
+        while major / dif * size < 1.25 * line and steps < 12:  # the next of 1, 2, 5 × 10^k
+            mantissa = major / 10 ** math.floor(math.log10(major))
+            major *= 2.5 if round(mantissa) == 2 else 2.0
+            steps += 1
+        return levels if steps == 0 else [(major, 0.0)]
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):
         decades = list(range(math.ceil(minVal), math.floor(maxVal) + 1))

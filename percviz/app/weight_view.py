@@ -615,9 +615,13 @@ class WeightView(GeometryPanel):
         (x0, x1), _ = self.plot.getViewBox().viewRange()
         if anchor == (-0.15, 0.5) and pos[0] > 0.5 * (x0 + x1):
             anchor = (1.15, 0.5)  # text towards the middle of the view, never cut at its right edge
-        self._iter_label.setText(text)
-        self._iter_label.setAnchor(anchor)
-        self._iter_label.setPos(float(pos[0]), float(pos[1]))
+        inside = self.plot.getViewBox().sceneBoundingRect()
+        for words in dict.fromkeys((text, text.split(" ")[0])):  # "a(300) beyond the view", else just "a(300)"
+            self._iter_label.setText(words)
+            self._iter_label.setAnchor(anchor)
+            self._iter_label.setPos(float(pos[0]), float(pos[1]))
+            if inside.contains(self._iter_label.sceneBoundingRect()):
+                break  # whole in the view (a narrow dock at a projector's font cut the long one)
         return [self._iter_label]
 
     def _draw_iterates_1d(self, B: np.ndarray) -> list:
