@@ -317,6 +317,7 @@ class CurvesView(QWidget, Panel):
         self._curve_group: dict = {}
         self._keys = tuple(keys)
         self._y_ranges, self._x_max, self._pushed, self.off_scale = {}, None, -1, {}
+        self._single = False  # new curves have no dots yet: a lone first value gets them again (a theme change)
         groups = {g: [k for k in keys if group_of(k, keys) == g] for g, _ in GROUPS}
         palette = self._palette()
         solid = [k for k in keys if k != "bound"]

@@ -60,3 +60,18 @@ def test_the_weight_views_iterate_label_is_whole_in_its_view(hall_window):
     label = view._iter_label
     assert label.isVisible() and label.toPlainText().startswith("a(300)")
     assert view.plot.getViewBox().sceneBoundingRect().contains(label.sceneBoundingRect())
+
+
+def test_a_theme_change_at_iteration_0_keeps_the_first_values_dots(hall_window):
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.classroom.live.set_on(False)
+    w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={}, max_iter=20000)
+    w.session.wait_idle()
+    w.session.reset()
+    w.session.wait_idle()
+    _settle()
+    curves = w.panels["curves"]
+    assert curves.buffers.n == 1 and curves.curves["train_errors"].opts["symbol"] == "o"
+    w.classroom.set_theme("dark")  # the plots are built again in the new colours
+    _settle()
+    assert curves.curves["train_errors"].opts["symbol"] == "o"  # 84 errors at iteration 0: still a dot
