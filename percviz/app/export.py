@@ -610,6 +610,7 @@ class AnimationExport(QObject):
         self.result: ExportResult | None = None
         self.error = ""
         self._cancel = threading.Event()
+        self._ended = False  # _cleanup ran: the renderer is gone
         self._frames: queue.SimpleQueue = queue.SimpleQueue()
         self._task = Task(self, name="percviz-export")
         self._task.progress.connect(self._on_request)
@@ -635,6 +636,8 @@ class AnimationExport(QObject):
     @Slot(object)
     def _on_request(self, request) -> None:
         kind, value = request
+        if self._ended or (kind in ("draw", "scales") and self._cancel.is_set()):
+            return  # cancelled or over (the window closing): the thread no longer waits for a picture
         if kind == "draw":
             self._frames.put(self.renderer.render_frame(value))
         elif kind == "note":
@@ -656,6 +659,7 @@ class AnimationExport(QObject):
         self._cleanup()
 
     def _cleanup(self) -> None:
+        self._ended = True
         self._task.wait(1000)  # the thread has handed over its last result and is returning: `running` is False after
         self.renderer.close()
         self.renderer.deleteLater()
