@@ -154,6 +154,7 @@ class CanvasView(QWidget, Panel):
         self._draw_failed = False
         self._halo_key: tuple | None = None
         self._map_level: float | None = None
+        self._level_fixed = False  # fix_colour_scale: the map's range no longer follows the snapshot
         self._redraw_pending = False
         self._symbols = _bold_symbols()
         self.last_redraw_ms = 0.0
@@ -236,6 +237,7 @@ class CanvasView(QWidget, Panel):
         self.title = QLabel("Decision function  f(x)")
         bar.addWidget(self.title)
         bar.addStretch(1)
+        self.header = bar  # the title row: the run caption goes there when no corner of the plot is free
         bar.addWidget(self.fit_button)
         lay = QVBoxLayout(self)
         lay.setContentsMargins(0, 0, 0, 0)
@@ -270,6 +272,7 @@ class CanvasView(QWidget, Panel):
         self.snapshot = None
         self._drawn_key = None
         self._map_level = None
+        self._level_fixed = False
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
         self.message.setVisible(not ok)
@@ -507,7 +510,9 @@ class CanvasView(QWidget, Panel):
         flat = level is not None and (L < 1e-6 * level or (ab is not None and np.hypot(ab[0], ab[1]) * span < 1e-6 * level))
         if flat:
             L = max(L, level)
-        L = self._map_level = stepped_level(self._map_level, L)
+        if not self._level_fixed:
+            self._map_level = stepped_level(self._map_level, L)
+        L = self._map_level
         # very small or large values: show f·10^-e on the colour bar, and say so in its label
         e = int(np.floor(np.log10(L)))
         e = e if abs(e) >= 3 else 0
@@ -546,6 +551,12 @@ class CanvasView(QWidget, Panel):
             self._set_lines(self.margin_curve, [line_in_rect(ab, s * delta, big) for s in (1, -1)])
         else:
             self._set_lines(self.margin_curve, [contour_lines(field, s * delta, xs, ys) for s in (1, -1)])
+
+    def fix_colour_scale(self, largest: float) -> None:
+        """Keep the colour map at ±(a nice number ≥ largest) until the next problem (an animation's frames)."""
+        if np.isfinite(largest) and largest > 0:
+            self._map_level, self._level_fixed = nice_ceil(min(largest, LEVEL_LIMIT)), True
+            self._drawn_key = None
 
     def _margin(self, d, fx, y, F, grid):
         """(δ, field): margin lines are {field = ±δ}; δ None when some training point is not strictly on its side."""

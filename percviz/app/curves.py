@@ -255,6 +255,26 @@ class CurvesView(QWidget, Panel):
         self._dirty = True
         self.flush()
 
+    def freeze_ranges(self, snapshots) -> None:
+        """Fit the axes to a whole run once and keep them there (an animation's frames share their axes)."""
+        recorded = self.buffers
+        self.buffers = _Buffers(recorded.keys, recorded.degenerate)
+        for s in snapshots:
+            self.buffers.append(s)
+        self._follow_again()
+        self._update_ranges()
+        self.following = {g: False for g in self.plots}
+        self.buffers = recorded
+        self._pushed, self._dirty = -1, True
+        self.flush()
+
+    def restart_values(self) -> None:
+        """Forget the recorded values but keep the axes (an animation drawn again from its first frame)."""
+        self.buffers = _Buffers(self.buffers.keys, self.buffers.degenerate)
+        self.shown_iteration = None
+        self._pushed, self._dirty = -1, True
+        self.flush()
+
     def highlight_point(self, index) -> None:  # curves have no points
         pass
 
@@ -297,6 +317,7 @@ class CurvesView(QWidget, Panel):
         self._curve_group: dict = {}
         self._keys = tuple(keys)
         self._y_ranges, self._x_max, self._pushed, self.off_scale = {}, None, -1, {}
+        self._single = False  # new curves have no dots yet: a lone first value gets them again (a theme change)
         groups = {g: [k for k in keys if group_of(k, keys) == g] for g, _ in GROUPS}
         palette = self._palette()
         solid = [k for k in keys if k != "bound"]
@@ -378,6 +399,7 @@ class CurvesView(QWidget, Panel):
         box.toggled.connect(lambda on, g=g: self._set_log(g, on))
         self.box_row.addWidget(box, 0, Qt.AlignmentFlag.AlignTop)
         box.hide()
+        p.vb.sigResized.connect(lambda *_, p=p: _fit_axis_label(p))
         return p, cursor, ref, box
 
     def resizeEvent(self, ev) -> None:
@@ -604,6 +626,18 @@ class _ElidedLabel(QLabel):
         painter.end()
 
 
+def _fit_axis_label(p: pg.PlotItem) -> None:
+    """The y axis's name only where the plot is tall enough for it (the legend names every plot anyway):
+    a short plot at a projector's font showed 'margi' and 'count'."""
+    ax = p.getAxis("left")
+    if not ax.labelText:
+        return
+    need = QFontMetricsF(ax.label.font()).horizontalAdvance(ax.labelText) + 6
+    fits = p.vb.height() >= need
+    if fits != ax.label.isVisible():
+        p.showLabel("left", fits)
+
+
 _MARKS = {Qt.PenStyle.SolidLine: "━", Qt.PenStyle.DashLine: "┅", Qt.PenStyle.DashDotLine: "-·-"}
 
 
@@ -613,7 +647,21 @@ def _nb(text: str) -> str:
 
 
 class _DecadeAxis(pg.AxisItem):
-    """Log axes labelled at the decades (or at 1, 2, 5 × 10^k on short ranges), never crowded."""
+    """Log axes labelled at the decades (or at 1, 2, 5 × 10^k on short ranges), never crowded; on a linear axis
+    the labels are at least 1.25 lines apart (a short plot at a projector's font piled 0, 0.2, …, 1.0 up)."""
+
+    def tickSpacing(self, minVal, maxVal, size):
+        levels = super().tickSpacing(minVal, maxVal, size)
+        dif = maxVal - minVal
+        if self.logMode or not levels or dif <= 0 or size <= 0 or self.orientation not in ("left", "right"):
+            return levels
+        line = QFontMetricsF(self.style.get("tickFont") or self.font()).height()
+        major, steps = levels[0][0], 0
+        while major / dif * size < 1.25 * line and steps < 12:  # the next of 1, 2, 5 × 10^k
+            mantissa = major / 10 ** math.floor(math.log10(major))
+            major *= 2.5 if round(mantissa) == 2 else 2.0
+            steps += 1
+        return levels if steps == 0 else [(major, 0.0)]
 
     def logTickValues(self, minVal, maxVal, size, stdTicks):
         decades = list(range(math.ceil(minVal), math.floor(maxVal) + 1))

@@ -3,8 +3,10 @@
 - `save_picture(widget, path, scale)`: PNG (raster at `scale` × the widget's size) or SVG (vector).
 - `export_run(preset_or_path, out, ...)`: runs the preset's algorithm, renders the canvas (and
   optionally the curves) offscreen for every iteration from `start` to `end`, and writes a GIF
-  (Pillow, one palette per frame) or an MP4 (imageio's ffmpeg plugin; imageio-ffmpeg ships ffmpeg).
+  (Pillow, one palette for all frames) or an MP4 (imageio's ffmpeg plugin; imageio-ffmpeg ships ffmpeg).
   Works without a window: `percviz export PRESET.json --out run.gif` calls `run_export(args)`.
+  The run is computed first, so every frame shares its axes and colour scale (fitted once to the whole run)
+  and the curves carry the ρ_K line as in the window.
 - `AnimationExport`: the same on the app's one background helper (percviz.app.background.Task) for the GUI
   (progress, cancel). The solver and the encoder run on the task's thread; each frame is drawn on the GUI
   thread (widgets live there) and handed back through a queue, so the window stays responsive and Cancel
@@ -174,6 +176,27 @@ class FrameRenderer(QWidget):
             else:
                 canvas.fit_to_data()
 
+    def fix_scales(self, snapshots, rho: float | None, level: float | None) -> np.ndarray | None:
+        """Axes, colour scale and the ρ_K line fixed once for the whole run, so frames differ only in what changed.
+
+        Returns the last snapshot drawn with the whole run (a GIF's one palette is read from it); the panels then
+        start again from the first frame."""
+        for panel in self.panels.values():
+            panel.set_reference(rho)
+        canvas, curves = self.panels.get("canvas"), self.panels.get("curves")
+        if canvas is not None and level is not None:
+            canvas.fix_colour_scale(level)
+        if curves is not None:
+            curves.freeze_ranges(snapshots)
+        if not snapshots:
+            return None
+        self.history = list(snapshots[:-1])
+        frame = self.render_frame(snapshots[-1])
+        self.history = []
+        if curves is not None:
+            curves.restart_values()
+        return frame
+
     @Slot(object)
     def render_frame(self, snapshot) -> np.ndarray:
         """Draw this snapshot in every panel and return the picture as RGB."""
@@ -229,7 +252,16 @@ class FrameWriter:
         self.size: tuple[int, int] | None = None  # (width, height) of the frames written
         self._tmp = self.path.with_name(f".{self.path.name}.part{self.ext}")
         self._gif_frames: list = []
+        self._palette = None  # set_palette: every GIF frame shares it, so what does not change stays pixel-identical
         self._mp4 = None
+
+    def set_palette(self, frame: np.ndarray | None) -> None:
+        """One GIF palette for every frame, read from this picture (the last frame, with the run's colours)."""
+        if self.ext == ".gif" and frame is not None:
+            from PIL import Image
+
+            rgb = np.ascontiguousarray(frame[..., :3], dtype=np.uint8)
+            self._palette = Image.fromarray(rgb, "RGB").quantize(colors=255, method=Image.Quantize.FASTOCTREE)
 
     def append(self, frame: np.ndarray) -> None:
         frame = np.ascontiguousarray(frame[..., :3], dtype=np.uint8)
@@ -242,7 +274,12 @@ class FrameWriter:
         if self.ext == ".gif":
             from PIL import Image
 
-            self._gif_frames.append(Image.fromarray(frame, "RGB").quantize(colors=255, method=Image.Quantize.FASTOCTREE))
+            image = Image.fromarray(frame, "RGB")
+            if self._palette is not None:
+                image = image.quantize(palette=self._palette, dither=Image.Dither.NONE)
+            else:
+                image = image.quantize(colors=255, method=Image.Quantize.FASTOCTREE)
+            self._gif_frames.append(image)
         else:
             if self._mp4 is None:
                 import imageio.v2 as iio
@@ -360,6 +397,54 @@ def iter_frames(solver, first: int, last: int) -> Iterator[tuple[object, bool]]:
             break
 
 
+def scene_rho(problem, solver_cls) -> float | None:
+    """ρ_K for the curves' reference line, by the window's rule: kernel algorithms, when affordable and resolved."""
+    from percviz.core.gram import margin_affordable, optimal_margin
+
+    if getattr(solver_cls, "representation", None) != "kernel" or problem.n == 0 or not margin_affordable(problem):
+        return None
+    try:
+        result = optimal_margin(problem)
+    except PercvizError:
+        return None
+    return float(result.rho) if result.resolved and np.isfinite(result.rho) else None
+
+
+#: Without a usable last frame the colour scale is read from at most this many snapshots (evenly spaced).
+LEVEL_SAMPLES = 400
+
+
+def colour_level(snapshots, problem, solver_cls) -> float | None:
+    """The colour map's fixed range: the largest |f(x_i)| of the last frame (the result a looping GIF holds on;
+    earlier frames beyond it take the scale's end colours), else of the whole run; at least the SVM's level."""
+    from percviz.app.panel import decision_drawable
+    from percviz.core.grid import GridEvaluator
+
+    pts = problem.points
+    if not snapshots or pts.n == 0 or pts.classes.max() > 1:  # class regions have no colour scale
+        return None
+    evaluator = GridEvaluator()
+
+    def largest(snap) -> float:
+        if not decision_drawable(snap.decision):
+            return 0.0
+        try:
+            fx = np.asarray(evaluator.at_points(snap.decision, pts.X), dtype=float)
+        except (ArithmeticError, ValueError, MemoryError):
+            return 0.0
+        fx = fx[np.isfinite(fx)]
+        return float(np.max(np.abs(fx))) if fx.size else 0.0
+
+    value = largest(snapshots[-1])
+    if not value > 0:
+        picks = sorted({*np.linspace(0, len(snapshots) - 1, min(len(snapshots), LEVEL_SAMPLES)).astype(int)})
+        value = max(largest(snapshots[i]) for i in picks)
+    level = getattr(solver_cls, "margin_level", None)
+    if level is not None and level > 0:
+        value = max(value, float(level))
+    return value if value > 0 else None
+
+
 def export_run(preset_or_path, out: "str | os.PathLike", steps: int | None = None, fps: float = 10,
                start: int = 0, end: int | None = None,
                progress: Callable[[int, int], None] | None = None, cancel: Callable[[], bool] | None = None,
@@ -379,8 +464,12 @@ def export_run(preset_or_path, out: "str | os.PathLike", steps: int | None = Non
     renderer = FrameRenderer(preset, panels, size, th, scale)
     try:
         renderer.set_problem(solver.problem, type(solver))
+        run = list(iter_frames(solver, first, last))
+        drawn_snaps = [s for s, drawn in run if drawn]
+        writer.set_palette(renderer.fix_scales([s for s, _ in run], scene_rho(solver.problem, type(solver)),
+                                               colour_level(drawn_snaps, solver.problem, type(solver))))
         total, shown = last - first + 1, None
-        for snap, drawn in iter_frames(solver, first, last):
+        for snap, drawn in run:
             if cancel is not None and cancel():
                 writer.abort()
                 return ExportResult(None, writer.count, writer.size, first, shown or first, cancelled=True)
@@ -435,8 +524,10 @@ def _export_loop(solver, first: int, last: int, writer: FrameWriter, frames: que
                  cancel: threading.Event):
     """The export's background work: step the solver, ask the UI thread to draw, encode; yields requests.
 
-    Yields ("note", snap) for an iteration before `first`, ("draw", snap) for one to record — then waits for the
-    UI thread's picture in `frames` — and ("progress", (done, total)) after each encoded frame. Returns the
+    First runs the solver to `last` and yields ("scales", (snapshots, ρ_K, colour level)), so every frame shares
+    its axes and colour scale; then yields ("note", snap) for an iteration before `first`, ("draw", snap) for one
+    to record — then waits for the UI thread's picture in `frames` — and ("progress", (done, total)) after each
+    encoded frame. Returns the
     ExportResult (cancelled when `cancel` was set; the partial file is then removed).
     """
     shown, total = None, last - first + 1
@@ -446,7 +537,23 @@ def _export_loop(solver, first: int, last: int, writer: FrameWriter, frames: que
                             cancelled=cancelled)
 
     try:
-        for snap, drawn in iter_frames(solver, first, last):
+        run = []
+        for item in iter_frames(solver, first, last):
+            if cancel.is_set():
+                break
+            run.append(item)
+        if not cancel.is_set():
+            problem, cls = solver.problem, type(solver)
+            yield "scales", ([s for s, _ in run], scene_rho(problem, cls),
+                             colour_level([s for s, drawn in run if drawn], problem, cls))
+            sample = None
+            while sample is None and not cancel.is_set():  # the UI thread's picture of the last frame
+                try:
+                    sample = frames.get(timeout=_POLL_S)
+                except queue.Empty:
+                    continue
+            writer.set_palette(sample if isinstance(sample, np.ndarray) else None)
+        for snap, drawn in run:
             if cancel.is_set():
                 break
             if not drawn:
@@ -503,6 +610,7 @@ class AnimationExport(QObject):
         self.result: ExportResult | None = None
         self.error = ""
         self._cancel = threading.Event()
+        self._ended = False  # _cleanup ran: the renderer is gone
         self._frames: queue.SimpleQueue = queue.SimpleQueue()
         self._task = Task(self, name="percviz-export")
         self._task.progress.connect(self._on_request)
@@ -528,10 +636,15 @@ class AnimationExport(QObject):
     @Slot(object)
     def _on_request(self, request) -> None:
         kind, value = request
+        if self._ended or (kind in ("draw", "scales") and self._cancel.is_set()):
+            return  # cancelled or over (the window closing): the thread no longer waits for a picture
         if kind == "draw":
             self._frames.put(self.renderer.render_frame(value))
         elif kind == "note":
             self.renderer.note_snapshot(value)
+        elif kind == "scales":
+            frame = self.renderer.fix_scales(*value)
+            self._frames.put(frame if frame is not None else False)  # False: no picture, the worker goes on
         else:
             self.progress.emit(*value)
 
@@ -546,6 +659,7 @@ class AnimationExport(QObject):
         self._cleanup()
 
     def _cleanup(self) -> None:
+        self._ended = True
         self._task.wait(1000)  # the thread has handed over its last result and is returning: `running` is False after
         self.renderer.close()
         self.renderer.deleteLater()

@@ -29,6 +29,7 @@ from percviz.app.geometry_panel import (
 from percviz.app.panel_pacer import PANEL_INTERVAL
 from percviz.core import gram as core_gram
 from percviz.core.errors import PercvizError
+from percviz.core.glossary import MARGINS
 from percviz.core.geometry import Cancelled, MinNormPoint, feature_picture, min_norm_point
 from percviz.core.grid import one_blas_thread
 
@@ -187,6 +188,7 @@ class FeatureView(GeometryPanel):
     def __init__(self, scene, parent=None):
         self.picture = None
         super().__init__(scene, parent)
+        self.readout.setToolTip("<br>".join(MARGINS[k].tooltip for k in ("rho", "normalized")))
         self.plot.hideAxis("left")
         self.plot.hideAxis("bottom")
         self.setAccessibleName("feature")
@@ -636,7 +638,10 @@ class FeatureView(GeometryPanel):
                 shown.append(self._dir_arrow)
             if not getattr(getattr(snap, "decision", None), "bias", 0.0):  # with a bias b the plane misses 0
                 shown += self._hyperplane(u)
-            margin = f", normalized margin {self._margin_of(d):.4g}" if emb.exact else ""
+            # min_i z_i·d/‖d‖ = (Gα)_i/‖α‖_G for the iterate α: the glossary's m(α) (of f, a, read the same way)
+            term = MARGINS["normalized"]
+            symbol = term.symbol if name.startswith("α") else f"m({name.split('(')[0]})"
+            margin = f", {term.name} {symbol} = {self._margin_of(d):.4g}" if emb.exact else ""
             readout.append((f"→ {name} direction{margin}", dir_col))
             self._dir_label.setText(name)
             self._dir_label.setPos(float(tip[0]), float(tip[1]))

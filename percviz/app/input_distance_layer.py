@@ -14,6 +14,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QObject, QTimer, Signal
 from PySide6.QtWidgets import QLabel
 
+from percviz.core.glossary import MARGINS, margin_text
 from percviz.core.input_distance import InputDistances, input_distances
 
 #: How often a pending computation is polled (ms).
@@ -26,14 +27,15 @@ def _compute(decision, X, y) -> InputDistances | None:
     return input_distances(decision, X, y)
 
 
-def caption_text(res: InputDistances | None, snap) -> str:
-    """'input-space margin 0.252 · feature-space margin 0.103' (or why there is none)."""
+def caption_text(res: InputDistances | None, snap, solver_cls=None) -> str:
+    """'input-space distance d_x = 0.252 · SVM margin γ(w) = 0.103' (or why there is none); names from core.glossary."""
+    term = MARGINS["input"]
     if res is None:
-        return "input-space margin: two classes only"
-    parts = [f"input-space margin {res.margin:.3g}" if res.margin is not None else "no input-space margin"]
+        return f"{term.short}: two classes only"
+    parts = [f"{term.short} = {res.margin:.3g}" if res.margin is not None else f"no {term.name}"]
     fm = snap.metrics.get("margin") if snap is not None else None
     if fm is not None and np.isfinite(fm):
-        parts.append(f"feature-space margin {fm:.3g}")
+        parts.append(margin_text(solver_cls, dict(snap.metrics), lambda v: f"{v:.3g}") or f"margin {fm:.3g}")
     return "  ·  ".join(parts)
 
 
@@ -129,7 +131,8 @@ class InputDistanceLayer(QObject):
 
     def _draw(self, X: np.ndarray, res: InputDistances | None, snap) -> None:
         self.result = res
-        self.caption.setText(caption_text(res, snap))
+        self.caption.setText(caption_text(res, snap, getattr(self.canvas, "solver_cls", None)))
+        self.caption.setToolTip(f"{MARGINS['input'].tooltip}")
         self.caption.setMinimumWidth(self.caption.sizeHint().width())  # the status bar would squeeze it
         if res is None or not res.has_curve:
             self._clear()

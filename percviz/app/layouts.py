@@ -3,6 +3,9 @@
 The geometry views are never a strip: View ▸ Layout gives one large view (the weight and feature docks
 tabbed in a wide column) or a 2×2 grid (canvas | weight over curves | feature); View ▸ Maximise view
 (Ctrl+M, or a double-click on a dock's title) lets one view fill the window and the same again restores it.
+Whatever the layout, a geometry plot is at least MIN_PLOT or its view is a tab: a 2×2 grid too small for that
+(1280×800) keeps the canvas over the curves but tabs the weight and feature views, says so in the status bar,
+and becomes a grid again when the window grows.
 """
 
 from __future__ import annotations
@@ -36,6 +39,8 @@ class Layouts(QObject):
             window.view_menu, "&Maximise view", self.toggle_maximise, "Ctrl+M",
             "The view under the mouse fills the window (double-click a dock's title too); again to restore")
         self.chosen = False  # the user picked a layout: no automatic tabbing any more
+        self.layout = "auto"  # "auto", "one" or "grid": the layout last chosen
+        self.grid_tabbed = None  # the window size (QSize) at which the grid's geometry views were tabbed to fit
         self._fit_timer = QTimer(self)
         self._fit_timer.setSingleShot(True)
         self._fit_timer.setInterval(self.FIT_DELAY_MS)
@@ -60,7 +65,13 @@ class Layouts(QObject):
     def one_large(self, chosen: bool = True) -> None:
         """The canvas large; the geometry views tabbed in one column (each tab has the whole column)."""
         self.chosen = self.chosen or chosen
+        if chosen:
+            self.layout, self.grid_tabbed = "one", None
         self.restore()
+        self._tab_column(0.42)
+
+    def _tab_column(self, fraction: float) -> None:
+        """The geometry docks as tabs of one right-hand column `fraction` of the window wide."""
         w, docks = self.window, self._docks()
         for d in docks:
             w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, d)
@@ -68,12 +79,17 @@ class Layouts(QObject):
             w.tabifyDockWidget(a, b)
         if docks:
             docks[0].raise_()
-            w.resizeDocks([docks[0]], [self._right_width(0.42)], Qt.Orientation.Horizontal)
+            w.resizeDocks([docks[0]], [self._right_width(fraction)], Qt.Orientation.Horizontal)
 
     def grid(self) -> None:
-        """Canvas | weight over curves | feature: four views of about equal size."""
+        """Canvas | weight over curves | feature: four views of about equal size (tabs where they would not fit)."""
         self.chosen = True
+        self.layout, self.grid_tabbed = "grid", None
         self.restore()
+        self._split_grid()
+        self._fit_timer.start()  # measured once the docks have their sizes
+
+    def _split_grid(self) -> None:
         w, docks = self.window, self._docks()
         for d in docks:
             w.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, d)
@@ -86,18 +102,47 @@ class Layouts(QObject):
         total = sum(w.splitter.sizes()) or w.splitter.height()
         w.splitter.setSizes([total // 2, total - total // 2])
 
-    def fit_small_screen(self) -> None:
-        """Tab the geometry views when stacked they would leave a plot under MIN_PLOT."""
-        w = self.window
-        if self.chosen or self.maximised is not None or not w.isVisible():
-            return
-        for d in self._docks():
+    def too_small(self) -> list[str]:
+        """The stacked (untabbed) geometry views whose plot is under MIN_PLOT."""
+        w, out = self.window, []
+        for name in GEOMETRY:
+            d = w.docks[name]
             panel = d.widget()
             plot = getattr(panel, "plot", None)
-            if plot is not None and panel.isVisible() and not getattr(panel, "showing_message", False) and (
-                    plot.width() < MIN_PLOT[0] or plot.height() < MIN_PLOT[1]) and not w.tabifiedDockWidgets(d):
-                self.one_large(chosen=False)
-                return
+            if d in self._docks() and plot is not None and panel.isVisible() and not getattr(
+                    panel, "showing_message", False) and (plot.width() < MIN_PLOT[0] or plot.height() < MIN_PLOT[1]) \
+                    and not w.tabifiedDockWidgets(d):
+                out.append(name)
+        return out
+
+    def fit_small_screen(self) -> None:
+        """Tab the geometry views when stacked they would leave a plot under MIN_PLOT (the grid's too)."""
+        w = self.window
+        if self.maximised is not None or not w.isVisible():
+            return
+        if self.layout == "grid":
+            self._fit_grid()
+        elif not self.chosen and self.too_small():
+            self.one_large(chosen=False)
+
+    def _fit_grid(self) -> None:
+        """The chosen 2×2 grid: tab its geometry views when a plot would be too small; a grid again when it grows."""
+        w = self.window
+        if self.grid_tabbed is not None:
+            if w.width() > self.grid_tabbed.width() or w.height() > self.grid_tabbed.height():
+                self.grid_tabbed = None  # larger now: try the grid again (measured when it settles)
+                self._split_grid()
+                self._fit_timer.start()
+            else:
+                self.grid_tabbed = w.size()
+            return
+        small = self.too_small()
+        if small and len(self._docks()) > 1:
+            self.grid_tabbed = w.size()
+            self._tab_column(0.5)
+            names = " and ".join(n for n in GEOMETRY if w.docks[n] in self._docks())
+            w.show_message(f"2×2 grid: the {names} views are tabs here; stacked, a plot would be under "
+                           f"{MIN_PLOT[0]}×{MIN_PLOT[1]} px (enlarge the window for the grid).", 10000)
 
     # -- maximise ------------------------------------------------------------------------------------
     def _view_at_mouse(self) -> str:

@@ -7,10 +7,10 @@ import html
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
 from PySide6.QtGui import QColor, QFontMetrics, QPainter
-from PySide6.QtWidgets import QLabel, QWidget
+from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from percviz.app.theme import Theme, theme_for
-from percviz.core.glossary import MARGINS, margin_text, outcome
+from percviz.core.glossary import MARGINS, margin_term, margin_text, outcome
 
 
 def _fmt(value: float) -> str:
@@ -46,6 +46,46 @@ def run_caption(snapshot, solver_cls) -> tuple[str, str, str]:
     return algo, f"iteration {snapshot.iteration}", "  ·  ".join(details)
 
 
+def caption_lines(snapshot, solver_cls) -> list[str]:
+    """The caption as one line, longest first, for less and less room: the outcome and the margin's symbol last.
+
+    'iteration 48 · normalized margin m(α) = 0.0123 · separator found', …, 'separator found · m(α) = 0.0123'."""
+    _algo, iteration, details = run_caption(snapshot, solver_cls)
+    out = [t for t in ("  ·  ".join(x for x in (iteration, details) if x), details) if t]
+    if snapshot is not None:
+        value = snapshot.metrics.get("margin")
+        short = ""
+        if margin_text(solver_cls, dict(snapshot.metrics), _fmt):  # a margin the caption shows (not an SVM's w = 0)
+            short = f"{margin_term(solver_cls).symbol} = {_fmt(value)}"
+        words = outcome(snapshot.status, dict(snapshot.metrics)).words if snapshot.status.done else ""
+        out += [t for t in ("  ·  ".join(x for x in (words, short) if x), short or words) if t]
+    return list(dict.fromkeys(out))
+
+
+class _LineLabel(QLabel):
+    """One line: the longest of its texts that fits (else the last, ending in "…"); it never widens its row."""
+
+    def __init__(self, parent=None):
+        super().__init__(parent)
+        self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
+        self.texts: list[str] = []
+
+    @property
+    def shown_text(self) -> str:
+        fm, room = QFontMetrics(self.font()), self.contentsRect().width()
+        for text in self.texts:
+            if fm.horizontalAdvance(text) <= room:
+                return text
+        return fm.elidedText(self.texts[-1], Qt.ElideRight, room) if self.texts else ""
+
+    def paintEvent(self, event) -> None:
+        p = QPainter(self)
+        p.setFont(self.font())
+        p.setPen(self.palette().color(self.foregroundRole()))
+        p.drawText(self.contentsRect(), int(Qt.AlignLeft | Qt.AlignVCenter), self.shown_text)
+        p.end()
+
+
 class _Follow(QObject):
     """Keeps an overlay placed over its parent when the parent is resized."""
 
@@ -66,14 +106,21 @@ class RunOverlay(QLabel):
 
     `anchor()` (optional) returns the plot area in the parent's coordinates; `crowding(rect)` (optional) the
     number of data points under a rectangle of the parent: the caption then takes the corner of the plot
-    covering the fewest points (top left on ties), so it never hides the data it describes.
+    covering the fewest points (top left on ties), so it never hides the data it describes. When presenting and
+    every corner holds a point it sheds the algorithm's name (the presentation bar shows it), then shrinks to
+    one line, and last leaves the plot for `elsewhere(text)` (the canvas's title row): the outcome and which
+    margin are always said.
     """
 
     MARGIN = 8
 
-    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None, crowding=None):
+    #: Fit levels: 0 whole, 1 without the algorithm, 2 one line, 3 off the plot (in `elsewhere`).
+    OFF_PLOT = 3
+
+    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None, crowding=None, elsewhere=None):
         super().__init__(parent)
         self._crowding = crowding
+        self._elsewhere = elsewhere
         self.corner = "top-left"
         self.setObjectName("run_overlay")
         self.setAttribute(Qt.WA_TransparentForMouseEvents)
@@ -126,6 +173,7 @@ class RunOverlay(QLabel):
         self._enabled = bool(on)
         self.refresh()
 
+
     @property
     def plain_text(self) -> str:
         return "\n".join(t for t in run_caption(self._snapshot, self._solver_cls) if t)
@@ -133,12 +181,19 @@ class RunOverlay(QLabel):
     def refresh(self, *_args) -> None:
         self._refresh(0)
 
+    @property
+    def line_text(self) -> str:
+        """The caption as one line: 'iteration 37 · normalized margin m(α) = 0.0123 · separator found'."""
+        _algo, iteration, details = run_caption(self._snapshot, self._solver_cls)
+        return "  ·  ".join(t for t in (iteration, details) if t)
+
     def _refresh(self, fit: int) -> None:
-        """fit 0: the whole caption; 1: the iteration line only; 2: hidden (each tried while it covers a point)."""
+        """fit 0: the whole caption; 1: without the algorithm; 2: one line; 3: off the plot (each tried, when
+        presenting, while it covers a point)."""
         self._fit = fit
         algo, iteration, details = run_caption(self._snapshot, self._solver_cls)
         if fit:
-            algo, details = "", ""
+            algo = ""
         small = f"{0.65 * self.point_size:.1f}pt"
         room = self._area().width() - 2 * self.MARGIN - self.contentsMargins().left() - self.contentsMargins().right()
         # no wider than the iteration line or 40 % of the plot: a narrow caption leaves a corner free for the data
@@ -149,18 +204,22 @@ class RunOverlay(QLabel):
         lines = []
         if algo:
             lines.append(f"<span style='font-size:{small}'>{html.escape(algo)}</span>")
-        if iteration:
-            lines.append(html.escape(iteration))
-        for part in details.split("  ·  ") if details else ():  # one per line: a narrow caption fits a corner
-            lines.append(f"<span style='font-size:{small}'>{html.escape(part)}</span>")
+        if fit >= 2:  # one short line: a strip along an edge may miss the points that every box corner holds
+            line = "  ·  ".join(t for t in (iteration, details) if t)
+            lines = [f"<span style='font-size:{small}'>{html.escape(line)}</span>"] if line else []
+        else:
+            if iteration:
+                lines.append(html.escape(iteration))
+            for part in details.split("  ·  ") if details else ():  # one per line: a narrow caption fits a corner
+                lines.append(f"<span style='font-size:{small}'>{html.escape(part)}</span>")
         self.setText("<br>".join(lines))
-        self.setVisible(self._enabled and bool(lines) and fit < 2)
+        self.setVisible(self._enabled and bool(lines) and fit < self.OFF_PLOT)
         self.place()
 
     def _may_shrink(self) -> bool:
         """Presentation type is large enough to hide the data: there the caption shrinks, else hides, rather than
         cover a point (at the desk it only moves to the emptiest corner)."""
-        return self.theme.presentation and getattr(self, "_fit", 0) < 2 and self.isVisible()
+        return self.theme.presentation and getattr(self, "_fit", 0) < self.OFF_PLOT and self.isVisible()
 
     def _area(self) -> QRect:
         """The plot area in the parent's coordinates (the whole parent without an anchor)."""
@@ -199,6 +258,17 @@ class RunOverlay(QLabel):
                 return
         self.move(*corners[self.corner])
         self.raise_()
+        self._settle_elsewhere()
+
+    def _settle_elsewhere(self) -> None:
+        """Once the fit is decided: the caption in `elsewhere` when it is off the plot, else nothing there."""
+        if self._elsewhere is None:
+            return
+        off = getattr(self, "_fit", 0) >= self.OFF_PLOT and self._enabled
+        texts = caption_lines(self._snapshot, self._solver_cls) if off else []
+        if texts != getattr(self, "_elsewhere_texts", None):
+            self._elsewhere_texts = texts
+            self._elsewhere(texts)
 
 
 #: (keys, what) rows of the help sheet.
@@ -311,7 +381,33 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         inside = (px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r) & (py < rect.bottom() + r)
         return int(inside.sum())
 
-    overlay = RunOverlay(plot, theme, anchor, crowding)
+    note = _LineLabel(canvas)  # the caption in the title row (for the title), when no corner of the plot is free
+    note.setObjectName("run_caption_line")
+    note.setAccessibleName("run caption")
+    note.hide()
+    header = getattr(canvas, "header", None)
+    if header is not None:
+        header.insertWidget(1, note, 10)  # most of the row: the stretch after the title keeps a little
+
+    def elsewhere(texts: list[str]) -> None:
+        if header is None:
+            return
+        if texts:
+            t = overlay.theme
+            note.setFont(t.font(0.8 * t.font_pt, bold=True))
+            pal = note.palette()
+            pal.setColor(note.foregroundRole(), QColor(t.foreground))
+            note.setPalette(pal)
+            note.setContentsMargins(0, 0, 4, 0)
+            note.setToolTip(texts[0])
+            note.texts = texts
+            note.setText(texts[0])
+            note.update()
+        note.setVisible(bool(texts))
+        canvas.title.setVisible(not texts)  # the run's outcome says more than the view's name: it takes its place
+
+    overlay = RunOverlay(plot, theme, anchor, crowding, elsewhere)
+    overlay.line_label = note
     viewbox.sigResized.connect(overlay.refresh)
     viewbox.sigRangeChanged.connect(lambda *_: overlay.place())
 

@@ -159,7 +159,11 @@ class PresentationLayout:
         bar.setFixedHeight(bar.sizeHint().height())  # forces the re-measure; then free again
         bar.setMinimumHeight(0)
         bar.setMaximumHeight(16777215)
+        # lay the window out with the desk's status bar first: restored into the presentation's taller one, the
+        # docks' sizes were rescaled when it shrank (the info dock came back 2 px taller on each F5 F5)
+        self.window.layout().activate()
         self.window.restoreState(state)
+        self.window.layout().activate()
 
     def reset_desk(self) -> None:
         """Not presenting: the bar hidden and the side docks shown (whatever a restored layout said)."""

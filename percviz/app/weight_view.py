@@ -24,6 +24,7 @@ from percviz.app.geometry_panel import (
 from percviz.app.panel import drawable
 from percviz.app.panel_pacer import PANEL_INTERVAL
 from percviz.core.errors import PercvizError
+from percviz.core.glossary import MARGINS
 from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment, line_segments, wall_indices
 
 #: At most this many constraint lines carry a label (all of them up to this many points; beyond, the
@@ -75,6 +76,7 @@ class WeightView(GeometryPanel):
     def __init__(self, scene, parent=None):
         super().__init__(scene, parent)
         self.setAccessibleName("weight")
+        self.readout.setToolTip(MARGINS["geometric"].tooltip)  # the margin every number here is
         self.mode: str | None = None  # "1d" | "2d" | None (message shown)
         self.reduction = self.cone1 = self.cone2 = None
         self._weights: dict[int, np.ndarray] = {}
@@ -451,7 +453,8 @@ class WeightView(GeometryPanel):
                                    pen=pg.mkPen(t.background, width=1))
             )
             self._fixed_labels.append(self.text_item("a*", bp, (-0.25, 1.0), 0.95, edge))
-            self._static_readout = [(f"★ a* max-margin direction: margin {pic.best_margin:.4g}", edge)]
+            self._static_readout = [(f"★ a*: the largest {MARGINS['geometric'].name}, γ(a*) = {pic.best_margin:.4g}",
+                                     edge)]
         if pic.empty:
             self.set_title("Weight space: the cone is empty — no linear separator")
             # at the top: far-side iterates are marked along the edges, and the bottom holds their label
@@ -472,7 +475,7 @@ class WeightView(GeometryPanel):
                 "Directions a/‖a‖ projected from the origin onto the plane tangent at c = mean of yᵢ/‖yᵢ‖ "
                 "(gnomonic: each plane a·yᵢ = 0 is a line). Green: the solution cone."
                 + ("" if pic.bounded else " It reaches the horizon, so the view box cuts it.")
-                + f" ★ max-margin direction (margin {pic.best_margin:.3g})."
+                + f" ★ a*, the direction of the largest {MARGINS['geometric'].name} (γ(a*) = {pic.best_margin:.3g})."
             )
         x0, x1, y0, y1 = pic.frame
         if pic.bounded:
@@ -559,7 +562,8 @@ class WeightView(GeometryPanel):
             return [(f"{self._iterate_label()} = 0", _iterate_color(self.theme.dark))]
         margin = float(np.min(np.asarray(self.problem.Y) @ a) / np.linalg.norm(a))
         comps = ", ".join(f"{v:.3g}" for v in w)
-        return [(f"{self._iterate_label()} = ({comps}), margin {margin:.3g}", _iterate_color(self.theme.dark))]
+        return [(f"{self._iterate_label()} = ({comps}), {MARGINS['geometric'].short} = {margin:.4g}",
+                 _iterate_color(self.theme.dark))]
 
     def _draw_triggers(self) -> list:
         """The constraint(s) of the sample(s) that caused the last update, in the iterate's colour."""
@@ -611,9 +615,13 @@ class WeightView(GeometryPanel):
         (x0, x1), _ = self.plot.getViewBox().viewRange()
         if anchor == (-0.15, 0.5) and pos[0] > 0.5 * (x0 + x1):
             anchor = (1.15, 0.5)  # text towards the middle of the view, never cut at its right edge
-        self._iter_label.setText(text)
-        self._iter_label.setAnchor(anchor)
-        self._iter_label.setPos(float(pos[0]), float(pos[1]))
+        inside = self.plot.getViewBox().sceneBoundingRect()
+        for words in dict.fromkeys((text, text.split(" ")[0])):  # "a(300) beyond the view", else just "a(300)"
+            self._iter_label.setText(words)
+            self._iter_label.setAnchor(anchor)
+            self._iter_label.setPos(float(pos[0]), float(pos[1]))
+            if inside.contains(self._iter_label.sceneBoundingRect()):
+                break  # whole in the view (a narrow dock at a projector's font cut the long one)
         return [self._iter_label]
 
     def _draw_iterates_1d(self, B: np.ndarray) -> list:

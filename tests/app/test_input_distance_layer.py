@@ -63,7 +63,8 @@ def test_toggle_draws_one_segment_per_point_ending_on_the_curve(window, qtbot, t
     cell = max(canvas.viewbox.viewPixelSize()) * 4  # the drawn curve is marching squares on the canvas grid
     assert _distance_to_polyline(ends, drawn).max() < cell
     caption = layer.caption.text()
-    assert caption.startswith("input-space margin ") and "feature-space margin" in caption
+    assert caption.startswith("input-space distance d_x = ")  # which margin, in the glossary's words
+    assert any(term in caption for term in ("SVM margin γ(w) = ", "normalized margin m(α) = ", "geometric margin γ(a) = "))
     assert layer.caption.isVisible()
     window.grab().save(str(tmp_path / f"input-distances-{algorithm}.png"))
     action.trigger()

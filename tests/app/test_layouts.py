@@ -93,3 +93,36 @@ def test_double_click_on_a_dock_title_maximises_it_and_again_restores(qtbot):
         QCoreApplication.processEvents()
     finally:
         w.close()
+
+
+def _measured(w, name):
+    plot = w.panels[name].plot
+    return plot.width(), plot.height(), bool(w.tabifiedDockWidgets(w.docks[name]))
+
+
+def test_a_hand_picked_grid_at_1280x800_tabs_what_would_be_too_small_and_says_so(qtbot):
+    w = _window(qtbot, (1280, 800))
+    try:
+        w.statusBar().clearMessage()
+        w.layouts.grid()  # View ▸ Layout ▸ 2×2 grid, by hand
+        qtbot.waitUntil(lambda: w.layouts.grid_tabbed is not None, timeout=10000)
+        qtbot.wait(300)  # settled: no further change
+        for name in GEOMETRY:
+            width, height, tabbed = _measured(w, name)
+            assert tabbed or (width >= MIN_PLOT[0] and height >= MIN_PLOT[1]), (name, width, height)
+        shown = [n for n in GEOMETRY if not w.panels[n].visibleRegion().isEmpty()]
+        assert len(shown) == 1 and _measured(w, shown[0])[1] >= MIN_PLOT[1]
+        assert "2×2 grid" in w.statusBar().currentMessage() and "300×250" in w.statusBar().currentMessage()
+        # the canvas and the curves keep their grid halves, each at least as large as the rule asks
+        for name in ("canvas", "curves"):
+            panel = w.panels[name]
+            assert panel.width() >= MIN_PLOT[0] and panel.height() >= MIN_PLOT[1], (name, panel.size())
+        w.resize(QSize(1920, 1080))  # room now: the grid comes back, every plot large and untabbed
+        qtbot.waitUntil(lambda: w.layouts.grid_tabbed is None and not any(_measured(w, n)[2] for n in GEOMETRY),
+                        timeout=10000)
+        qtbot.wait(400)
+        for name in GEOMETRY:
+            width, height, tabbed = _measured(w, name)
+            assert not tabbed and width >= MIN_PLOT[0] and height >= MIN_PLOT[1], (name, width, height)
+    finally:
+        w.close()

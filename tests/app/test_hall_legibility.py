@@ -1,0 +1,77 @@
+"""At a projector's scale in 1280×800 the curves' y labels never pile up and axis names are never cut; a weight-view
+label stays inside its view (seen on screenshots of the thin-margin scene after a long run)."""
+
+from __future__ import annotations
+
+import pytest
+from PySide6.QtGui import QFontMetricsF
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from percviz.core.presets import SHIPPED_DIR
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+def _settle():
+    for _ in range(6):
+        QApplication.processEvents()
+        QTest.qWait(30)
+
+
+def test_curves_labels_are_apart_and_names_whole_at_2x(hall_window):
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={}, max_iter=20000)
+    w.session.wait_idle()
+    w.classroom.set_presentation_scale(2.0)
+    w.classroom.set_presentation(True)
+    w.session.advance_sync(300)
+    _settle()
+    curves = w.panels["curves"]
+    assert curves.plots
+    for g, p in curves.plots.items():
+        ax, height = p.getAxis("left"), p.vb.height()
+        assert height > 20, g
+        line = QFontMetricsF(ax.style.get("tickFont") or ax.font()).height()
+        lo, hi = p.vb.viewRange()[1]
+        if not curves.log_boxes[g].isChecked():
+            levels = ax.tickValues(lo, hi, height)
+            major = sorted(levels[0][1])
+            spacing = levels[0][0] / (hi - lo) * height  # pixels between two labels
+            assert major and spacing >= line, (g, major, spacing, line)  # never one on another
+            assert len(levels) == 1 or spacing >= 1.25 * line
+        need = QFontMetricsF(ax.label.font()).horizontalAdvance(ax.labelText)
+        assert ax.label.isVisible() == (height >= need + 6), (g, height, need)  # whole, or left to the legend
+
+
+def test_the_weight_views_iterate_label_is_whole_in_its_view(hall_window):
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={}, max_iter=20000)
+    w.view_actions["weight"].setChecked(True)
+    w.docks["weight"].show()
+    w.session.wait_idle()
+    w.classroom.set_presentation_scale(2.0)
+    w.classroom.set_presentation(True)
+    w.session.advance_sync(300)  # a(300) lies beyond the framed cone: its label points there
+    _settle()
+    view = w.panels["weight"]
+    view.redraw_now()
+    _settle()
+    label = view._iter_label
+    assert label.isVisible() and label.toPlainText().startswith("a(300)")
+    assert view.plot.getViewBox().sceneBoundingRect().contains(label.sceneBoundingRect())
+
+
+def test_a_theme_change_at_iteration_0_keeps_the_first_values_dots(hall_window):
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.classroom.live.set_on(False)
+    w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={}, max_iter=20000)
+    w.session.wait_idle()
+    w.session.reset()
+    w.session.wait_idle()
+    _settle()
+    curves = w.panels["curves"]
+    assert curves.buffers.n == 1 and curves.curves["train_errors"].opts["symbol"] == "o"
+    w.classroom.set_theme("dark")  # the plots are built again in the new colours
+    _settle()
+    assert curves.curves["train_errors"].opts["symbol"] == "o"  # 84 errors at iteration 0: still a dot
