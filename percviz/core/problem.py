@@ -21,11 +21,12 @@ class Problem:
     """Points plus the kernel and feature map an algorithm works with; caches the signed Gram operator and matrix G."""
 
     def __init__(self, points: PointSet, kernel: "str | Kernel" = "affine", features: "str | FeatureMap" = "linear",
-                 *, gram_form: str = "auto"):
+                 *, gram_form: str = "auto", gram_dtype: str = "auto"):
         if not isinstance(points, PointSet):
             raise TypeError("points must be a PointSet")
         self.points = points
         self.gram_form = gram_form  # "auto" (factored when the kernel has a finite feature map), "dense", "factored"
+        self.gram_dtype = gram_dtype  # a dense G's storage: "auto" (float32 above 4096 points), "float64", "float32"
         self.kernel = parse_kernel(kernel)
         self.features = parse_features(features)
 

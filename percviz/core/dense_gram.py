@@ -1,0 +1,183 @@
+"""The dense signed Gram matrix G built in place, in row blocks: one n×n array and O(block·n) scratch.
+
+G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) (§3) for kernels without a finite feature map (RBF, Laplacian), or on
+request for any kernel. Each block of rows is computed in float64 in a reused scratch buffer (for the RBF
+‖x‖² + ‖z‖² − 2x·z, clipped at 0, times −γ, exponentiated in place; for the Laplacian one cityblock cdist), scaled
+by the signs, and stored, so the only large allocation is G itself. Above F32_MIN_N points G is stored in
+float32 (half the memory, twice the G·v speed); every claim made on such a G is re-checked in float64 on the
+points (`exact_columns`, `float64_norm`) before it is shown.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from percviz.core import budget
+from percviz.core.errors import DataError
+
+#: 'auto' stores G in float32 above this many points (G in float64 would exceed 128 MiB).
+F32_MIN_N = 4096
+#: float64 scratch bytes per block of rows (a few MiB: the block's passes stay in cache).
+BLOCK_BYTES = 4 * 2**20
+#: Up to this many points G is computed as one block (8 MiB of scratch): the same operations on the same
+#: arrays as kernel.gram(X, X), so classroom results (ties on symmetric sets) are unchanged to the last bit.
+SINGLE_BLOCK_N = 1024
+DTYPES = {"auto": None, "float64": np.float64, "float32": np.float32}
+
+
+def storage_dtype(n: int, choice: str = "auto") -> np.dtype:
+    """float32 above F32_MIN_N points for 'auto', else what `choice` names."""
+    if choice not in DTYPES:
+        raise ValueError(f"gram dtype must be one of {tuple(DTYPES)}, not {choice!r}")
+    dt = DTYPES[choice] or (np.float32 if n > F32_MIN_N else np.float64)
+    return np.dtype(dt)
+
+
+def block_rows(n: int) -> int:
+    """Rows per block: all n up to SINGLE_BLOCK_N (one block, the whole-matrix arithmetic bit for bit), else
+    BLOCK_BYTES of float64 scratch, at least 16."""
+    if n <= SINGLE_BLOCK_N:
+        return max(n, 1)
+    return int(max(16, BLOCK_BYTES // (8 * n)))
+
+
+def dense_bytes(n: int, dtype) -> float:
+    """What build_dense allocates: G (n×n of dtype), two float64 scratch blocks and the finiteness test's
+    booleans, the points' copies and the algorithms' n-vectors (32 of them)."""
+    return float(np.dtype(dtype).itemsize) * n * n + (2 * 8.0 + 1) * block_rows(n) * n + 8.0 * 32 * n
+
+
+def _rbf_rows(kernel, Xb, X, sq_b, sq, out, tmp) -> None:
+    """out = exp(−γ((‖x_b‖² + ‖x‖²) − 2 x_b·x)), the same operations in the same order as RBFKernel.gram."""
+    np.add(sq_b[:, None], sq[None, :], out=out)
+    np.dot(Xb, X.T, out=tmp)
+    tmp *= 2.0
+    out -= tmp
+    np.maximum(out, 0.0, out=out)
+    out *= -kernel.gamma
+    np.exp(out, out=out)
+
+
+def _laplacian_rows(kernel, Xb, X, sq_b, sq, out, tmp) -> None:
+    """out = exp(−γ‖x_b − x‖₁) (one cdist pass into the scratch)."""
+    from scipy.spatial.distance import cdist
+
+    cdist(Xb, X, "cityblock", out=out)
+    out *= -kernel.gamma
+    np.exp(out, out=out)
+
+
+_ROWS = {"rbf": _rbf_rows, "laplacian": _laplacian_rows}
+
+
+def _kernel_rows(kernel, Xb, X, sq_b, sq, out, tmp) -> None:
+    """Any other kernel: its own gram on the block (block-sized temporaries only)."""
+    out[...] = kernel.gram(Xb, X)
+
+
+def largest_dense_n(choice: str = "auto") -> int:
+    """The most points whose dense G (stored as `choice` gives) fits in the memory budget."""
+    room = budget.budget_bytes()
+    n64 = int((room / 8.05) ** 0.5)
+    n32 = int((room / 4.05) ** 0.5)
+    if choice == "float32" or (choice == "auto" and n32 > F32_MIN_N):
+        return n32
+    return n64
+
+
+def dense_what(problem, dtype=None) -> str:
+    """'the 10,000×10,000 G of the rbf kernel in float32' (what a refusal names)."""
+    n = problem.n
+    dtype = np.dtype(dtype or storage_dtype(n, getattr(problem, "gram_dtype", "auto")))
+    return f"the {n:,}×{n:,} G of the {problem.kernel.spec} kernel in {dtype.name}"
+
+
+def dense_advice(problem) -> str:
+    most = largest_dense_n(getattr(problem, "gram_dtype", "auto"))
+    return f"Use at most {most:,} points with this kernel, or a kernel with a finite feature map (linear, affine, poly)"
+
+
+def build_dense(problem, dtype=np.float64) -> np.ndarray:
+    """G as a read-only n×n array of `dtype`, built in row blocks; refused beyond the memory budget first."""
+    n, spec = problem.n, problem.kernel.spec
+    dtype = np.dtype(dtype)
+    budget.require(dense_bytes(n, dtype), dense_what(problem, dtype)[0].upper() + dense_what(problem, dtype)[1:],
+                   dense_advice(problem))
+    X = np.ascontiguousarray(problem.X, dtype=float)
+    s = problem.y / np.sqrt(problem.self_kernel)
+    sq = np.einsum("ij,ij->i", X, X)
+    rows = _ROWS.get(getattr(problem.kernel, "name", ""), _kernel_rows)
+    G = np.empty((n, n), dtype=dtype)
+    b = block_rows(n)
+    buf, tmp_buf = np.empty(b * n), np.empty(b * n)
+    full = b >= n  # one block: all of G, then symmetrized as ½(G + Gᵀ)
+    for i0 in range(0, n, b):
+        i1, j0 = min(n, i0 + b), 0 if full else i0  # blocked: the rows' upper part only, mirrored below
+        shape = (i1 - i0, n - j0)
+        out, tmp = buf[: shape[0] * shape[1]].reshape(shape), tmp_buf[: shape[0] * shape[1]].reshape(shape)
+        rows(problem.kernel, X[i0:i1], X[j0:], sq[i0:i1], sq[j0:], out, tmp)
+        out *= s[i0:i1, None]
+        out *= s[None, j0:]
+        if not np.isfinite(out).all():
+            raise DataError(f"The {spec} kernel overflows on these points; scale the data down.")
+        G[i0:i1, j0:] = out
+        if not full:
+            G[i1:, i0:i1] = out[:, i1 - i0 :].T
+    if full:
+        _symmetrize(G)
+    np.fill_diagonal(G, 1.0)
+    G.setflags(write=False)
+    return G
+
+
+def _symmetrize(G: np.ndarray) -> None:
+    """G ← ½(G + Gᵀ) in place (for the one-block build: G is then at most SINGLE_BLOCK_N² entries)."""
+    if not np.array_equal(G, G.T):
+        G[...] = 0.5 * (G + G.T)
+
+
+class ExactColumns:
+    """Columns of G in float64 from the kernel on the points (O(n·k) each), for checks on a float32 G."""
+
+    def __init__(self, problem):
+        self.problem = problem
+        self.X = np.ascontiguousarray(problem.X, dtype=float)
+        self.s = problem.y / np.sqrt(problem.self_kernel)
+        self.n = problem.n
+        self.scale = 1.0  # a normalized G: max |G_ij| = 1
+        self.width = self.n
+
+    def cols(self, S) -> np.ndarray:
+        S = np.asarray(S, dtype=np.intp)
+        K = self.problem.kernel(self.X, self.X[S])
+        return K * self.s[:, None] * self.s[S][None, :]
+
+    def block(self, S) -> np.ndarray:
+        S = np.asarray(S, dtype=np.intp)
+        return self.cols(S)[S]
+
+    def matvec(self, v) -> np.ndarray:
+        """G·v over v's support, in column blocks."""
+        v = np.asarray(v, dtype=float)
+        S = np.flatnonzero(v)
+        out = np.zeros(self.n)
+        b = block_rows(self.n)
+        for k in range(0, S.size, b):
+            part = S[k : k + b]
+            out += self.cols(part) @ v[part]
+        return out
+
+
+def float64_norm(problem, p) -> float:
+    """‖p‖_G = √(pᵀGp) in float64 from the kernel on the points (no stored G)."""
+    p = np.asarray(p, dtype=float)
+    return float(np.sqrt(max(float(p @ ExactColumns(problem).matvec(p)), 0.0)))
+
+
+def certificate_refuted(problem, p, tol) -> str:
+    """'' unless G is stored in float32 and ‖p‖_G in float64 exceeds the certificate's tolerance (then why)."""
+    g = problem.__dict__.get("gram")  # only a G that was built: weight-vector solvers never build one
+    if g is None or g.exact or p is None or tol is None:
+        return ""
+    nrm = float64_norm(problem, p)
+    return "" if nrm <= float(tol) else f"in float64 on the points ‖p‖_G = {nrm:.3g} > {float(tol):g}"
