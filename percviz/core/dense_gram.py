@@ -42,37 +42,81 @@ def block_rows(n: int) -> int:
 
 
 def dense_bytes(n: int, dtype) -> float:
-    """What build_dense allocates: G (n×n of dtype), two float64 scratch blocks and the finiteness test's
+    """What build_dense allocates: G (n×n of dtype), up to two float64 scratch blocks and the finiteness test's
     booleans, the points' copies and the algorithms' n-vectors (32 of them)."""
     return float(np.dtype(dtype).itemsize) * n * n + (2 * 8.0 + 1) * block_rows(n) * n + 8.0 * 32 * n
 
 
-def _rbf_rows(kernel, Xb, X, sq_b, sq, out, tmp) -> None:
-    """out = exp(−γ((‖x_b‖² + ‖x‖²) − 2 x_b·x)), the same operations in the same order as RBFKernel.gram."""
-    np.add(sq_b[:, None], sq[None, :], out=out)
-    np.dot(Xb, X.T, out=tmp)
-    tmp *= 2.0
-    out -= tmp
-    np.maximum(out, 0.0, out=out)
-    out *= -kernel.gamma
-    np.exp(out, out=out)
+def _sq(X: np.ndarray) -> np.ndarray:
+    return np.einsum("ij,ij->i", X, X)
 
 
-def _laplacian_rows(kernel, Xb, X, sq_b, sq, out, tmp) -> None:
-    """out = exp(−γ‖x_b − x‖₁) (one cdist pass into the scratch)."""
-    from scipy.spatial.distance import cdist
+class _RBFRows:
+    """Blocks of exp(−γ‖x − z‖²).
 
-    cdist(Xb, X, "cityblock", out=out)
-    out *= -kernel.gamma
-    np.exp(out, out=out)
+    exact: (‖x‖² + ‖z‖²) − 2 x·z, the operations of RBFKernel.gram in its order (bit for bit); else one
+    product of augmented rows, [x, ‖x‖², 1]·[2γz, −γ, −γ‖z‖²] = −γ‖x − z‖² (the same formula, 4 passes fewer).
+    """
+
+    bounded = True  # values in [0, 1] for finite points: no finiteness test needed
+
+    def __init__(self, kernel, X, Z, exact: bool):
+        self.gamma, self.exact = float(kernel.gamma), exact
+        sx, sz = _sq(X), _sq(Z)
+        if exact:
+            self.X, self.Z, self.sx, self.sz = X, Z, sx, sz
+        else:
+            g = self.gamma
+            self.A = np.column_stack([X, sx, np.ones(len(X))])
+            self.B = np.column_stack([2.0 * g * Z, np.full(len(Z), -g), -g * sz])
+
+    def fill(self, r: slice, c: slice, out: np.ndarray, tmp: np.ndarray | None) -> None:
+        if self.exact:
+            np.add(self.sx[r, None], self.sz[None, c], out=out)
+            np.dot(self.X[r], self.Z[c].T, out=tmp)
+            tmp *= 2.0
+            out -= tmp
+            np.maximum(out, 0.0, out=out)
+            out *= -self.gamma
+        else:
+            np.dot(self.A[r], self.B[c].T, out=out)
+            np.minimum(out, 0.0, out=out)
+        np.exp(out, out=out)
 
 
-_ROWS = {"rbf": _rbf_rows, "laplacian": _laplacian_rows}
+class _LaplacianRows:
+    """Blocks of exp(−γ‖x − z‖₁): one cityblock cdist into the scratch, as LaplacianKernel.gram."""
+
+    bounded = True
+
+    def __init__(self, kernel, X, Z, exact: bool):
+        self.gamma, self.X, self.Z = float(kernel.gamma), X, Z
+
+    def fill(self, r, c, out, tmp) -> None:
+        from scipy.spatial.distance import cdist
+
+        cdist(self.X[r], self.Z[c], "cityblock", out=out)
+        out *= -self.gamma
+        np.exp(out, out=out)
 
 
-def _kernel_rows(kernel, Xb, X, sq_b, sq, out, tmp) -> None:
+class _KernelRows:
     """Any other kernel: its own gram on the block (block-sized temporaries only)."""
-    out[...] = kernel.gram(Xb, X)
+
+    bounded = False
+
+    def __init__(self, kernel, X, Z, exact: bool):
+        self.kernel, self.X, self.Z = kernel, X, Z
+
+    def fill(self, r, c, out, tmp) -> None:
+        out[...] = self.kernel.gram(self.X[r], self.Z[c])
+
+
+def _rows(kernel, X, Z, exact: bool):
+    cls = {"rbf": _RBFRows, "laplacian": _LaplacianRows}.get(getattr(kernel, "name", ""), _KernelRows)
+    if cls is not _KernelRows and not (np.isfinite(X).all() and np.isfinite(Z).all()):
+        cls = _KernelRows  # non-finite input: the plain kernel, and the finiteness test below reports it
+    return cls(kernel, X, Z, exact)
 
 
 def largest_dense_n(choice: str = "auto") -> int:
@@ -105,24 +149,29 @@ def build_dense(problem, dtype=np.float64) -> np.ndarray:
                    dense_advice(problem))
     X = np.ascontiguousarray(problem.X, dtype=float)
     s = problem.y / np.sqrt(problem.self_kernel)
-    sq = np.einsum("ij,ij->i", X, X)
-    rows = _ROWS.get(getattr(problem.kernel, "name", ""), _kernel_rows)
     G = np.empty((n, n), dtype=dtype)
     b = block_rows(n)
-    buf, tmp_buf = np.empty(b * n), np.empty(b * n)
-    full = b >= n  # one block: all of G, then symmetrized as ½(G + Gᵀ)
+    full = b >= n  # one block: all of G as kernel.gram computes it, then symmetrized as ½(G + Gᵀ)
+    rows = _rows(problem.kernel, X, X, exact=full)
+    buf = np.empty(b * n)
+    tmp = np.empty((n, n)) if full else None  # the exact order's second array (one block only)
     for i0 in range(0, n, b):
         i1, j0 = min(n, i0 + b), 0 if full else i0  # blocked: the rows' upper part only, mirrored below
-        shape = (i1 - i0, n - j0)
-        out, tmp = buf[: shape[0] * shape[1]].reshape(shape), tmp_buf[: shape[0] * shape[1]].reshape(shape)
-        rows(problem.kernel, X[i0:i1], X[j0:], sq[i0:i1], sq[j0:], out, tmp)
-        out *= s[i0:i1, None]
-        out *= s[None, j0:]
-        if not np.isfinite(out).all():
+        out = buf[: (i1 - i0) * (n - j0)].reshape(i1 - i0, n - j0)
+        rows.fill(slice(i0, i1), slice(j0, n), out, tmp)
+        if not rows.bounded and not np.isfinite(out).all():
             raise DataError(f"The {spec} kernel overflows on these points; scale the data down.")
-        G[i0:i1, j0:] = out
-        if not full:
-            G[i1:, i0:i1] = out[:, i1 - i0 :].T
+        dst = G[i0:i1, j0:]
+        if full:  # (s_i K_ij) s_j, in kernel.gram's order
+            out *= s[i0:i1, None]
+            out *= s[None, j0:]
+            dst[...] = out
+        else:
+            out *= s[None, j0:]
+            np.multiply(out, s[i0:i1, None], out=dst, casting="same_kind")
+            tile = dst[:, : i1 - i0]  # the diagonal tile: its lower triangle from its upper one
+            tile[...] = np.triu(tile) + np.triu(tile, 1).T
+            G[i1:, i0:i1] = dst[:, i1 - i0 :].T
     if full:
         _symmetrize(G)
     np.fill_diagonal(G, 1.0)
@@ -134,6 +183,33 @@ def _symmetrize(G: np.ndarray) -> None:
     """G ← ½(G + Gᵀ) in place (for the one-block build: G is then at most SINGLE_BLOCK_N² entries)."""
     if not np.array_equal(G, G.T):
         G[...] = 0.5 * (G + G.T)
+
+
+def kernel_matrix(kernel, X, Z, dtype=np.float32) -> np.ndarray:
+    """K(X, Z) as one len(X)×len(Z) array of `dtype`, computed in float64 row blocks (no full-size temporaries)."""
+    X = np.ascontiguousarray(X, dtype=float)
+    Z = np.ascontiguousarray(Z, dtype=float)
+    n, m = X.shape[0], Z.shape[0]
+    rows = _rows(kernel, X, Z, exact=False)
+    out = np.empty((n, m), dtype=dtype)
+    b = int(max(1, BLOCK_BYTES // (8 * max(m, 1))))
+    buf = np.empty(min(b, n) * m)
+    for i0 in range(0, n, b):
+        i1 = min(n, i0 + b)
+        blk = buf[: (i1 - i0) * m].reshape(i1 - i0, m)
+        rows.fill(slice(i0, i1), slice(0, m), blk, None)
+        out[i0:i1] = blk
+    return out
+
+
+class CentreValues:
+    """f at an expansion's own centres from the problem's G: f(x_i) = (Gα)_i / s_i with s = y/√K(x, x) (one G·v)."""
+
+    def __init__(self, gram, alpha, s):
+        self.gram, self.alpha, self.s = gram, np.asarray(alpha, dtype=float), np.asarray(s, dtype=float)
+
+    def __call__(self) -> np.ndarray:
+        return (self.gram @ self.alpha) / self.s
 
 
 class ExactColumns:
