@@ -10,6 +10,10 @@ points (`exact_columns`, `float64_norm`) before it is shown.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+import weakref
+
 import numpy as np
 
 from percviz.core import budget
@@ -176,6 +180,33 @@ def build_dense(problem, dtype=np.float64) -> np.ndarray:
         _symmetrize(G)
     np.fill_diagonal(G, 1.0)
     G.setflags(write=False)
+    return G
+
+
+#: Large dense Gs still alive, by what they were built from: a new Problem on the same points and kernel (the
+#: app changing algorithm) shares the read-only array instead of building it again. Weak: never keeps one alive.
+SHARE_MIN_N = 2000
+_SHARED: "weakref.WeakValueDictionary[tuple, np.ndarray]" = weakref.WeakValueDictionary()
+_SHARED_LOCK = threading.Lock()
+
+
+def _points_key(problem, dtype) -> tuple:
+    h = hashlib.blake2b(np.ascontiguousarray(problem.X, dtype=float).tobytes(), digest_size=16)
+    h.update(np.ascontiguousarray(problem.y, dtype=float).tobytes())
+    return (h.hexdigest(), problem.X.shape, problem.kernel.spec, np.dtype(dtype).str)
+
+
+def shared_dense(problem, dtype, build) -> np.ndarray:
+    """build(problem, dtype), or the same read-only G another live Problem on these points and kernel holds."""
+    if problem.n < SHARE_MIN_N:
+        return build(problem, dtype)
+    key = _points_key(problem, dtype)
+    with _SHARED_LOCK:
+        G = _SHARED.get(key)
+    if G is None:
+        G = build(problem, dtype)
+        with _SHARED_LOCK:
+            _SHARED[key] = G
     return G
 
 

@@ -259,7 +259,7 @@ def signed_gram(problem, form: str = "auto") -> GramOperator:
         return FactoredGram(F, spec)
     if form == "factored":
         raise DataError(f"The {spec} kernel has no finite feature map of width ≤ {MAX_FACTOR_WIDTH}; use the dense G.")
-    from percviz.core.dense_gram import storage_dtype
+    from percviz.core.dense_gram import shared_dense, storage_dtype
 
     dtype = storage_dtype(problem.n, getattr(problem, "gram_dtype", "auto"))
-    return DenseGram(dense_signed_gram(problem, dtype), spec)
+    return DenseGram(shared_dense(problem, dtype, dense_signed_gram), spec)
