@@ -12,7 +12,8 @@ Reports, for a set with ρ_K = 0 (bench_core.zero_margin: nothing stops early):
     loaded machine, each small O(n) BLAS call can wait ~10 ms for its second thread.)
 With `rbf`, for the RBF kernel (dense G, core.dense_gram), side by side in one run:
   - building G: the previous whole-matrix build, in place in float64 and in float32, each in a fresh process
-    (seconds and peak RSS), and the first SNKP step of a new scene (start + one update; float32 above 4096 points);
+    (seconds and peak RSS), the first SNKP step of a new scene (start + one update; float32 above 4096 points),
+    and, for scale, filling a fresh n×n float32 array once (this VM's first touch of memory, 0.2–3 s per 400 MB);
   - SNKP iterations/s against one G·v per second on the same G (target: near 1 G·v per iteration);
   - `percviz solve` peak RSS; float32 against float64 iterates (α, margin, triggers).
 """
@@ -160,6 +161,8 @@ def _one(what: str, n: int) -> None:
     t = time.perf_counter()
     if what == "previous":
         previous_build(problem)
+    elif what == "touch":  # what fresh memory for a float32 G costs by itself (page faults; slow in this VM)
+        np.empty((n, n), dtype=np.float32).fill(1.0)
     elif what in ("float64", "float32"):
         from percviz.core.dense_gram import build_dense
 
@@ -222,11 +225,12 @@ def rbf_main(sizes=RBF_SIZES) -> None:
         pass
     print("dense RBF (γ = 0.5, ρ_K = 0), 1 BLAS thread; build/first step in fresh processes (peak RSS includes ~60 MB "
           "of Python + numpy)")
+    cols = ("previous", "float64", "float32", "step", "touch")
     print(f"{'n':>7} {'previous build':>20} {'in place f64':>20} {'in place f32':>20} {'first step (auto)':>20} "
-          f"{'prev/f32':>8}")
+          f"{'touching n² f32':>20} {'prev/f32':>8}")
     for n in sizes:
-        r = {w: _fresh(w, n) for w in ("previous", "float64", "float32", "step")}
-        cells = " ".join(f"{r[w][0]:>7.2f} s {r[w][1]:>7.0f} MB" for w in ("previous", "float64", "float32", "step"))
+        r = {w: _fresh(w, n) for w in cols}
+        cells = " ".join(f"{r[w][0]:>7.2f} s {r[w][1]:>7.0f} MB" for w in cols)
         print(f"{n:>7,} {cells} {r['previous'][0] / r['float32'][0]:>7.1f}×")
     print("SNKP iterations/s against one G·v (same process, same points)")
     for n in sizes:
