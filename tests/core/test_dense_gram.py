@@ -171,3 +171,19 @@ def test_the_canvas_values_on_many_points_come_from_g():
     fx = GridEvaluator().at_points(snap.decision, p.X)
     direct = snap.decision(p.X)
     np.testing.assert_allclose(fx, direct, rtol=0, atol=1e-12 * np.abs(direct).max())
+
+
+def test_problems_on_the_same_points_and_kernel_share_one_live_g():
+    import gc
+
+    pts = _points(dense_gram.SHARE_MIN_N, seed=9)
+    a, b = Problem(pts, "rbf:gamma=1"), Problem(pts, "rbf:gamma=1")
+    assert a.G is b.G  # the app changing algorithm: no second build
+    other = Problem(pts, "rbf:gamma=2")
+    assert other.G is not a.G and not np.array_equal(other.G, a.G)
+    moved = PointSet.from_signed(pts.X + 1e-9, pts.y)
+    assert Problem(moved, "rbf:gamma=1").G is not a.G
+    before = len(dense_gram._SHARED)
+    del a, b
+    gc.collect()
+    assert len(dense_gram._SHARED) < before  # weak: a G nobody holds is freed
