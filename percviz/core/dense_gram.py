@@ -237,7 +237,8 @@ class CentreValues:
     """f at an expansion's own centres from the problem's G: f(x_i) = (Gα)_i / s_i with s = y/√K(x, x) (one G·v)."""
 
     def __init__(self, gram, alpha, s):
-        self.gram, self.alpha, self.s = gram, np.asarray(alpha, dtype=float), np.asarray(s, dtype=float)
+        self.gram, self.s = gram, np.asarray(s, dtype=float)
+        self.alpha = np.array(alpha, dtype=float)  # a copy: solvers update α in place after the snapshot
 
     def __call__(self) -> np.ndarray:
         return (self.gram @ self.alpha) / self.s

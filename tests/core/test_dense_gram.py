@@ -187,3 +187,13 @@ def test_problems_on_the_same_points_and_kernel_share_one_live_g():
     del a, b
     gc.collect()
     assert len(dense_gram._SHARED) < before  # weak: a G nobody holds is freed
+
+
+def test_the_canvas_values_of_an_earlier_snapshot_stay_its_own():
+    p = Problem(_points(2100, seed=10), "rbf:gamma=1")
+    s = get_solver("nkp")(p, bound=False)  # NKP updates α in place
+    first = s.start() and s.step()
+    expect = first.decision(p.X)
+    s.advance(20)
+    np.testing.assert_allclose(GridEvaluator().at_points(first.decision, p.X), expect, rtol=0,
+                               atol=1e-12 * np.abs(expect).max())
