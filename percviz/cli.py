@@ -399,16 +399,16 @@ def margin(preset, budget: float | None = None) -> dict[str, Any]:
         raise DataError(f"--budget must be a number of seconds ≥ 0; got {budget}.")
     from percviz.core import budget as memory
 
-    from percviz.core.gram_operator import gram_bytes
+    from percviz.core.dense_gram import dense_advice, dense_what
+    from percviz.core.gram_operator import factored_width, gram_bytes
 
     n = problem.n
-    if gram_bytes(problem) < memory.square_matrices(n, 1):  # G kept as its n×D factor
+    if factored_width(problem) is not None:  # G kept as its n×D factor
         memory.require(gram_bytes(problem), f"The optimal margin on {n:,} points (G as its n×D factor)",
                        "Use fewer points")
     else:
-        memory.require(memory.square_matrices(n, memory.SQUARE_MATRICES["kernel"]),
-                       f"The optimal margin on {n:,} points (the {n:,}×{n:,} Gram matrix and its temporaries)",
-                       f"Use at most {memory.largest_n(memory.SQUARE_MATRICES['kernel']):,} points")
+        memory.require(gram_bytes(problem), f"The optimal margin on {n:,} points ({dense_what(problem)})",
+                       dense_advice(problem))
     res = optimal_margin(problem, budget)
     return {
         "kernel": problem.kernel.spec,

@@ -72,12 +72,15 @@ def check_solver(solver) -> None:
     if solver.name == "smo":  # kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
         return
     if rep == "kernel" and solver.name not in GRAM_FREE:
-        from percviz.core.gram_operator import gram_bytes
+        from percviz.core.dense_gram import dense_advice, dense_what
+        from percviz.core.gram_operator import factored_width, gram_bytes
 
         nbytes = gram_bytes(solver.problem)
-        if nbytes < square_matrices(n, 1):  # G kept as its n×D factor: no n×n matrix at all
+        if factored_width(solver.problem) is not None:  # G kept as its n×D factor: no n×n matrix at all
             require(nbytes, f"{who} (G as its n×D factor)", "Use fewer points")
-            return
+        else:  # the dense G built in place (core.dense_gram): G itself and block-sized scratch
+            require(nbytes, f"{who} ({dense_what(solver.problem)})", dense_advice(solver.problem))
+        return
     if solver.name in GRAM_FREE or rep == "kernel":
         count = SQUARE_MATRICES["svm" if solver.name in GRAM_FREE else "kernel"]
         require(

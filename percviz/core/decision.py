@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
@@ -115,6 +115,8 @@ class KernelExpansion(DecisionFunction):
     coef: np.ndarray
     bias: float = 0.0
     rkhs_norm: float | None = None
+    #: f at the centres themselves without new kernel evaluations (core.dense_gram.CentreValues), or None.
+    on_centers: object = field(default=None, repr=False)
 
     def __post_init__(self):
         coef = _frozen(self.coef).reshape(-1)

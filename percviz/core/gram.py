@@ -441,7 +441,7 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
         if _done(m, budget):
             return m
         F = problem.gram.factor  # a finite feature map's n×D factor: Wolfe's columns in O(nD), no n×n matrix
-        op = min_norm.RowColumns(F) if F is not None else min_norm.DenseColumns(np.asarray(problem.G))
+        op = min_norm.RowColumns(F) if F is not None else _dense_columns(problem)
         warm = _same_point_both_labels(problem) if m is None else np.asarray(m.p)
         name = getattr(problem.kernel, "name", "")
         rows = min_norm.RowColumns(cached_factor(problem)) if name in ("linear", "affine") else None
@@ -450,6 +450,16 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
         with _LOCK:
             _CACHE.setdefault(problem, {})["rho_K"] = m
         return m
+
+
+def _dense_columns(problem):
+    """Wolfe's columns on a dense G: the stored matrix in float64, else float64 columns from the kernel (a
+    float32 G would certify nothing: its entries carry 6e-8 of rounding)."""
+    if problem.gram.exact:
+        return min_norm.DenseColumns(np.asarray(problem.G))
+    from percviz.core.dense_gram import ExactColumns
+
+    return ExactColumns(problem)
 
 
 def _same_point_both_labels(problem) -> np.ndarray | None:

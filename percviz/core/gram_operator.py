@@ -87,6 +87,8 @@ class GramOperator:
 
     #: The n×D factor F with G = F Fᵀ, or None for a dense G.
     factor: np.ndarray | None = None
+    #: False when G is stored in float32 (claims are then re-checked in float64 on the points).
+    exact: bool = True
 
     def __init__(self, n: int, kernel_spec: str):
         self.n, self.kernel_spec = n, kernel_spec
@@ -132,14 +134,23 @@ class GramOperator:
 
 
 class DenseGram(GramOperator):
-    """G held as an n×n array."""
+    """G held as an n×n array (float64, or float32 for large RBF/Laplacian sets: core.dense_gram)."""
 
     def __init__(self, G: np.ndarray, kernel_spec: str = ""):
         super().__init__(G.shape[0], kernel_spec)
         self._dense = G
+        self.dtype = G.dtype
+
+    @property
+    def exact(self) -> bool:
+        """Whether G is float64 (claims made on a float32 G are re-checked in float64 before they are shown)."""
+        return self.dtype == np.float64
 
     def matvec(self, v):
-        return self._dense @ v
+        if self.exact:
+            return self._dense @ v
+        # float32 storage: the product in float32 (never an n×n float64 copy), returned as float64
+        return (self._dense @ np.asarray(v, dtype=self.dtype)).astype(float)
 
     def column(self, i):
         return self._dense[i]  # a row view of the symmetric matrix: no copy
@@ -198,19 +209,12 @@ class FactoredGram(GramOperator):
         return self._dense
 
 
-def dense_signed_gram(problem) -> np.ndarray:
-    """G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) as a read-only n×n array, refused beyond the memory budget."""
-    require_dense(problem.n, DENSE_BUILD_MATRICES, problem.kernel.spec)
-    s = problem.y / np.sqrt(problem.self_kernel)
-    K = problem.kernel(problem.X, problem.X)
-    G = s[:, None] * K * s[None, :]
-    del K
-    if not np.isfinite(G).all():
-        raise DataError(f"The {problem.kernel.spec} kernel overflows on these points; scale the data down.")
-    G = 0.5 * (G + G.T)
-    np.fill_diagonal(G, 1.0)
-    G.setflags(write=False)
-    return G
+def dense_signed_gram(problem, dtype=np.float64) -> np.ndarray:
+    """G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) as a read-only n×n array, built in place in row blocks
+    (core.dense_gram), refused beyond the memory budget."""
+    from percviz.core.dense_gram import build_dense
+
+    return build_dense(problem, dtype)
 
 
 def signed_factor_rows(problem) -> np.ndarray | None:
@@ -225,13 +229,23 @@ def signed_factor_rows(problem) -> np.ndarray | None:
     return F
 
 
-def gram_bytes(problem, form: str = "auto") -> float:
-    """What signed_gram(problem, form) will hold, estimated without building it (for budget checks)."""
+def factored_width(problem, form: str = "auto") -> int | None:
+    """D when signed_gram(problem, form) keeps G as its n×D factor, else None (a dense n×n G)."""
     n = problem.n
     finite = kernel_features(problem.kernel, problem.X[:1]) if n else None
     if finite is not None and form != "dense" and (form == "factored" or n > FACTOR_MIN_N):
-        return 8.0 * n * (finite.shape[1] + 8)  # F and a few n-vectors of the algorithms
-    return 8.0 * DENSE_BUILD_MATRICES * n * n
+        return finite.shape[1]
+    return None
+
+
+def gram_bytes(problem, form: str = "auto") -> float:
+    """What signed_gram(problem, form) will hold, estimated without building it (for budget checks)."""
+    from percviz.core.dense_gram import dense_bytes, storage_dtype
+
+    D = factored_width(problem, form)
+    if D is not None:
+        return 8.0 * problem.n * (D + 8)  # F and a few n-vectors of the algorithms
+    return dense_bytes(problem.n, storage_dtype(problem.n, getattr(problem, "gram_dtype", "auto")))
 
 
 def signed_gram(problem, form: str = "auto") -> GramOperator:
@@ -245,4 +259,7 @@ def signed_gram(problem, form: str = "auto") -> GramOperator:
         return FactoredGram(F, spec)
     if form == "factored":
         raise DataError(f"The {spec} kernel has no finite feature map of width ≤ {MAX_FACTOR_WIDTH}; use the dense G.")
-    return DenseGram(dense_signed_gram(problem), spec)
+    from percviz.core.dense_gram import shared_dense, storage_dtype
+
+    dtype = storage_dtype(problem.n, getattr(problem, "gram_dtype", "auto"))
+    return DenseGram(shared_dense(problem, dtype, dense_signed_gram), spec)

@@ -25,7 +25,8 @@ from typing import Callable
 
 import numpy as np
 
-from percviz.core.decision import DecisionFunction, FeatureLinear, KernelExpansion
+from percviz.core.decision import EVAL_BLOCK, DecisionFunction, FeatureLinear, KernelExpansion
+from percviz.core.dense_gram import kernel_matrix
 from percviz.core.features import RandomFourier
 
 #: Product kernels K(z, x) = h(z₁ − x₁)·h(z₂ − x₂): kernel name → h(gamma, difference).
@@ -313,9 +314,16 @@ class GridEvaluator:
         if not isinstance(decision, KernelExpansion) or decision.affine() is not None:
             return np.asarray(decision(X), dtype=float)
         k = decision.kernel
+        if X.shape[0] * decision.centers.shape[0] > EVAL_BLOCK:  # large: no float64 K(X, centres) at all
+            if decision.on_centers is not None and np.array_equal(X, decision.centers):
+                return np.asarray(decision.on_centers(), dtype=float) + decision.bias  # one G·α on the problem's G
+            if X.shape[0] * np.count_nonzero(decision.coef) <= 4 * EVAL_BLOCK:
+                return np.asarray(decision(X), dtype=float)  # few non-zero coefficients: by blocks, uncached
         key = (type(k), k.spec, X.tobytes(), decision.centers.tobytes())
         if key != self._pts_key:
-            self._pts_key, self._pts_gram = key, k(X, decision.centers).astype(np.float32)
+            big = X.shape[0] * decision.centers.shape[0] > EVAL_BLOCK  # built in float64 row blocks, stored float32
+            K = kernel_matrix(k, X, decision.centers) if big else k(X, decision.centers).astype(np.float32)
+            self._pts_key, self._pts_gram = key, K
         with one_blas_thread():
             return (self._pts_gram @ decision.coef.astype(np.float32)).astype(float) + decision.bias
 

@@ -8,6 +8,7 @@ import numpy as np
 
 from percviz.core.data import PointSet, format_point
 from percviz.core.decision import KernelExpansion
+from percviz.core.dense_gram import CentreValues
 from percviz.core.errors import DataError
 from percviz.core.features import FeatureMap, parse_features
 from percviz.core.gram_operator import GramOperator, signed_gram
@@ -21,11 +22,12 @@ class Problem:
     """Points plus the kernel and feature map an algorithm works with; caches the signed Gram operator and matrix G."""
 
     def __init__(self, points: PointSet, kernel: "str | Kernel" = "affine", features: "str | FeatureMap" = "linear",
-                 *, gram_form: str = "auto"):
+                 *, gram_form: str = "auto", gram_dtype: str = "auto"):
         if not isinstance(points, PointSet):
             raise TypeError("points must be a PointSet")
         self.points = points
         self.gram_form = gram_form  # "auto" (factored when the kernel has a finite feature map), "dense", "factored"
+        self.gram_dtype = gram_dtype  # a dense G's storage: "auto" (float32 above 4096 points), "float64", "float32"
         self.kernel = parse_kernel(kernel)
         self.features = parse_features(features)
 
@@ -93,5 +95,8 @@ class Problem:
 
     def expansion(self, alpha, rkhs_norm: float | None = None) -> KernelExpansion:
         """The function f = Σ α_i y_i φ̃(x_i) of the paper as a decision function on R^d."""
-        coef = np.asarray(alpha, dtype=float) * self.y / np.sqrt(self.self_kernel)
-        return KernelExpansion(self.kernel, self.X, coef, 0.0, rkhs_norm)
+        s = self.y / np.sqrt(self.self_kernel)
+        coef = np.asarray(alpha, dtype=float) * s
+        g = self.__dict__.get("gram")  # a G already built: f on the points is one G·α (core.dense_gram)
+        return KernelExpansion(self.kernel, self.X, coef, 0.0, rkhs_norm,
+                               on_centers=CentreValues(g, alpha, s) if g is not None else None)

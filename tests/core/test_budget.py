@@ -33,7 +33,9 @@ def test_100000_point_snkp_is_refused_before_allocating():
     # kernel has no finite feature map, so G must be dense (the affine kernel's n×3 factor is allowed).
     problem = Problem(points(100_000), "rbf:gamma=0.5")
     tracemalloc.start()
-    with pytest.raises(budget.BudgetError, match=r"74\.5 GiB each.*budget is 4 GiB.*at most 1[0-9],[0-9]{3} points"):
+    # G in float32 at this size (core.dense_gram): 4·10¹⁰ bytes, and 4 GiB hold at most 32,7xx points of it
+    with pytest.raises(budget.BudgetError, match=r"100,000×100,000 G of the rbf.* in float32\) would need about 37\.3 GiB"
+                       r".*budget is 4 GiB.*at most 32,[0-9]{3} points"):
         get_solver("snkp")(problem)
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
@@ -57,12 +59,17 @@ def test_the_cli_refuses_with_one_line_and_the_env_raises_the_budget(capsys, tmp
     capsys.readouterr()
 
 
-def test_estimates_bound_the_measured_peak():
-    # The kernel estimate (3.5 n×n matrices) covers what a kernel run really allocates (traced by numpy).
-    n = 1500
+@pytest.mark.parametrize("n, itemsize", [(1500, 8), (4500, 4)])
+def test_estimates_bound_the_measured_peak(n, itemsize):
+    # The estimate (G built in place, plus its block scratch) covers what a kernel run really allocates
+    # (traced by numpy), and that is G plus little: G in float64 to 4096 points, in float32 above.
+    from percviz.core.gram_operator import gram_bytes
+
+    get_solver("snkp")(Problem(points(1100), kernel="rbf:gamma=0.5"), max_iter=5, bound=False).run()  # imports
     problem = Problem(points(n), kernel="rbf:gamma=0.5")
     tracemalloc.start()
     get_solver("snkp")(problem, max_iter=5, bound=False).run()
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
-    assert 2 * 8 * n * n < peak < budget.square_matrices(n, budget.SQUARE_MATRICES["kernel"])
+    assert problem.G.dtype.itemsize == itemsize
+    assert itemsize * n * n < peak < gram_bytes(problem) < itemsize * n * n + 10 * 2**20  # + 2 blocks of 4 MiB

@@ -13,6 +13,7 @@ import numpy as np
 from percviz.core import budget
 from percviz.core.decision import DecisionFunction, ZeroDecision
 from percviz.core.errors import ParameterError
+from percviz.core.dense_gram import certificate_refuted
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
 
@@ -360,6 +361,12 @@ class Solver:
                     f"Not claimed as a separator: the halting test passed, but {why} (rounding at this scale). "
                     "Scale the points to about unit size, or change the kernel's parameters."
                 )
+        elif self.status is Status.CERTIFICATE:
+            why = certificate_refuted(self.problem, st.get("p"), self.values.get("eps", self.values.get("delta")))
+            if why:
+                self.status = Status.CONVERGED
+                st["message"] = ""
+                self._stop_note = f"Not claimed as a certificate: the halting test passed on the float32 G, but {why}."
         st["metrics"] = metrics
         note = getattr(self, "_stop_note", "")
         if note and self.status.done:
