@@ -43,11 +43,14 @@ from percviz.core.kernels import LaplacianKernel, RBFKernel
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
 from percviz.core.solvers._kernel_cache import KernelColumns
+from percviz.core.solvers._smo_newton import newton_polish
 from percviz.core.solvers.base import Solver, Status, register
 from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: The curvature used when a = K_ii + K_jj − 2K_ij ≤ 0 (LIBSVM's τ).
 TAU = 1e-12
+#: The largest working set of the warm start's Newton steps (a (k+1)² linear solve each; beyond it plain SMO).
+WARM_NEWTON_MAX_SET = 600
 
 
 def project_feasible(alpha, y, C: float, movable=None) -> np.ndarray | None:
@@ -255,6 +258,9 @@ class SMO(Solver):
             self._alpha = self._warm.copy()
             sv = np.flatnonzero(self._alpha)
             self._F = y - self._cols.expansion(sv, self._alpha[sv] * y[sv])  # F = y − Σ_s α_s y_s K(·, x_s)
+            # Newton steps on the free set take the start the rest of the way (SMO's tail is slow)
+            cap = min(self._cols.capacity, WARM_NEWTON_MAX_SET)
+            self._solves = newton_polish(self._cols, y, self._alpha, self._F, C, self.values["tol"], max_set=cap)
         a = self._alpha
         pos = y > 0
         self._up = np.where(pos, a < C, a > 0)
