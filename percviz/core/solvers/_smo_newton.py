@@ -38,6 +38,7 @@ def newton_polish(
     """
     pos = y > 0
     work = np.flatnonzero((alpha > 0) & (alpha < C))
+    stuck = np.zeros(len(y), dtype=bool)  # dropped without a step since the last step: not to rejoin yet
     solves = 0
     while solves < max_rounds:
         up = np.where(pos, alpha < C, alpha > 0)  # v_t can grow
@@ -55,10 +56,11 @@ def newton_polish(
         A[:k, :k] = cols[work]
         A[k, k] = 0.0
         solves += 1
-        u, b, ray = _direction(A, np.append(F[work], 0.0))
+        u, b = _direction(A, np.append(F[work], 0.0))
+        u -= u.mean()  # Σ u = 0 exactly, whatever the rounding of the solve: the step keeps yᵀα = 0
         slope = float(F[work] @ u)  # the objective ½vᵀKv − Σα falls at rate Fᵀu along u
         if slope > 0:
-            curv = 0.0 if ray else float(u @ (A[:k, :k] @ u))
+            curv = float(u @ (A[:k, :k] @ u))
             step = slope / curv if curv > 1e-12 * slope else np.inf  # exact line search (1 for a Newton step)
             da = y[work] * u
             aw = alpha[work]
@@ -74,14 +76,23 @@ def newton_polish(
             if hit.any():
                 alpha[work[hit & (da > 0)]] = C
                 alpha[work[hit & (da < 0)]] = 0.0
+                if step > 0:
+                    stuck[:] = False
+                stuck[work[hit]] = step == 0
                 work = work[~hit]
+                continue
+            stuck[:] = False
+            if b is None:  # the line search ended inside along a ray: solve again on the same set
                 continue
             up = np.where(pos, alpha < C, alpha > 0)
             low = np.where(pos, alpha > 0, alpha < C)
+        if b is None:
+            break
         # the point at a bound that violates its KKT condition most against b joins W (none: done to tol)
         excess = np.maximum(np.where(up, F - b, -np.inf), np.where(low, b - F, -np.inf))
         excess[up & low] = -np.inf
         excess[work] = -np.inf
+        excess[stuck] = -np.inf
         t = int(excess.argmax())
         if not excess[t] > 0.5 * tol:
             break
@@ -90,27 +101,28 @@ def newton_polish(
     return solves
 
 
-def _direction(A: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, float, bool]:
-    """(u, b, ray) from the bordered system A [u; b] = rhs.
+def _direction(A: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray, float | None]:
+    """(u, b) from the bordered system A [u; b] = rhs (b = None along a ray).
 
-    Solved by LU when K_WW is regular (RBF kernels). When it is singular (the affine kernel has rank 3, repeated
-    points) and rhs has a part in A's null space, the face's quadratic is flat and falls without bound along that
-    part: u is then that ray (ray = True: no curvature, the step goes to the first bound); else the minimum-norm
-    solution, by the eigendecomposition of the symmetric A.
+    By LU when K_WW is regular (RBF kernels). When it is singular (the affine kernel has rank 3; repeated or
+    close points) and rhs has a part in A's null space, the quadratic of the face is flat along that part and
+    falls without bound: u is then that part, scaled to a largest entry of 1 (the step then goes to the first
+    bound); else the minimum-norm solution. Both by the eigendecomposition of the symmetric A.
     """
     k = len(rhs) - 1
     scale = 1.0 + float(np.abs(rhs).max())
     try:
         sol = np.linalg.solve(A, rhs)
         if np.isfinite(sol).all() and float(np.abs(A @ sol - rhs).max()) <= 1e-10 * scale:
-            return sol[:k], float(sol[k]), False
+            return sol[:k], float(sol[k])
     except np.linalg.LinAlgError:
         pass
     lam, V = np.linalg.eigh(A)
     coef = V.T @ rhs
     null = np.abs(lam) <= 1e-10 * float(np.abs(lam).max())
-    flat = V[:, null] @ coef[null]
-    if float(np.abs(flat).max(initial=0.0)) > 1e-10 * scale:
-        return flat[:k], 0.0, True
+    flat = (V[:, null] @ coef[null])[:k]
+    size = float(np.abs(flat).max(initial=0.0))
+    if size > 1e-10 * scale:
+        return flat / size, None
     sol = V[:, ~null] @ (coef[~null] / lam[~null])
-    return sol[:k], float(sol[k]), False
+    return sol[:k], float(sol[k])

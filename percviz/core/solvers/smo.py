@@ -28,7 +28,10 @@ Warm start (for Live mode): `SMO(problem, warm_start=alpha)` starts from `alpha`
 new problem: keep the previous α of a moved point, drop a removed one, 0 for an added one) projected onto the
 feasible set {0 ≤ α ≤ C, yᵀα = 0}: onto the face where only its free coefficients move, if that face is not
 empty, else where only the positive ones move, else the plain projection (`warm_start_alpha`, `project_feasible`);
-the start then has no new support vectors. The default is α = 0, the algorithm as written.
+the start then has no new support vectors. Newton steps on its free set then finish the start (`newton_polish`,
+a primal active-set method: exact solves of the small KKT system of the face), because SMO's tail is slow: after
+deleting a support vector most of the 13–470 pairs it took at n = 200 went from a violation of 1e-2 to tol.
+The default is α = 0, the algorithm as written.
 """
 
 from __future__ import annotations
@@ -436,7 +439,7 @@ class SMO(Solver):
         kind = "hard margin" if self.values["margin"] == "hard" else f"soft margin, C = {self._C:g}"
         gap = f"KKT violation m − M = {metrics['kkt_gap']:.3g} (tol {self.values['tol']:g})"
         if self._pair is None:
-            start = "α = 0" if self._warm is None else "the warm start"
+            start = "α = 0" if self._warm is None else f"the warm start ({self._solves} Newton solves on its free set)"
             return f"SMO ({kind}) on the {self.problem.kernel.spec} kernel from {start}: {gap}."
         i, j = self._pair
         a = self._alpha
