@@ -7,8 +7,9 @@ from hypothesis import strategies as st
 from test_smo import TIGHT, clouds, dual_objective, line_set, svc_reference
 
 from percviz.core.data import PointSet
+from percviz.core.errors import DataError
 from percviz.core.problem import Problem
-from percviz.core.solvers import get_solver
+from percviz.core.solvers import Status, get_solver
 from percviz.core.solvers._kernel_cache import KernelColumns
 from percviz.core.solvers._smo_newton import newton_polish
 from percviz.core.solvers.smo import warm_start_alpha
@@ -124,3 +125,16 @@ def test_newton_polish_keeps_feasibility_and_never_raises_the_objective(kernel, 
         assert polished.min() >= 0 and polished.max() <= C and abs(polished @ y) < 1e-9
         assert np.abs(G - (y - K @ (polished * y))).max() < 1e-8  # its running F is the true one
         assert dual_objective(problem, polished) >= before - 1e-12  # the dual (maximized) never falls
+
+
+def test_a_hard_margin_warm_start_still_refuses_points_made_inseparable():
+    points = line_set(2, n=40)
+    prev = SMO(Problem(points, kernel="affine"), margin="hard", tol=TIGHT).run()
+    k = int(np.flatnonzero(points.y < 0)[0])  # a +1 point dropped onto a −1 point's place (a hair away)
+    X, y = np.vstack([points.X, points.X[k] + 1e-3]), np.r_[points.y, 1]
+    with pytest.raises(DataError, match="cannot be"):
+        SMO(Problem(PointSet.from_signed(X, y), kernel="affine"), margin="hard", warm_start=np.r_[prev.alpha, 0.0])
+    moved = points.X.copy()
+    moved[0] += 0.01  # a move that keeps them separable skips the LP: the previous w proves it, and it is right
+    warm = SMO(Problem(PointSet.from_signed(moved, points.y), kernel="affine"), margin="hard", warm_start=prev.alpha)
+    assert warm.run().status is Status.SEPARATOR

@@ -222,6 +222,13 @@ class SMO(Solver):
         X, y = self.problem.X, self._y
         kernel = self.problem.kernel
         if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
+            if self._warm is not None and self._warm.shape == y.shape and np.isfinite(self._warm).all():
+                # a Live rerun: if the previous direction w = Σ α_i y_i x_i still separates the edited points
+                # strictly, that proves them separable and the LP (most of a warm start's time) is not needed
+                s = X @ (X.T @ (np.clip(self._warm, 0.0, None) * y))
+                gap = s[y > 0].min(initial=np.inf) - s[y < 0].max(initial=-np.inf)
+                if gap > 1e-9 * max(1.0, float(np.abs(s).max(initial=0.0))):
+                    return
             tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
             ok = tau < 0.5
         elif isinstance(kernel, (RBFKernel, LaplacianKernel)):
