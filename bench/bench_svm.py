@@ -175,7 +175,7 @@ def bench_edits(n: int = 200, seeds: int = 4, reps: int = 5) -> None:
                         return s, s.run()
 
                     cpu, wall, (s, snap) = timed(warm, reps)
-                    rows[kind].append((cpu, wall, snap.iteration, s._solves))
+                    rows[kind].append((cpu, wall, snap.iteration, getattr(s, "_solves", 0)))
             for kind, got in rows.items():
                 if not got:
                     continue

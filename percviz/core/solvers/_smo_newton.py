@@ -37,36 +37,34 @@ def newton_polish(
     below `tol`, after `max_rounds` solves, or when the working set would exceed `max_set` coefficients.
     """
     pos = y > 0
-    work = np.flatnonzero((alpha > 0) & (alpha < C))
+    up = np.where(pos, alpha < C, alpha > 0)  # v_t can grow
+    low = np.where(pos, alpha > 0, alpha < C)  # v_t can shrink
+    i, j = int(np.where(up, F, -np.inf).argmax()), int(np.where(low, F, np.inf).argmin())
+    if F[i] - F[j] < tol:
+        return 0
+    work = np.flatnonzero(up & low)  # the free coefficients
+    if work.size < 2:  # nothing to solve on: the most violating pair joins (SMO's first choice)
+        work = np.union1d(work, [i, j])
+    cols = np.column_stack([column(int(s)) for s in work])  # K(·, x_s) for s in W, kept in step with W
     stuck = np.zeros(len(y), dtype=bool)  # dropped without a step since the last step: not to rejoin yet
     solves = 0
-    while solves < max_rounds:
-        up = np.where(pos, alpha < C, alpha > 0)  # v_t can grow
-        low = np.where(pos, alpha > 0, alpha < C)  # v_t can shrink
-        i, j = int(np.where(up, F, -np.inf).argmax()), int(np.where(low, F, np.inf).argmin())
-        if F[i] - F[j] < tol:
-            break
-        if work.size < 2:  # nothing to solve on: the most violating pair joins (SMO's first choice)
-            work = np.union1d(work, [i, j])
-        if work.size > max_set:
-            break
-        cols = np.column_stack([column(int(s)) for s in work])
+    while solves < max_rounds and 2 <= work.size <= max_set:
         k = work.size
         A = np.ones((k + 1, k + 1))
         A[:k, :k] = cols[work]
         A[k, k] = 0.0
         solves += 1
-        u, b = _direction(A, np.append(F[work], 0.0))
+        Fw = F[work]
+        u, b = _direction(A, np.append(Fw, 0.0))
         u -= u.mean()  # Σ u = 0 exactly, whatever the rounding of the solve: the step keeps yᵀα = 0
-        slope = float(F[work] @ u)  # the objective ½vᵀKv − Σα falls at rate Fᵀu along u
+        slope = float(Fw @ u)  # the objective ½vᵀKv − Σα falls at rate Fᵀu along u
         if slope > 0:
             curv = float(u @ (A[:k, :k] @ u))
             step = slope / curv if curv > 1e-12 * slope else np.inf  # exact line search (1 for a Newton step)
             da = y[work] * u
             aw = alpha[work]
-            room = np.full(k, np.inf)
-            room[da > 0] = (C - aw[da > 0]) / da[da > 0]
-            room[da < 0] = aw[da < 0] / -da[da < 0]
+            with np.errstate(divide="ignore", invalid="ignore"):
+                room = np.where(da > 0, (C - aw) / da, np.where(da < 0, aw / -da, np.inf))
             step = min(step, float(room.min()))
             if not np.isfinite(step):
                 break  # unbounded along u (hard margin without a solution): SMO reports it
@@ -79,24 +77,23 @@ def newton_polish(
                 if step > 0:
                     stuck[:] = False
                 stuck[work[hit]] = step == 0
-                work = work[~hit]
+                work, cols = work[~hit], cols[:, ~hit]
                 continue
             stuck[:] = False
             if b is None:  # the line search ended inside along a ray: solve again on the same set
                 continue
-            up = np.where(pos, alpha < C, alpha > 0)
-            low = np.where(pos, alpha > 0, alpha < C)
         if b is None:
             break
-        # the point at a bound that violates its KKT condition most against b joins W (none: done to tol)
+        # the point at a bound that violates its KKT condition most against b joins W (none: optimal to tol)
+        up = np.where(pos, alpha < C, alpha > 0)
+        low = np.where(pos, alpha > 0, alpha < C)
         excess = np.maximum(np.where(up, F - b, -np.inf), np.where(low, b - F, -np.inf))
-        excess[up & low] = -np.inf
+        excess[(up & low) | stuck] = -np.inf
         excess[work] = -np.inf
-        excess[stuck] = -np.inf
         t = int(excess.argmax())
         if not excess[t] > 0.5 * tol:
             break
-        work = np.union1d(work, [t])
+        work, cols = np.append(work, t), np.column_stack([cols, column(t)])
     np.clip(alpha, 0.0, C, out=alpha)
     return solves
 
