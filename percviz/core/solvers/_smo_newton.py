@@ -48,7 +48,17 @@ def newton_polish(
     cols = np.column_stack([column(int(s)) for s in work])  # K(·, x_s) for s in W, kept in step with W
     stuck = np.zeros(len(y), dtype=bool)  # dropped without a step since the last step: not to rejoin yet
     solves = 0
-    while solves < max_rounds and 2 <= work.size <= max_set:
+    while solves < max_rounds and work.size <= max_set:
+        if work.size < 2:  # the most violating pair joins again (the affine kernel keeps few free coefficients)
+            up = np.where(pos, alpha < C, alpha > 0)
+            low = np.where(pos, alpha > 0, alpha < C)
+            i, j = int(np.where(up, F, -np.inf).argmax()), int(np.where(low, F, np.inf).argmin())
+            if F[i] - F[j] < tol:
+                break
+            new = np.setdiff1d([i, j], work)
+            work, cols = np.append(work, new), np.column_stack([cols, *(column(int(t)) for t in new)])
+            if work.size < 2:
+                break
         k = work.size
         A = np.ones((k + 1, k + 1))
         A[:k, :k] = cols[work]
