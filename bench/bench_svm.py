@@ -13,6 +13,14 @@ several runs (all in this one process, side by side):
   ipm       the interior-point `svm` (Clarabel), one solve (show_iterations=False), and ipm / smo;
   Δobj      |dual objective SMO − SVC| / |SVC|, both at tol 1e-3 (so not 0: the tests check 1e-6 at tight tol).
 BLAS runs single-threaded (threadpoolctl) so that all three are timed alike.
+
+Then the warm starts at n = 200 after each kind of small edit (`python bench/bench_svm.py edits` for this part
+only): a point moved by ~0.05 (any point, a support vector), a point added, a point deleted (not a support vector,
+a free one, one at the bound C), on several seeded sets — soft margin C = 1 on 'overlap', hard margin on 'apart'
+with the points on the wrong side of x₁ = ±0.3 removed (separable). Per edit kind: CPU time of the run (thread
+time: this 2-core machine is shared, and wall time then also counts the waits for a core) and wall time, median
+and worst over sets × repeats, the pairs SMO needed after the start and the Newton solves of the start; in the same
+run the cold SMO and SVC on the same sets. Target: ≤ 5 ms warm, ≤ 20 ms cold.
 """
 
 from __future__ import annotations
@@ -100,7 +108,89 @@ def bench(n: int, data: str, name: str) -> None:
     )
 
 
+EDITS = ("move", "move SV", "add", "del non-SV", "del free SV", "del bound SV")
+
+
+def edit(X, y, alpha, C, kind, rng):
+    """One small edit and the previous α carried over as Live does (kept, dropped, 0 when added), or None."""
+    sv = alpha > 0
+    pick = {"move": np.ones(len(y), bool), "move SV": sv, "del non-SV": ~sv, "del free SV": sv & (alpha < C),
+            "del bound SV": alpha >= C}
+    if kind == "add":
+        x = 0.5 * (X[rng.integers(len(y))] + X[rng.integers(len(y))])
+        label = y[np.argmin(((X - x) ** 2).sum(axis=1))]  # like its nearest neighbour: stays separable
+        return np.vstack([X, x]), np.r_[y, label], np.r_[alpha, 0.0]
+    idx = np.flatnonzero(pick[kind])
+    if not idx.size:
+        return None
+    k = int(rng.choice(idx))
+    if kind.startswith("move"):
+        X2 = X.copy()
+        X2[k] += rng.normal(scale=0.05, size=2)
+        return X2, y, alpha
+    return np.delete(X, k, axis=0), np.delete(y, k), np.delete(alpha, k)
+
+
+def timed(fn, reps: int) -> tuple[list[float], list[float], object]:
+    """CPU (thread) and wall times of reps calls."""
+    cpu, wall, out = [], [], None
+    for _ in range(reps):
+        c, w = time.thread_time(), time.perf_counter()
+        out = fn()
+        cpu.append(time.thread_time() - c)
+        wall.append(time.perf_counter() - w)
+    return cpu, wall, out
+
+
+def bench_edits(n: int = 200, seeds: int = 4, reps: int = 5) -> None:
+    smo = get_solver("smo")
+    print(f"\nwarm starts at n = {n} after one edit ({seeds} sets × {reps} runs; ms, CPU = thread time)")
+    print("kernel  margin edit          cpu med  worst   wall med  worst   pairs max  solves max   (sets)")
+    for name, (spec, svc_kw) in KERNELS.items():
+        for margin in ("soft", "hard"):
+            C = 1.0 if margin == "soft" else np.inf
+            rows: dict[str, list] = {k: [] for k in ("svc", "cold", *EDITS)}
+            for seed in range(seeds):
+                if margin == "soft":
+                    X, y = clouds(n, DATA["overlap"], seed)
+                else:
+                    X, y = clouds(3 * n, DATA["apart"], seed)
+                    keep = y * X[:, 0] > 0.3
+                    X, y = X[keep][:n], y[keep][:n]
+                kw = dict(margin=margin, C=1.0, tol=TOL)
+                svc_c = C if margin == "soft" else 1e8
+                cpu, wall, _ = timed(lambda: SVC(C=svc_c, tol=TOL, **svc_kw).fit(X, y), reps)
+                rows["svc"].append((cpu, wall, 0, 0))
+                cpu, wall, last = timed(lambda: smo(Problem(PointSet.from_signed(X, y), kernel=spec), **kw).run(), reps)
+                rows["cold"].append((cpu, wall, last.iteration, 0))
+                rng = np.random.default_rng(100 + seed)
+                for kind in EDITS:
+                    out = edit(X, y, last.alpha, C, kind, rng)
+                    if out is None:
+                        continue
+                    X2, y2, a2 = out
+
+                    def warm():  # the Problem is built inside, as a Live rerun does
+                        s = smo(Problem(PointSet.from_signed(X2, y2), kernel=spec), warm_start=a2, **kw)
+                        return s, s.run()
+
+                    cpu, wall, (s, snap) = timed(warm, reps)
+                    rows[kind].append((cpu, wall, snap.iteration, getattr(s, "_solves", 0)))
+            for kind, got in rows.items():
+                if not got:
+                    continue
+                cpu = 1e3 * np.concatenate([g[0] for g in got])
+                wall = 1e3 * np.concatenate([g[1] for g in got])
+                pairs, solves = max(g[2] for g in got), max(g[3] for g in got)
+                print(
+                    f"{name:7s} {margin:6s} {kind:13s} {np.median(cpu):7.2f} {cpu.max():7.2f}   {np.median(wall):7.2f}"
+                    f" {wall.max():7.2f}   {pairs:9d}  {solves:10d}   ({len(got)})"
+                )
+
+
 def main(argv: list[str]) -> None:
+    edits_only = "edits" in argv
+    argv = [a for a in argv if a != "edits"]
     sizes = [int(a) for a in argv] or [200, 500, 1000, 2000]
     try:
         from threadpoolctl import threadpool_limits
@@ -113,10 +203,12 @@ def main(argv: list[str]) -> None:
         "    n data    kernel       svc          smo    ×svc    warm:moved pairs  deleted pairs/cold cold pairs"
         "       ipm  ipm/smo  Δobj"
     )
-    for n in sizes:
-        for data in DATA:
-            for name in KERNELS:
-                bench(n, data, name)
+    if not edits_only:
+        for n in sizes:
+            for data in DATA:
+                for name in KERNELS:
+                    bench(n, data, name)
+    bench_edits()
 
 
 if __name__ == "__main__":

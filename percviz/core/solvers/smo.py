@@ -28,7 +28,10 @@ Warm start (for Live mode): `SMO(problem, warm_start=alpha)` starts from `alpha`
 new problem: keep the previous α of a moved point, drop a removed one, 0 for an added one) projected onto the
 feasible set {0 ≤ α ≤ C, yᵀα = 0}: onto the face where only its free coefficients move, if that face is not
 empty, else where only the positive ones move, else the plain projection (`warm_start_alpha`, `project_feasible`);
-the start then has no new support vectors. The default is α = 0, the algorithm as written.
+the start then has no new support vectors. Newton steps on its free set then finish the start (`newton_polish`,
+a primal active-set method: exact solves of the small KKT system of the face), because SMO's tail is slow: after
+deleting a support vector most of the 13–470 pairs it took at n = 200 went from a violation of 1e-2 to tol.
+The default is α = 0, the algorithm as written.
 """
 
 from __future__ import annotations
@@ -43,11 +46,14 @@ from percviz.core.kernels import LaplacianKernel, RBFKernel
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
 from percviz.core.solvers._kernel_cache import KernelColumns
+from percviz.core.solvers._smo_newton import newton_polish
 from percviz.core.solvers.base import Solver, Status, register
 from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: The curvature used when a = K_ii + K_jj − 2K_ij ≤ 0 (LIBSVM's τ).
 TAU = 1e-12
+#: The largest working set of the warm start's Newton steps (a (k+1)² linear solve each; beyond it plain SMO).
+WARM_NEWTON_MAX_SET = 600
 
 
 def project_feasible(alpha, y, C: float, movable=None) -> np.ndarray | None:
@@ -216,6 +222,13 @@ class SMO(Solver):
         X, y = self.problem.X, self._y
         kernel = self.problem.kernel
         if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
+            if self._warm is not None and self._warm.shape == y.shape and np.isfinite(self._warm).all():
+                # a Live rerun: if the previous direction w = Σ α_i y_i x_i still separates the edited points
+                # strictly, that proves them separable and the LP (most of a warm start's time) is not needed
+                s = X @ (X.T @ (np.clip(self._warm, 0.0, None) * y))
+                gap = s[y > 0].min(initial=np.inf) - s[y < 0].max(initial=-np.inf)
+                if gap > 1e-9 * max(1.0, float(np.abs(s).max(initial=0.0))):
+                    return
             tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
             ok = tau < 0.5
         elif isinstance(kernel, (RBFKernel, LaplacianKernel)):
@@ -255,6 +268,9 @@ class SMO(Solver):
             self._alpha = self._warm.copy()
             sv = np.flatnonzero(self._alpha)
             self._F = y - self._cols.expansion(sv, self._alpha[sv] * y[sv])  # F = y − Σ_s α_s y_s K(·, x_s)
+            # Newton steps on the free set take the start the rest of the way (SMO's tail is slow)
+            cap = min(self._cols.capacity, WARM_NEWTON_MAX_SET)
+            self._solves = newton_polish(self._cols, y, self._alpha, self._F, C, self.values["tol"], max_set=cap)
         a = self._alpha
         pos = y > 0
         self._up = np.where(pos, a < C, a > 0)
@@ -430,7 +446,7 @@ class SMO(Solver):
         kind = "hard margin" if self.values["margin"] == "hard" else f"soft margin, C = {self._C:g}"
         gap = f"KKT violation m − M = {metrics['kkt_gap']:.3g} (tol {self.values['tol']:g})"
         if self._pair is None:
-            start = "α = 0" if self._warm is None else "the warm start"
+            start = "α = 0" if self._warm is None else f"the warm start ({self._solves} Newton solves on its free set)"
             return f"SMO ({kind}) on the {self.problem.kernel.spec} kernel from {start}: {gap}."
         i, j = self._pair
         a = self._alpha
