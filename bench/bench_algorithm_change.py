@@ -94,6 +94,7 @@ def main() -> int:
     ap.add_argument("--profile", action="store_true")
     ap.add_argument("--turns", type=float, default=0.0, help="print each event-loop turn over this many CPU ms, profiled")
     ap.add_argument("--plain", action="store_true", help="with --turns: times only, no profile")
+    ap.add_argument("--between", default="", help="A,B: change back and forth between two algorithms only")
     args = ap.parse_args()
     app = QApplication.instance() or (_TurnApp([]) if args.turns else QApplication([]))
     if args.turns:
@@ -125,7 +126,8 @@ def main() -> int:
     rows = []
     current = scene.settings.algorithm
     for _ in range(args.changes):
-        algo = str(rng.choice([a for a in two_class if a != current]))
+        pair = args.between.split(",") if args.between else None
+        algo = (pair[1] if current == pair[0] else pair[0]) if pair else str(rng.choice([a for a in two_class if a != current]))
         meter.walls, meter.cpus, meter.worst_wall, meter.worst_cpu = [], [], 0.0, 0.0
         meter.start()
         _spin(0.02)
