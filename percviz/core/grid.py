@@ -523,29 +523,33 @@ def _marching_squares(F, level, xs, ys) -> tuple[np.ndarray, np.ndarray]:
 def _join(seg: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """Chain segments that share a grid-edge crossing into polylines separated by NaN rows."""
     m = len(ids) // 2
-    ends: dict[int, list[int]] = {}
-    for k, e in enumerate(ids.tolist()):
-        ends.setdefault(e, []).append(k)  # k: end point index; its segment is k // 2, its partner k ^ 1
-    used = np.zeros(m, dtype=bool)
-    order: list[int] = []
+    # end point k belongs to segment k // 2, its partner is k ^ 1; a grid edge holds at most two end points
+    # (the two cells beside it): other[k] is the end point of the neighbouring segment on k's edge, or -1
+    order = np.argsort(ids, kind="stable")
+    same = ids[order[1:]] == ids[order[:-1]]
+    other = np.full(2 * m, -1, dtype=np.int64)
+    other[order[:-1][same]] = order[1:][same]
+    other[order[1:][same]] = order[:-1][same]
+    lone = np.ones(2 * m, dtype=bool)
+    lone[order[:-1][same]] = lone[order[1:][same]] = False
+    other_l = other.tolist()
+    used = [False] * m
+    pieces: list[np.ndarray] = []
     # start from open ends (edge ids seen once) first, then closed loops
-    starts = [ks[0] for ks in ends.values() if len(ks) == 1] + list(range(0, 2 * m, 2))
-    for k in starts:
+    for k in np.flatnonzero(lone).tolist() + list(range(0, 2 * m, 2)):
         if used[k // 2]:
             continue
         piece = []
         while not used[k // 2]:
             used[k // 2] = True
             piece.append(k)
-            nxt = [q for q in ends[int(ids[k ^ 1])] if q != (k ^ 1)]
             last = k ^ 1
-            if not nxt:
+            k = other_l[last]
+            if k < 0:
                 break
-            k = nxt[0]
-        pts = [seg[q] for q in piece] + [seg[last]]
-        order.append(np.array(pts))
+        pieces.append(np.vstack([seg[piece], seg[last : last + 1]]))
     out = []
-    for P in order:
+    for P in pieces:
         out.append(P)
         out.append(np.full((1, 2), np.nan))
     return np.concatenate(out[:-1])
