@@ -199,8 +199,7 @@ class FrameScheduler(QObject):
         draw = self._first.pop(name)
         self._first_busy = True
         try:
-            with self.frame(main=False):
-                draw()
+            draw()  # not a frame: the worker is not held for it (a frame's hold starved Run to end at n = 2000)
         finally:
             # the next one after this one's repaint: when the event loop has come back twice
             QTimer.singleShot(0, self, lambda: QTimer.singleShot(0, self, self._first_draw_done))
