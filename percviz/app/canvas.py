@@ -475,8 +475,9 @@ class CanvasView(QWidget, Panel):
             self._draw_failed = True
             return
         try:
+            grid = self.evaluator.plan(d, grid)  # coarser when the grid would exceed the memory budget
             F = self.evaluator.evaluate(d, grid)
-        except (ArithmeticError, ValueError, MemoryError) as exc:  # e.g. a kernel overflowing far out
+        except (ArithmeticError, ValueError, MemoryError) as exc:  # e.g. a kernel overflowing far out, the budget
             self.message.setText(f"Cannot draw the decision function here: {exc}")
             self.message.show()
             self._draw_failed = True

@@ -292,7 +292,8 @@ class FeatureView(GeometryPanel):
     # -- the background job ---------------------------------------------------------------------------
     def _start_job(self, job: PictureJob) -> None:
         self._job = job
-        job.progress.connect(lambda message, j=job: self._on_job_result(j, *message))
+        job.progress.connect(lambda message, j=job: self.in_turn_of_its_own(  # a turn of its own: ~60 ms to draw
+            message[0], lambda: self._on_job_result(j, *message)))
         job.failed.connect(lambda text, j=job: self._on_job_result(j, "error", text))
         job.start()
 

@@ -8,7 +8,10 @@
   `PLAY_SOLVER_SHARE`·t (Play) or `RUN_SOLVER_SHARE`·t (Run to end) before the next frame, main or side;
 - side frames: the slower panels (curves, weight and feature pictures) are drawn after the snapshot frame,
   each in a frame of its own and at most at its own rate (`add_side_panel`, `offer`; percviz.app.panel_pacer);
-  when the animation stops everything pending is drawn at once.
+  when the animation stops everything pending is drawn at once;
+- first draws: a heavy panel's first picture of a new run (`first_draw`) waits for a turn of its own, one panel
+  after the other, each after the repaint of the one before (the event loop has come back twice), from a
+  timer (events posted during a long turn are all handled in the next one: posted, they would pile up).
 Outside an animation every delivery and every side panel draws at once.
 """
 
@@ -35,6 +38,9 @@ MAX_FRAME_WAIT = 0.5
 PLAY_SOLVER_SHARE, RUN_SOLVER_SHARE = 0.5, 1.0
 #: Running to the end shows at most ~12 frames a second (s between frames): the solver gets the time.
 RUN_MIN_FRAME = 1 / 12
+
+#: A queued first draw starts this long (ms) after the repaint of the one before.
+FIRST_DRAW_GAP_MS = 2
 
 #: Animation modes (`set_mode`): no animation, Play at a set speed, Run to end as fast as possible.
 STILL, PLAY, RUN = "still", "play", "run"
@@ -70,6 +76,11 @@ class FrameScheduler(QObject):
         self._unhold.timeout.connect(self._release_worker)
         self._side: dict[str, Callable[[], None]] = {}
         self._pacer = PanelPacer({}, self._draw_side, self, wait=self.side_frame_wait)
+        self._first: dict[str, Callable[[], None]] = {}  # queued first draws, in order
+        self._first_busy = False
+        self._first_timer = QTimer(self)
+        self._first_timer.setSingleShot(True)
+        self._first_timer.timeout.connect(self._run_first_draw)
 
     @property
     def animating(self) -> bool:
@@ -93,8 +104,9 @@ class FrameScheduler(QObject):
     def stop(self) -> None:
         """The window closes: no more frames, nothing pending."""
         self._closed = True
-        for timer in (self._poll, self._pace, self._unhold):
+        for timer in (self._poll, self._pace, self._unhold, self._first_timer):
             timer.stop()
+        self._first.clear()
         self._pacer.stop()
 
     # -- snapshot frames ----------------------------------------------------------------------------------
@@ -157,6 +169,44 @@ class FrameScheduler(QObject):
 
     def _draw_side(self, name: str) -> None:
         self.side_frame(self._side[name])
+
+    # -- first draws ---------------------------------------------------------------------------------------------
+    def first_draw(self, name: str, draw: Callable[[], None]) -> None:
+        """Run `draw` (panel `name`'s first picture of a new run) in an event-loop turn of its own, after the
+        queued ones before it and their repaints; queued again, a panel keeps its place and its latest draw."""
+        if self._closed:
+            return
+        self._first[name] = draw
+        self._next_first_draw()
+
+    def cancel_first_draw(self, name: str) -> None:
+        """Forget panel `name`'s queued first draw (it was drawn otherwise, or hidden)."""
+        self._first.pop(name, None)
+
+    @property
+    def first_draws_pending(self) -> bool:
+        """Whether a queued first draw has not run yet (or the one running has not repainted)."""
+        return bool(self._first) or self._first_busy
+
+    def _next_first_draw(self) -> None:
+        if self._first and not self._first_busy and not self._first_timer.isActive() and not self._closed:
+            self._first_timer.start(FIRST_DRAW_GAP_MS)
+
+    def _run_first_draw(self) -> None:
+        if not self._first or self._closed:
+            return
+        name = next(iter(self._first))
+        draw = self._first.pop(name)
+        self._first_busy = True
+        try:
+            draw()  # not a frame: the worker is not held for it (a frame's hold starved Run to end at n = 2000)
+        finally:
+            # the next one after this one's repaint: when the event loop has come back twice
+            QTimer.singleShot(0, self, lambda: QTimer.singleShot(0, self, self._first_draw_done))
+
+    def _first_draw_done(self) -> None:
+        self._first_busy = False
+        self._next_first_draw()
 
     # -- the duty cycle ------------------------------------------------------------------------------------------
     def _begin_frame(self) -> float:

@@ -251,7 +251,7 @@ class MainWindow(QMainWindow):
     def _wire(self) -> None:
         s = self.session
         # Each panel subscribes itself to the run (percviz.app.panel_feed), before the window's own problem slot:
-        # the window then shows the docks the new algorithm has and lets the panels it showed catch up.
+        # the window then shows the docks the new algorithm has (a panel shown catches up by itself).
         for panel in self.panels.values():
             panel.bind(s, on_error=self._panel_failed)
         s.problemChanged.connect(self._on_problem)
@@ -382,8 +382,7 @@ class MainWindow(QMainWindow):
         self.points_label.setText("   ".join(parts) + "  ")
 
     def _show_curves(self, on: bool) -> None:
-        self.panels["curves"].setVisible(on)
-        self._feed_stale()
+        self.panels["curves"].setVisible(on)  # shown again, it catches up by itself
 
     def _set_current_class(self, cls: int) -> None:
         self.panels["canvas"].set_current_class(cls)
@@ -411,8 +410,7 @@ class MainWindow(QMainWindow):
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
         if self._closed:  # docks hide while the closed window is destroyed: nothing to remember or feed
             return
-        if visible:
-            self.panels[name].catch_up()
+        # (a panel shown again catches up by itself: percviz.app.panel_feed)
         # The user closed a dock with its title-bar button: remember it and untick the menu entry.
         if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:
             if self.docks[name].isHidden() and not self._updating_docks:
@@ -434,24 +432,42 @@ class MainWindow(QMainWindow):
         return bool(ok), why
 
     def _update_docks(self, solver_cls) -> None:
+        """Show the docks of the views the algorithm declares (and the user wants), hide the others.
+
+        Only the layout is the window's: a panel shown catches up by itself (percviz.app.panel_feed). Showing
+        and hiding docks is one layout pass and one repaint: updates are held until the layout is done.
+        """
+        changes = []
+        for name, dock in self.docks.items():
+            if name == "controls":
+                continue
+            ok, why = self._supported(name, solver_cls)
+            act = self.view_actions.get(name)
+            if act is not None:
+                act.setEnabled(ok)
+                act.setToolTip(why if not ok else "")
+                act.setStatusTip(why if not ok else "")
+            want = ok and self._wanted.get(name, False)
+            if dock.isHidden() == want:
+                changes.append((dock, want))
+        if not changes:
+            return
         self._updating_docks = True
+        held = self.isVisible() and self.updatesEnabled()
+        if held:
+            self.setUpdatesEnabled(False)
         try:
-            for name, dock in self.docks.items():
-                if name == "controls":
-                    continue
-                ok, why = self._supported(name, solver_cls)
-                act = self.view_actions.get(name)
-                if act is not None:
-                    act.setEnabled(ok)
-                    act.setToolTip(why if not ok else "")
-                    act.setStatusTip(why if not ok else "")
-                dock.setVisible(ok and self._wanted.get(name, False))
+            for dock, want in changes:
+                dock.setVisible(want)
+            if held and self.layout() is not None:
+                self.layout().activate()  # the new geometry now, while nothing repaints
         finally:
             self._updating_docks = False
-        self._feed_stale()
+            if held:
+                self.setUpdatesEnabled(True)  # one repaint of the new layout
 
     def _on_problem(self, problem, solver_cls) -> None:
-        self._update_docks(solver_cls)  # shown docks catch up (the panels marked themselves stale)
+        self._update_docks(solver_cls)  # the panels shown catch up by themselves
         self._update_edit_actions()
 
     def _live(self, name: str) -> bool:

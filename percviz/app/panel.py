@@ -67,6 +67,15 @@ class Panel:
         if feed is not None:
             feed.catch_up(defer)
 
+    def in_turn_of_its_own(self, key: str, draw) -> None:
+        """Run draw() (a heavy picture, e.g. a background job's result) in an event-loop turn of its own, after
+        the first draws queued before it (FrameScheduler.first_draw); at once when the panel is not bound."""
+        feed = getattr(self, "feed", None)
+        if feed is None:
+            draw()
+        else:
+            feed.session.frames.first_draw(f"{self.view}:{key}", draw)
+
     def set_problem(self, problem, solver_cls) -> None:
         """A new run (problem None: the scene cannot be solved): forget what belonged to the old one."""
 

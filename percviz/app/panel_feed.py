@@ -6,10 +6,11 @@ One `PanelFeed` per panel connects the session's signals it needs:
 - snapshotShown / historyChanged: a shown panel draws them — at once when it has no `redraw_interval` (the
   canvas, in the snapshot frame), else through the FrameScheduler's side frames at its own rate (`set_run`);
 - rhoChanged: `set_reference`.
-A hidden panel is not fed (a closed dock costs nothing): it is marked stale and catches up when the window
-shows it again (`catch_up`). A panel with `defer_during_drag` (a costly set_problem: the weight and feature
+A hidden panel is not fed (a closed dock costs nothing): it is marked stale and catches up by itself when it
+is shown again (its Show event; `catch_up`). A panel with `defer_during_drag` (a costly set_problem: the weight and feature
 pictures) is not fed on every move of a dragged point: it catches up once the drag has paused DRAG_PAUSE_MS or
-ended, and after other edits in an event-loop turn of its own (so one edit is not one long stall). A panel's exception is reported once per run through `on_error`; the others draw.
+ended. After an edit (a new run) the paced panels (curves, weight and feature pictures) draw their first picture
+in an event-loop turn of their own each (FrameScheduler.first_draw), so that one edit is not one long stall. A panel's exception is reported once per run through `on_error`; the others draw.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from __future__ import annotations
 import sys
 from typing import Callable
 
-from PySide6.QtCore import QObject, QTimer
+from PySide6.QtCore import QEvent, QObject, QTimer
 
 #: A deferred panel catches up once a drag has paused this long (ms; every move restarts the wait).
 DRAG_PAUSE_MS = 150
@@ -33,16 +34,22 @@ class PanelFeed(QObject):
         self.stale = True
         self._failed = False
         self._later = QTimer(self, singleShot=True)  # the deferred catch-up (defer_during_drag)
-        self._later.timeout.connect(self._catch_up_now)
+        self._later.timeout.connect(self._queue_catch_up)
         self.paced = panel.redraw_interval is not None
         if self.paced:  # drawn after the canvas, in side frames of its own
             session.frames.add_side_panel(name, panel.redraw_interval, self._deliver_paced)
+        panel.installEventFilter(self)  # shown (its dock opened): catch up by itself
         session.problemChanged.connect(self._on_problem)
         session.snapshotShown.connect(self._on_snapshot)
         session.historyChanged.connect(self._on_history)
         session.rhoChanged.connect(self._call_set_reference)
 
     # -- shown or not ---------------------------------------------------------------------------------------
+    def eventFilter(self, obj, event) -> bool:  # noqa: N802
+        if obj is self.panel and event.type() == QEvent.Type.Show and self.stale:
+            self.catch_up(defer=True)  # a heavy panel in a turn of its own, after the window's layout
+        return False
+
     def shown(self) -> bool:
         """Whether the panel is shown (or will be when its window is): only then is it fed."""
         window = self.panel.window()
@@ -59,10 +66,18 @@ class PanelFeed(QObject):
         """
         if not (self.stale and self.shown()):
             return
-        if defer and self.panel.defer_during_drag:
-            self._later.start(DRAG_PAUSE_MS if self.session.scene.dragging else 0)
+        if defer and self.panel.defer_during_drag and self.session.scene.dragging:
+            self._later.start(DRAG_PAUSE_MS)
+            return
+        if defer and (self.panel.defer_during_drag or self.paced):
+            # the slower panels' first picture of a new run: a turn of its own each (FrameScheduler.first_draw)
+            self._later.stop()
+            self.session.frames.first_draw(self.name, self._catch_up_now)
             return
         self._feed()
+
+    def _queue_catch_up(self) -> None:
+        self.session.frames.first_draw(self.name, self._catch_up_now)
 
     def _catch_up_now(self) -> None:
         if self.stale and self.shown():
@@ -72,6 +87,7 @@ class PanelFeed(QObject):
         s = self.session
         self.stale = False
         s.frames.discard(self.name)
+        s.frames.cancel_first_draw(self.name)
         self._call("set_problem", s.problem, s.solver_cls)
         if s.current is not None:
             self._call("set_history", s.history)

@@ -416,7 +416,7 @@ class RunSession(QObject):
         return self.latest
 
     def wait_idle(self, timeout_s: float = 10.0) -> bool:
-        """Process events until the worker has nothing left to do (tests and scripts)."""
+        """Process events until the worker has nothing left to do, nor the panels (tests and scripts)."""
         import time
 
         from PySide6.QtCore import QCoreApplication
@@ -424,7 +424,8 @@ class RunSession(QObject):
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
             QCoreApplication.processEvents()
-            if not self._worker.busy and not self._worker.has_output and not self._restart_timer.isActive():
+            if (not self._worker.busy and not self._worker.has_output and not self._restart_timer.isActive()
+                    and not self.frames.first_draws_pending):
                 QCoreApplication.processEvents()
                 return True
             time.sleep(0.002)

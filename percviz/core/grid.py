@@ -15,6 +15,11 @@ evaluation must cost far less than the naive Σ_i coef_i K(z, x_i) over every gr
   are separable instead: cos(ω₁z₁ + ω₂z₂ + c) = cos(ω₁z₁)cos(ω₂z₂ + c) − sin(ω₁z₁)sin(ω₂z₂ + c), so the
   image is two (ny × D)(D × nx) products from D·(nx + ny) cosines (D = 5000 on 256² would be 330 million);
 - multi-class decision functions return c planes; their argmax gives the regions.
+
+Memory (percviz.core.budget): `GridEvaluator.plan` estimates what an evaluation allocates before it allocates
+(φ(grid), per-axis cosines, the image planes) and gives a coarser grid over the same rectangle when the grid
+would exceed the budget, or refuses in one line when not even MIN_SIDE × MIN_SIDE fits; the caches (per-point
+rows, K(X, centres), φ(X)) hold at most `cache_budget()`, beyond which values are computed in blocks, uncached.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ from typing import Callable
 
 import numpy as np
 
+from percviz.core import budget
 from percviz.core.decision import EVAL_BLOCK, DecisionFunction, FeatureLinear, KernelExpansion
 from percviz.core.dense_gram import kernel_matrix
 from percviz.core.features import RandomFourier
@@ -57,6 +63,40 @@ def one_blas_thread():
 
 #: Refresh an incrementally updated image from scratch after this many incremental frames (float32 drift).
 _REFRESH_EVERY = 32
+
+#: The caches of a GridEvaluator hold at most this (bytes), and at most an eighth of the memory budget.
+CACHE_BYTES = 192 * 2**20
+#: A grid is never coarsened below this many cells a side: below, the drawing is refused.
+MIN_SIDE = 16
+
+
+def cache_budget() -> int:
+    """Bytes a GridEvaluator may keep cached: CACHE_BYTES, or an eighth of the memory budget if smaller."""
+    return int(min(CACHE_BYTES, budget.budget_bytes() / 8))
+
+
+def grid_bytes(decision: DecisionFunction, grid: "ViewGrid") -> float:
+    """Bytes evaluating `decision` on `grid` allocates at its peak (images, φ(grid) or per-axis tables)."""
+    m, c = grid.nx * grid.ny, max(1, int(decision.n_outputs))
+    planes = 3 * 4.0 * c * m + 16.0 * m  # float32 output planes and temporaries, the grid points (float64)
+    if decision.n_outputs == 1 and decision.affine() is not None:
+        return planes
+    if isinstance(decision, FeatureLinear):
+        if isinstance(decision.features, RandomFourier):
+            # cos/sin of ω·x per axis (float64 while computed, kept in float32), and one (ny × D) product term
+            return planes + decision.features.dim * (40.0 * (grid.nx + grid.ny) + 8.0 * grid.ny)
+        d_hat = decision.features.dimension()
+        return planes + 20.0 * m * d_hat  # φ(grid): float64 columns, stacked, kept in float32
+    if isinstance(decision, KernelExpansion):
+        nnz = max(1, int(np.count_nonzero(decision.coef)))
+        if decision.kernel.name in SEPARABLE_FACTORS:  # two factor rows per point (float64, then float32)
+            return planes + 12.0 * nnz * (grid.nx + grid.ny)
+        if decision.kernel.name == "poly":  # closed form: no per-point rows at all
+            return planes
+        # per-point columns are cached within cache_budget(); computing them (or a direct evaluation) works in
+        # blocks of at most EVAL_BLOCK float64 values
+        return planes + 16.0 * min(m * nnz, EVAL_BLOCK)
+    return planes + 16.0 * m
 
 
 @dataclass(frozen=True)
@@ -173,8 +213,9 @@ class GridEvaluator:
     `evaluate(decision, grid)` returns a float32 image of shape (ny, nx), or (c, ny, nx) for c outputs.
     """
 
-    def __init__(self, budget_mb: float = 192.0):
-        self.budget = int(budget_mb * 2**20)
+    def __init__(self, budget_mb: float | None = None):
+        """budget_mb: what the caches may hold (default: cache_budget())."""
+        self.budget = int(budget_mb * 2**20) if budget_mb is not None else cache_budget()
         self._rows_key: tuple | None = None
         self._rows: _PointRows | None = None
         self._phi_key: tuple | None = None
@@ -185,6 +226,23 @@ class GridEvaluator:
         self._pts_gram: np.ndarray | None = None
 
     # -- the grid image ----------------------------------------------------------------
+    @staticmethod
+    def plan(decision: DecisionFunction, grid: "ViewGrid") -> "ViewGrid":
+        """The grid to evaluate `decision` on within the memory budget: `grid`, or a coarser one over the same
+        rectangle; BudgetError (one line) when not even MIN_SIDE cells a side fit."""
+        need, limit = grid_bytes(decision, grid), budget.budget_bytes()
+        if need <= limit:
+            return grid
+        side, coarse = max(grid.nx, grid.ny), grid
+        while side > MIN_SIDE:
+            side = max(MIN_SIDE, int(side * 0.8))
+            coarse = ViewGrid.fit(grid.x_min, grid.x_max, grid.y_min, grid.y_max, side)
+            if grid_bytes(decision, coarse) <= limit:
+                return coarse
+        budget.require(grid_bytes(decision, coarse), f"Drawing this decision function on a {coarse.nx}×{coarse.ny} grid",
+                       "Use a smaller feature map")
+        return coarse
+
     def evaluate(self, decision: DecisionFunction, grid: ViewGrid) -> np.ndarray:
         with one_blas_thread():
             return self._evaluate(decision, grid)
@@ -305,6 +363,8 @@ class GridEvaluator:
         X = np.asarray(X, dtype=float)
         if isinstance(decision, FeatureLinear) and decision.affine() is None:
             fm = decision.features
+            if 12.0 * len(X) * fm.dimension() > self.budget:  # φ(X) too large to keep: in row blocks, uncached
+                return _in_blocks(decision, X, fm.dimension())
             key = (type(fm), fm.spec, X.tobytes())
             if key != self._pts_key:  # φ(X) of the training points: D cosines per point, once per scene
                 self._pts_key, self._pts_gram = key, np.asarray(fm.transform(X), dtype=np.float32)
@@ -319,6 +379,9 @@ class GridEvaluator:
                 return np.asarray(decision.on_centers(), dtype=float) + decision.bias  # one G·α on the problem's G
             if X.shape[0] * np.count_nonzero(decision.coef) <= 4 * EVAL_BLOCK:
                 return np.asarray(decision(X), dtype=float)  # few non-zero coefficients: by blocks, uncached
+        if 12.0 * len(X) * len(decision.centers) > self.budget:  # K(X, centres) too large to keep (n×n)
+            self._pts_key = self._pts_gram = None
+            return np.asarray(decision(X), dtype=float)  # KernelExpansion evaluates in blocks
         key = (type(k), k.spec, X.tobytes(), decision.centers.tobytes())
         if key != self._pts_key:
             big = X.shape[0] * decision.centers.shape[0] > EVAL_BLOCK  # built in float64 row blocks, stored float32
@@ -326,6 +389,12 @@ class GridEvaluator:
             self._pts_key, self._pts_gram = key, K
         with one_blas_thread():
             return (self._pts_gram @ decision.coef.astype(np.float32)).astype(float) + decision.bias
+
+
+def _in_blocks(decision: FeatureLinear, X: np.ndarray, d_hat: int) -> np.ndarray:
+    """decision(X) in row blocks of at most EVAL_BLOCK feature values (φ(X) never whole)."""
+    rows = max(1, EVAL_BLOCK // max(1, d_hat))
+    return np.concatenate([np.asarray(decision(X[i : i + rows]), dtype=float) for i in range(0, len(X), rows)])
 
 
 def _weighted_sum(arrays: list[np.ndarray], rows: np.ndarray, w: np.ndarray, separable: bool, grid: ViewGrid) -> np.ndarray:
@@ -462,29 +531,33 @@ def _marching_squares(F, level, xs, ys) -> tuple[np.ndarray, np.ndarray]:
 def _join(seg: np.ndarray, ids: np.ndarray) -> np.ndarray:
     """Chain segments that share a grid-edge crossing into polylines separated by NaN rows."""
     m = len(ids) // 2
-    ends: dict[int, list[int]] = {}
-    for k, e in enumerate(ids.tolist()):
-        ends.setdefault(e, []).append(k)  # k: end point index; its segment is k // 2, its partner k ^ 1
-    used = np.zeros(m, dtype=bool)
-    order: list[int] = []
+    # end point k belongs to segment k // 2, its partner is k ^ 1; a grid edge holds at most two end points
+    # (the two cells beside it): other[k] is the end point of the neighbouring segment on k's edge, or -1
+    order = np.argsort(ids, kind="stable")
+    same = ids[order[1:]] == ids[order[:-1]]
+    other = np.full(2 * m, -1, dtype=np.int64)
+    other[order[:-1][same]] = order[1:][same]
+    other[order[1:][same]] = order[:-1][same]
+    lone = np.ones(2 * m, dtype=bool)
+    lone[order[:-1][same]] = lone[order[1:][same]] = False
+    other_l = other.tolist()
+    used = [False] * m
+    pieces: list[np.ndarray] = []
     # start from open ends (edge ids seen once) first, then closed loops
-    starts = [ks[0] for ks in ends.values() if len(ks) == 1] + list(range(0, 2 * m, 2))
-    for k in starts:
+    for k in np.flatnonzero(lone).tolist() + list(range(0, 2 * m, 2)):
         if used[k // 2]:
             continue
         piece = []
         while not used[k // 2]:
             used[k // 2] = True
             piece.append(k)
-            nxt = [q for q in ends[int(ids[k ^ 1])] if q != (k ^ 1)]
             last = k ^ 1
-            if not nxt:
+            k = other_l[last]
+            if k < 0:
                 break
-            k = nxt[0]
-        pts = [seg[q] for q in piece] + [seg[last]]
-        order.append(np.array(pts))
+        pieces.append(np.vstack([seg[piece], seg[last : last + 1]]))
     out = []
-    for P in order:
+    for P in pieces:
         out.append(P)
         out.append(np.full((1, 2), np.nan))
     return np.concatenate(out[:-1])

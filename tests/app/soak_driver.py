@@ -3,7 +3,8 @@
 `Soak(window, seed).run(actions)` drives the real main window like a person — clicks and drags on the canvas,
 deletes, undo/redo, kernel, φ-map, algorithm and parameter changes, step/play/run/reset, history scrubbing —
 with the solver thread running, and records what must never happen: an exception, a long UI stall, a snapshot
-of other points than the scene's drawn on it.
+of other points than the scene's drawn on it. UI gaps are measured by a heartbeat (gap_meter.GapMeter): wall-clock
+and the UI thread's own CPU time (the load-robust one: other processes do not lengthen it).
 """
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ import time
 from dataclasses import dataclass, field
 
 import numpy as np
+from gap_meter import GapMeter
 from PySide6.QtCore import QEventLoop, QPoint, QPointF, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QSlider, QWidget
@@ -32,10 +34,15 @@ class SoakReport:
     exceptions: list = field(default_factory=list)
     stale: int = 0
     shown: int = 0
-    worst_gap_ms: float = 0.0
+    worst_gap_ms: float = 0.0  # wall-clock
     worst_action: str = ""
+    worst_cpu_gap_ms: float = 0.0  # the UI thread's CPU time within one gap
+    worst_cpu_action: str = ""
+    gaps_ms: list = field(default_factory=list)  # every gap: wall-clock
+    cpu_gaps_ms: list = field(default_factory=list)  # and CPU
     seconds: float = 0.0
     rss_mb: list = field(default_factory=list)  # (action index, max RSS in MB) every 500 actions
+    rss_now_mb: list = field(default_factory=list)  # (action index, current RSS in MB) every 500 actions
     counts: dict = field(default_factory=dict)
 
 
@@ -49,6 +56,15 @@ def _rss_mb() -> float:
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024.0
 
 
+def _rss_now_mb() -> float:
+    """The process's resident memory now (MB; Linux /proc, else the peak)."""
+    try:
+        with open("/proc/self/statm") as f:
+            return int(f.read().split()[1]) * resource.getpagesize() / 2**20
+    except OSError:
+        return _rss_mb()
+
+
 class Soak:
     """Random actions on a shown MainWindow; see the module docstring."""
 
@@ -59,21 +75,24 @@ class Soak:
         self.canvas = window.panels["canvas"]
         self.vp = self.canvas.plot.viewport()
         self.algorithms = sorted(load_all())
-        self._last_tick = None
-        self._action = ""
-        self._tick = QTimer()
-        self._tick.setInterval(10)
-        self._tick.timeout.connect(self._on_tick)
+        self.meter = GapMeter()
+        self.verbose = False  # print a progress line every 500 actions
         window.session.snapshotShown.connect(self._check_snapshot)
 
+    @property
+    def _action(self) -> str:
+        return self.meter.label
+
+    @_action.setter
+    def _action(self, name: str) -> None:
+        self.meter.label = name
+
     # -- what is recorded ------------------------------------------------------------------------------------
-    def _on_tick(self) -> None:
-        now = time.perf_counter()
-        if self._last_tick is not None:
-            gap = 1e3 * (now - self._last_tick)
-            if gap > self.report.worst_gap_ms:
-                self.report.worst_gap_ms, self.report.worst_action = gap, self._action
-        self._last_tick = now
+    def _collect_gaps(self) -> None:
+        m, r = self.meter, self.report
+        r.worst_gap_ms, r.worst_action = m.worst_wall, m.worst_wall_label
+        r.worst_cpu_gap_ms, r.worst_cpu_action = m.worst_cpu, m.worst_cpu_label
+        r.gaps_ms, r.cpu_gaps_ms = m.walls, m.cpus
 
     def _check_snapshot(self, _snap) -> None:
         s = self.w.session
@@ -89,7 +108,7 @@ class Soak:
     def run(self, actions: int, time_limit_s: float = 1e9) -> SoakReport:
         self._old_hook, sys.excepthook = sys.excepthook, self._excepthook
         t0 = time.perf_counter()
-        self._tick.start()
+        self.meter.start()
         try:
             for i in range(actions):
                 if time.perf_counter() - t0 > time_limit_s:
@@ -102,11 +121,19 @@ class Soak:
                 _spin(self.pause_s)
                 if i % 500 == 0:
                     self.report.rss_mb.append((i, round(_rss_mb(), 1)))
+                    self.report.rss_now_mb.append((i, round(_rss_now_mb(), 1)))
+                    if self.verbose:
+                        m = self.meter
+                        print(f"  {i} actions, {time.perf_counter() - t0:.0f} s: RSS {self.report.rss_now_mb[-1][1]} MB, "
+                              f"worst gap {m.worst_wall:.0f} ms wall, {m.worst_cpu:.0f} ms CPU, "
+                              f"{len(self.report.exceptions)} exceptions, {self.report.stale} stale", flush=True)
         finally:
-            self._tick.stop()
+            self.meter.stop()
+            self._collect_gaps()
             sys.excepthook = self._old_hook
             self.w.session.pause()
         self.report.rss_mb.append((self.report.actions, round(_rss_mb(), 1)))
+        self.report.rss_now_mb.append((self.report.actions, round(_rss_now_mb(), 1)))
         self.report.seconds = time.perf_counter() - t0
         return self.report
 

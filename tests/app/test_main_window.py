@@ -298,7 +298,9 @@ def test_docks_follow_what_the_algorithm_supports_and_hidden_ones_are_not_fed(wi
     window.session.step()
     window.session.wait_idle()
     assert fed == []
-    act.setChecked(True)  # shown again: it catches up at once
+    act.setChecked(True)  # shown again: it catches up by itself, in an event-loop turn of its own
+    assert fed == [] and window.session.frames.first_draws_pending
+    window.session.wait_idle()
     assert fed and fed[-1] is window.session.current
 
 
