@@ -106,27 +106,3 @@ def hall_window(qtbot, tmp_path, monkeypatch):
     yield open_window
     for w in opened:
         w.close()
-
-
-@pytest.fixture
-def noise_window(qtbot):
-    """A factory: the real window (no classroom) on n N(0, I) points with random labels, the perceptron
-    with 10⁷ updates allowed (it never separates them), shown and idle."""
-    import numpy as np
-
-    from percviz.app.main_window import MainWindow
-    from percviz.core.data import PointSet
-    from percviz.core.scene import SceneModel, Settings
-
-    def open_window(n: int, seed: int):
-        rng = np.random.default_rng(seed)
-        scene = SceneModel(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)),
-                           Settings(algorithm="perceptron", max_iter=10**7))
-        w = MainWindow(scene, install_classroom=False)
-        qtbot.addWidget(w)
-        w.show()
-        qtbot.waitExposed(w)
-        w.session.wait_idle()
-        return w
-
-    return open_window

@@ -12,11 +12,12 @@ from PySide6.QtWidgets import QGraphicsItem
 
 from percviz.app import session as session_mod
 from percviz.app.geometry_panel import segments_item
+from percviz.app.main_window import MainWindow
 from percviz.app.panel_pacer import PanelPacer
 from percviz.app.session import FINISHED, IDLE, RUNNING
 from percviz.app.weight_view import WeightView
 from percviz.core.data import PointSet
-from percviz.core.scene import SceneModel
+from percviz.core.scene import SceneModel, Settings
 
 
 def _spin(seconds: float) -> None:
@@ -56,8 +57,20 @@ def test_pacer_delivers_one_panel_a_turn_at_most_at_its_rate_and_flushes_when_st
     assert time.monotonic() - t0 < 5
 
 
-def test_weight_and_feature_pictures_are_paced_while_running_and_complete_when_paused(noise_window):
-    w = noise_window(1500, seed=1)
+def _window(qtbot, n=1500, seed=1):
+    rng = np.random.default_rng(seed)
+    scene = SceneModel(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)),
+                       Settings(algorithm="perceptron", max_iter=10**7))
+    w = MainWindow(scene, install_classroom=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.session.wait_idle()
+    return w
+
+
+def test_weight_and_feature_pictures_are_paced_while_running_and_complete_when_paused(qtbot):
+    w = _window(qtbot)
     calls = {"canvas": 0, "weight": 0, "feature": 0, "curves": 0}
     for name in ("weight", "feature", "curves"):
         panel = w.panels[name]
@@ -85,10 +98,10 @@ def test_weight_and_feature_pictures_are_paced_while_running_and_complete_when_p
     assert w.panels["curves"].shown_iteration == shown.iteration
 
 
-def test_the_heap_is_settled_while_idle_and_not_while_running(noise_window, monkeypatch):
+def test_the_heap_is_settled_while_idle_and_not_while_running(qtbot, monkeypatch):
     settles = []
     monkeypatch.setattr(session_mod.heap, "settle", lambda: settles.append(time.monotonic()) or 0.0)
-    w = noise_window(200, seed=1)
+    w = _window(qtbot, n=200)
     _spin(session_mod.SETTLE_AFTER_MS / 1000 + 0.3)
     assert len(settles) == 1  # once, after the scene went idle
     w.session.run_to_end()

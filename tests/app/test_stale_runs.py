@@ -6,6 +6,9 @@ import numpy as np
 from PySide6.QtCore import QEventLoop, QTimer
 
 from percviz.app import session as session_mod
+from percviz.app.main_window import MainWindow
+from percviz.core.data import PointSet
+from percviz.core.scene import SceneModel, Settings
 
 
 def _spin(seconds: float) -> None:
@@ -14,15 +17,23 @@ def _spin(seconds: float) -> None:
     loop.exec()
 
 
-def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(noise_window, monkeypatch):
+def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(qtbot, monkeypatch):
     monkeypatch.setattr(session_mod, "SLOW_RESTART", 0.0)  # every restart defers the next drag move by its cost
     from percviz.app.feature_view import FeatureView
     from percviz.app.weight_view import WeightView
 
     for cls in (WeightView, FeatureView):  # their set_problem on every move keeps the restarts costly (the case here)
         monkeypatch.setattr(cls, "defer_during_drag", False)
-    w = noise_window(400, seed=3)
-    s, scene = w.session, w.scene
+    rng = np.random.default_rng(3)
+    n = 400
+    scene = SceneModel(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)),
+                       Settings(algorithm="perceptron", max_iter=10**7))
+    w = MainWindow(scene, install_classroom=False)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    s = w.session
+    s.wait_idle()
     shown, wrong, deferred = [0], [], [0]
 
     def check(snap) -> None:
