@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+from lp_oracle import lp_separable
 
 from percviz import cli
 from percviz.core.data import PointSet
@@ -48,17 +49,6 @@ def check_outcome(code, out, err, points: PointSet | None = None):
         prob = Problem(points, res["kernel"], res["features"] or "linear")
         assert not lp_separable(prob.Y), "a proof of non-separability on a separable set"
     return res
-
-
-def lp_separable(Y) -> bool:
-    """Independent exact test: is there a with Ya ≥ 1 after scaling every column and row of Y to unit size?"""
-    from scipy.optimize import linprog
-
-    Y = np.asarray(Y, float)
-    Y = Y / np.where(np.abs(Y).max(axis=0) > 0, np.abs(Y).max(axis=0), 1.0)
-    Y = Y / np.linalg.norm(Y, axis=1, keepdims=True)
-    res = linprog(np.zeros(Y.shape[1]), A_ub=-Y, b_ub=-np.ones(len(Y)), bounds=[(None, None)] * Y.shape[1])
-    return res.status == 0
 
 
 @pytest.mark.parametrize("scene", SCENES)

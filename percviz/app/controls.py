@@ -240,33 +240,30 @@ class ControlsPanel(QWidget):
 
     def _build_kernel(self) -> QWidget:
         self.kernel_box, lay = _group("Kernel")
-        self.kernel = QComboBox()
-        self.kernel.setAccessibleName("kernel")
-        self.kernel.setObjectName("kernel")
-        for name, cls in KERNELS.items():
-            self.kernel.addItem(cls.display_name or name, name)
-            self.kernel.setItemData(self.kernel.count() - 1, (cls.__doc__ or "").strip(), Qt.ItemDataRole.ToolTipRole)
-        self.kernel.currentIndexChanged.connect(self._on_kernel_chosen)
-        lay.addWidget(self.kernel)
-        self.kernel_form = ParamForm()
-        self.kernel_form.valuesChanged.connect(self._on_kernel_params)
-        self.kernel_form.validityChanged.connect(lambda _v: self._update_enabled())
-        self.kernel_form.errorsChanged.connect(self._update_enabled)
-        lay.addWidget(self.kernel_form)
-        self.features = QComboBox()
-        self.features.setAccessibleName("features")
-        self.features.setObjectName("features")
-        for name, cls in FEATURE_MAPS.items():
-            self.features.addItem(cls.display_name or name, name)
-            self.features.setItemData(self.features.count() - 1, (cls.__doc__ or "").strip(), Qt.ItemDataRole.ToolTipRole)
-        self.features.currentIndexChanged.connect(self._on_features_chosen)
-        lay.addWidget(self.features)
-        self.feature_form = ParamForm()
-        self.feature_form.valuesChanged.connect(self._on_feature_params)
-        self.feature_form.validityChanged.connect(lambda _v: self._update_enabled())
-        self.feature_form.errorsChanged.connect(self._update_enabled)
-        lay.addWidget(self.feature_form)
+        self.kernel, self.kernel_form = self._spec_chooser(lay, "kernel", KERNELS, self._kernel_params, "kernel")
+        self.features, self.feature_form = self._spec_chooser(
+            lay, "features", FEATURE_MAPS, self._feature_params, "feature map"
+        )
         return self.kernel_box
+
+    def _spec_chooser(self, lay, key: str, registry: dict, memory: dict, kind: str) -> tuple[QComboBox, ParamForm]:
+        """A box named `key` listing the registered kernels (or feature maps), and the chosen one's parameter form.
+
+        Choosing or editing applies the spec as the scene's `key` setting; `memory` keeps each name's last values."""
+        combo = QComboBox()
+        combo.setAccessibleName(key)
+        combo.setObjectName(key)
+        for name, cls in registry.items():
+            combo.addItem(cls.display_name or name, name)
+            combo.setItemData(combo.count() - 1, (cls.__doc__ or "").strip(), Qt.ItemDataRole.ToolTipRole)
+        form = ParamForm()
+        combo.currentIndexChanged.connect(lambda i: self._on_spec_chosen(combo, form, registry, memory, kind, key, i))
+        lay.addWidget(combo)
+        form.valuesChanged.connect(lambda values: self._on_spec_params(combo, memory, key, values))
+        form.validityChanged.connect(lambda _v: self._update_enabled())
+        form.errorsChanged.connect(self._update_enabled)
+        lay.addWidget(form)
+        return combo, form
 
     def _build_run(self) -> QWidget:
         box, lay = _group("Run")
@@ -541,35 +538,20 @@ class ControlsPanel(QWidget):
         if self.forms_valid():
             self._apply(params=dict(values))
 
-    def _on_kernel_chosen(self, index: int) -> None:
-        name = self.kernel.itemData(index)
+    def _on_spec_chosen(self, combo, form, registry: dict, memory: dict, kind: str, key: str, index: int) -> None:
+        name = combo.itemData(index)
         if not name or self._syncing:
             return
-        cls = KERNELS[name]
-        self.kernel_form.set_params(cls.params, self._kernel_params.get(name, {}), f"the {name} kernel", name)
-        self.kernel_form.setVisible(bool(cls.params.specs))
-        self._apply(kernel=format_spec(name, self.kernel_form.values()))
+        cls = registry[name]
+        form.set_params(cls.params, memory.get(name, {}), f"the {name} {kind}", name)
+        form.setVisible(bool(cls.params.specs))
+        self._apply(**{key: format_spec(name, form.values())})
 
-    def _on_kernel_params(self, values: dict) -> None:
-        name = self.kernel.currentData()
-        self._kernel_params[name] = dict(values)
+    def _on_spec_params(self, combo, memory: dict, key: str, values: dict) -> None:
+        name = combo.currentData()
+        memory[name] = dict(values)
         if self.forms_valid():
-            self._apply(kernel=format_spec(name, values))
-
-    def _on_features_chosen(self, index: int) -> None:
-        name = self.features.itemData(index)
-        if not name or self._syncing:
-            return
-        cls = FEATURE_MAPS[name]
-        self.feature_form.set_params(cls.params, self._feature_params.get(name, {}), f"the {name} feature map", name)
-        self.feature_form.setVisible(bool(cls.params.specs))
-        self._apply(features=format_spec(name, self.feature_form.values()))
-
-    def _on_feature_params(self, values: dict) -> None:
-        name = self.features.currentData()
-        self._feature_params[name] = dict(values)
-        if self.forms_valid():
-            self._apply(features=format_spec(name, values))
+            self._apply(**{key: format_spec(name, values)})
 
     def _on_max_iter(self, value: int) -> None:
         self._apply(max_iter=int(value))

@@ -108,6 +108,15 @@ class _Buffers:
         return self.it[: self.n], self.values[key][: self.n]
 
 
+def _show_as_dots(curve) -> None:
+    """Dots of the curve's own colour at its values: what shows a curve that has no segment to draw."""
+    colour = curve.opts["pen"].color() if hasattr(curve.opts["pen"], "color") else "w"
+    curve.setSymbol("o")
+    curve.setSymbolSize(7)
+    curve.setSymbolPen(colour)
+    curve.setSymbolBrush(colour)
+
+
 class CurvesView(QWidget, Panel):
     """Metric curves of the current run; follows the run and marks the scrubbed iteration."""
 
@@ -523,11 +532,7 @@ class CurvesView(QWidget, Panel):
         self._single = single
         for c in self.curves.values():
             if single:
-                colour = c.opts["pen"].color() if hasattr(c.opts["pen"], "color") else "w"
-                c.setSymbol("o")
-                c.setSymbolSize(7)
-                c.setSymbolPen(colour)
-                c.setSymbolBrush(colour)
+                _show_as_dots(c)
             else:
                 c.setSymbol(None)
 
@@ -545,11 +550,7 @@ class CurvesView(QWidget, Panel):
             ok = np.isfinite(y)
             lonely = bool(ok.any()) and not bool((ok[1:] & ok[:-1]).any())
             if lonely:
-                colour = c.opts["pen"].color() if hasattr(c.opts["pen"], "color") else "w"
-                c.setSymbol("o")
-                c.setSymbolSize(7)
-                c.setSymbolPen(colour)
-                c.setSymbolBrush(colour)
+                _show_as_dots(c)
             elif c.opts.get("symbol") is not None:
                 c.setSymbol(None)
 

@@ -33,6 +33,24 @@ def picture_targets(window) -> dict[str, QWidget]:
     return targets
 
 
+def _scale_box(high: float, value: float) -> QDoubleSpinBox:
+    """The export scale: 0.5× to `high`× in steps of 0.5."""
+    box = QDoubleSpinBox()
+    box.setRange(0.5, high)
+    box.setSingleStep(0.5)
+    box.setValue(value)
+    box.setSuffix(" ×")
+    return box
+
+
+def _add_ok_cancel(dialog: QDialog, form: QFormLayout) -> None:
+    """OK and Cancel as the form's last row, accepting or rejecting the dialog."""
+    buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
+    buttons.accepted.connect(dialog.accept)
+    buttons.rejected.connect(dialog.reject)
+    form.addRow(buttons)
+
+
 class PictureDialog(QDialog):
     """Which view, at which scale."""
 
@@ -45,17 +63,10 @@ class PictureDialog(QDialog):
         for key in self.targets:
             self.target.addItem("Whole window" if key == "window" else PANEL_LABELS.get(key, key), key)
         form.addRow("View", self.target)
-        self.scale = QDoubleSpinBox()
-        self.scale.setRange(0.5, 8.0)
-        self.scale.setSingleStep(0.5)
-        self.scale.setValue(default_scale)
-        self.scale.setSuffix(" ×")
+        self.scale = _scale_box(8.0, default_scale)
         self.scale.setToolTip("Pixels per screen pixel in a PNG (2× or 3× for slides); an SVG is vector anyway")
         form.addRow("Scale", self.scale)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
+        _add_ok_cancel(self, form)
 
     def choice(self) -> tuple[str, float]:
         return self.target.currentData(), self.scale.value()
@@ -83,16 +94,9 @@ class AnimationDialog(QDialog):
         form.addRow("Frame rate", self.fps)
         self.curves = QCheckBox("Include the convergence curves")
         form.addRow(self.curves)
-        self.scale = QDoubleSpinBox()
-        self.scale.setRange(0.5, 4.0)
-        self.scale.setSingleStep(0.5)
-        self.scale.setValue(1.0)
-        self.scale.setSuffix(" ×")
+        self.scale = _scale_box(4.0, 1.0)
         form.addRow("Scale", self.scale)
-        buttons = QDialogButtonBox(QDialogButtonBox.Ok | QDialogButtonBox.Cancel)
-        buttons.accepted.connect(self.accept)
-        buttons.rejected.connect(self.reject)
-        form.addRow(buttons)
+        _add_ok_cancel(self, form)
 
     def choice(self) -> dict:
         panels = ("canvas", "curves") if self.curves.isChecked() else ("canvas",)

@@ -27,8 +27,6 @@ class Theme:
     grid: str
     #: Colours of classes 0..5; class 0 is "+", class 1 is "−".
     class_colors: tuple[str, ...]
-    #: pyqtgraph symbols of classes 0..5: "+" and "_" (a bar, "−") so + and − differ by shape too.
-    class_symbols: tuple[str, ...]
     #: Colour stops of the decision-function map, from f < 0 ("−" side) through f = 0 to f > 0 ("+" side).
     diverging: tuple[str, ...]
     boundary: str
@@ -36,6 +34,8 @@ class Theme:
     highlight: str
     #: Panel/widget background behind the plots (window palette).
     panel: str
+    #: pyqtgraph symbols of classes 0..5: "+" and "_" (a bar, "−") so + and − differ by shape too, in every theme.
+    class_symbols: tuple[str, ...] = ("+", "_", "o", "s", "t", "d")
     scale: float = 1.0
     base_font_pt: float = 10.0
     base_marker: float = 11.0
@@ -194,7 +194,6 @@ def qcolor(spec: str):
 
 # Okabe & Ito (2008), "Color Universal Design": distinguishable under the common colour-vision deficiencies.
 _OKABE_ITO = ("#E69F00", "#0072B2", "#009E73", "#CC79A7", "#D55E00", "#56B4E9")
-_SYMBOLS = ("+", "_", "o", "s", "t", "d")
 
 THEMES: dict[str, Theme] = {
     t.name: t
@@ -207,7 +206,6 @@ THEMES: dict[str, Theme] = {
             foreground="#202020",
             grid="#c8c8c8",
             class_colors=("#d62728", "#1f77b4", "#2ca02c", "#9467bd", "#ff7f0e", "#8c564b"),
-            class_symbols=_SYMBOLS,
             diverging=("#5e9bd1", "#c6dbef", "#ffffff", "#f7c6c0", "#e0605a"),
             boundary="#000000",
             margin="#606060",
@@ -222,7 +220,6 @@ THEMES: dict[str, Theme] = {
             foreground="#e6e6e6",
             grid="#4a4a4a",
             class_colors=("#ff6b6b", "#4dabf7", "#69db7c", "#b197fc", "#ffa94d", "#e599f7"),
-            class_symbols=_SYMBOLS,
             diverging=("#1c4f80", "#223246", "#1e1e1e", "#4a2626", "#8c2f2f"),
             boundary="#ffffff",
             margin="#b0b0b0",
@@ -237,7 +234,6 @@ THEMES: dict[str, Theme] = {
             foreground="#000000",
             grid="#909090",
             class_colors=("#c00000", "#0000c0", "#006400", "#7000a0", "#a05000", "#000000"),
-            class_symbols=_SYMBOLS,
             diverging=("#8fb4ff", "#dce8ff", "#ffffff", "#ffdcdc", "#ff9090"),
             boundary="#000000",
             margin="#000000",
@@ -254,7 +250,6 @@ THEMES: dict[str, Theme] = {
             foreground="#ffffff",
             grid="#808080",
             class_colors=("#ff5050", "#50b4ff", "#50ff50", "#ff50ff", "#ffff00", "#ffffff"),
-            class_symbols=_SYMBOLS,
             diverging=("#003a80", "#001a33", "#000000", "#330000", "#800000"),
             boundary="#ffffff",
             margin="#ffffff",
@@ -271,7 +266,6 @@ THEMES: dict[str, Theme] = {
             foreground="#202020",
             grid="#c8c8c8",
             class_colors=_OKABE_ITO,
-            class_symbols=_SYMBOLS,
             # blue (f < 0, class "−") through white to orange (f > 0, class "+")
             diverging=("#3a8cc4", "#c3dcec", "#ffffff", "#f7dca6", "#ebb13f"),
             boundary="#000000",

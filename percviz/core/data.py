@@ -16,6 +16,14 @@ def format_point(row, shown: int = 4) -> str:
     """A point's coordinates for a message: (x1, x2, …), the first few only."""
     vals = ", ".join(f"{float(v):g}" for v in row[:shown])
     return f"({vals}{', …' if len(row) > shown else ''})"
+
+
+def as_rows(X) -> np.ndarray:
+    """X as a float array of rows: one point (a 1-D array) becomes a 1×d matrix."""
+    X = np.asarray(X, dtype=float)
+    return X.reshape(1, -1) if X.ndim == 1 else X
+
+
 #: Classes 0 … 63 (the preset format's limit).
 MAX_CLASSES = 64
 

@@ -9,19 +9,15 @@ from typing import ClassVar
 
 import numpy as np
 
-from percviz.core.errors import DataError, SpecError
-from percviz.core.params import ParamSet, Parametrized, ParamSpec
-from percviz.core.spec import parse_spec
+from percviz.core.data import as_rows as _rows
+from percviz.core.errors import DataError
+from percviz.core.params import ParamSet, Parametrized, ParamSpec, from_spec, registrar
 
 FEATURE_MAPS: dict[str, type["FeatureMap"]] = {}
 
 
-def register_features(cls: type["FeatureMap"]) -> type["FeatureMap"]:
-    """Class decorator: make a feature map available by its short name."""
-    if cls.name in FEATURE_MAPS:
-        raise ValueError(f"feature map {cls.name!r} registered twice")
-    FEATURE_MAPS[cls.name] = cls
-    return cls
+#: Class decorator: make a feature map available by its short name.
+register_features = registrar(FEATURE_MAPS, "feature map")
 
 
 @dataclass(frozen=True)
@@ -53,9 +49,15 @@ class FeatureMap(Parametrized):
         return None if wb is None else (float(wb[0][0]), float(wb[0][1]), float(wb[1]))
 
 
-def _rows(X) -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    return X.reshape(1, -1) if X.ndim == 1 else X
+def _with_ones(M: np.ndarray) -> np.ndarray:
+    """The columns of M after a first column of ones (the bias term of φ)."""
+    return np.column_stack([np.ones(M.shape[0]), M])
+
+
+def _augmented_weights(a, d: int) -> tuple[np.ndarray, float]:
+    """(w, b) of a·(1, x1, …, xd) = w·x + b."""
+    a = np.asarray(a, dtype=float)
+    return a[1 : d + 1].copy(), float(a[0])
 
 
 def variable_names(d: int) -> list[str]:
@@ -73,26 +75,20 @@ class AugmentedLinear(FeatureMap):
     affine_in_input: ClassVar[bool] = True
 
     def transform(self, X):
-        X = _rows(X)
-        return np.column_stack([np.ones(X.shape[0]), X])
+        return _with_ones(_rows(X))
 
     def term_names(self, d: int = 2):
         return ["1"] + variable_names(d)
 
     def affine_weights(self, a, d: int = 2):
-        a = np.asarray(a, dtype=float)
-        return a[1 : d + 1].copy(), float(a[0])
+        return _augmented_weights(a, d)
 
 
 def parse_features(spec: "str | FeatureMap") -> FeatureMap:
     """Build a feature map from a spec such as 'linear', 'quadratic' or 'poly:degree=3'."""
     if isinstance(spec, FeatureMap):
         return spec
-    name, raw = parse_spec(spec, "feature-map")
-    if name not in FEATURE_MAPS:
-        raise SpecError(f"Unknown feature map '{name}'. Known feature maps: {', '.join(FEATURE_MAPS)}.")
-    cls = FEATURE_MAPS[name]
-    return cls(values=cls.params.validate(raw, f"the {name} feature map"))
+    return from_spec(FEATURE_MAPS, "feature map", spec)
 
 
 @register_features
@@ -105,8 +101,7 @@ class AugmentedLinear1D(FeatureMap):
     affine_in_input: ClassVar[bool] = True
 
     def transform(self, X):
-        X = _rows(X)
-        return np.column_stack([np.ones(X.shape[0]), X[:, 0]])
+        return _with_ones(_rows(X)[:, :1])
 
     def term_names(self, d: int = 2):
         return ["1", "x1"]
@@ -219,10 +214,7 @@ class Polynomial(FeatureMap):
         return _monomial_names(self.degree, d)
 
     def affine_weights(self, a, d: int = 2):
-        if self.degree != 1:
-            return None
-        a = np.asarray(a, dtype=float)
-        return a[1 : d + 1].copy(), float(a[0])
+        return _augmented_weights(a, d) if self.degree == 1 else None
 
 
 @register_features
@@ -260,7 +252,7 @@ class RandomFourier(FeatureMap):
     def transform(self, X):
         X = _rows(X)
         omega, phase = self._draws(X.shape[1])
-        return np.column_stack([np.ones(X.shape[0]), np.sqrt(2.0 / self.dim) * np.cos(X @ omega.T + phase)])
+        return _with_ones(np.sqrt(2.0 / self.dim) * np.cos(X @ omega.T + phase))
 
     def term_names(self, d: int = 2):
         return ["1"] + [f"cos(ω{j + 1}·x + c{j + 1})" for j in range(self.dim)]

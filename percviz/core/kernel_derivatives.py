@@ -13,17 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
+from percviz.core.data import as_rows as _rows
 from percviz.core.errors import DataError
 from percviz.core.kernels import AffineKernel, Kernel, LaplacianKernel, LinearKernel, PolynomialKernel, RBFKernel
 
 
 class NotDifferentiable(DataError):
     """The kernel has no second input derivative where it is needed."""
-
-
-def _rows(X) -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    return X.reshape(1, -1) if X.ndim == 1 else X
 
 
 def is_differentiable(kernel: Kernel) -> bool:

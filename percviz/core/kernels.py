@@ -7,24 +7,14 @@ from typing import ClassVar
 
 import numpy as np
 
-from percviz.core.errors import SpecError
-from percviz.core.params import ParamSet, Parametrized, ParamSpec
-from percviz.core.spec import parse_spec
+from percviz.core.data import as_rows as _as2d
+from percviz.core.params import ParamSet, Parametrized, ParamSpec, from_spec, registered, registrar
 
 KERNELS: dict[str, type["Kernel"]] = {}
 
 
-def register_kernel(cls: type["Kernel"]) -> type["Kernel"]:
-    """Class decorator: make a kernel available by its short name."""
-    if cls.name in KERNELS:
-        raise ValueError(f"kernel {cls.name!r} registered twice")
-    KERNELS[cls.name] = cls
-    return cls
-
-
-def _as2d(X) -> np.ndarray:
-    X = np.asarray(X, dtype=float)
-    return X.reshape(1, -1) if X.ndim == 1 else X
+#: Class decorator: make a kernel available by its short name.
+register_kernel = registrar(KERNELS, "kernel")
 
 
 @dataclass(frozen=True)
@@ -202,17 +192,10 @@ def parse_kernel(spec: "str | Kernel") -> Kernel:
     """Build a kernel from a spec such as 'rbf:gamma=0.5', 'poly:degree=3,c=1' or 'affine'."""
     if isinstance(spec, Kernel):
         return spec
-    name, raw = parse_spec(spec, "kernel")
     aliases = {"gaussian": "rbf", "polynomial": "poly", "affine-linear": "affine", "laplace": "laplacian"}
-    name = aliases.get(name, name)
-    if name not in KERNELS:
-        raise SpecError(f"Unknown kernel '{name}'. Known kernels: {', '.join(KERNELS)}.")
-    cls = KERNELS[name]
-    return cls(values=cls.params.validate(raw, f"the {name} kernel"))
+    return from_spec(KERNELS, "kernel", spec, aliases)
 
 
 def make_kernel(name: str, **values) -> Kernel:
     """Build a kernel by name with typed parameter values."""
-    if name not in KERNELS:
-        raise SpecError(f"Unknown kernel '{name}'. Known kernels: {', '.join(KERNELS)}.")
-    return KERNELS[name](values=values)
+    return registered(KERNELS, name, "kernel")(values=values)

@@ -6,7 +6,8 @@ import math
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from percviz.core.errors import ParameterError
+from percviz.core.errors import ParameterError, SpecError
+from percviz.core.spec import format_spec, parse_spec
 
 
 #: No float parameter may exceed this in size, even where its range is open: beyond it, products overflow.
@@ -157,9 +158,34 @@ class Parametrized:
 
     @property
     def spec(self) -> str:
-        from percviz.core.spec import format_spec
-
         return format_spec(self.name, self.values)
 
     def __str__(self) -> str:
         return self.spec
+
+
+def registrar(registry: dict[str, type], kind: str):
+    """A class decorator that adds a Parametrized class to `registry` under its short name (refuses duplicates)."""
+
+    def register(cls):
+        if cls.name in registry:
+            raise ValueError(f"{kind} {cls.name!r} registered twice")
+        registry[cls.name] = cls
+        return cls
+
+    return register
+
+
+def registered(registry: dict[str, type], name: str, kind: str) -> type:
+    """registry[name], or a SpecError listing the known names."""
+    if name not in registry:
+        raise SpecError(f"Unknown {kind} '{name}'. Known {kind}s: {', '.join(registry)}.")
+    return registry[name]
+
+
+def from_spec(registry: dict[str, type], kind: str, spec: str, aliases: dict[str, str] | None = None):
+    """Build the registered class a spec such as 'rbf:gamma=0.5' names, with its parameters validated."""
+    name, raw = parse_spec(spec, kind.replace(" ", "-"))
+    name = (aliases or {}).get(name, name)
+    cls = registered(registry, name, kind)
+    return cls(values=cls.params.validate(raw, f"the {name} {kind}"))

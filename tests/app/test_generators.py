@@ -9,8 +9,10 @@ from PySide6.QtCore import Qt
 
 from percviz.core.errors import ParameterError
 from percviz.core.generators import GENERATORS, generate
+from percviz.core.presets import SHIPPED_DIR
 
 svm = pytest.importorskip("sklearn.svm")
+NOTES_80 = SHIPPED_DIR / "notes-80-separable.json"
 
 
 @pytest.mark.parametrize("margin", [0.2, 0.8])
@@ -46,18 +48,8 @@ def test_blobs_seed_and_bad_values():
     assert len(GENERATORS) == 6
 
 
-def test_the_dialog_replaces_the_points_in_one_undo_step(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
-    from percviz.app.main_window import MainWindow
-    from percviz.core.presets import SHIPPED_DIR, load_preset
-
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.load_preset(load_preset(SHIPPED_DIR / "notes-80-separable.json"))
-    w.show()
-    qtbot.waitExposed(w)
-    w.session.wait_idle()
+def test_the_dialog_replaces_the_points_in_one_undo_step(hall_window):
+    w = hall_window(NOTES_80)
     before = w.scene.points.X.copy()
     w.classroom.actions["generate"].trigger()
     dlg = w._generators_dialog
@@ -70,23 +62,12 @@ def test_the_dialog_replaces_the_points_in_one_undo_step(qtbot, tmp_path, monkey
     assert w.session.problem is not None and w.session.problem.n == 60
     w.undo_action.trigger()
     np.testing.assert_array_equal(w.scene.points.X, before)
-    w.close()
 
 
-def test_the_brush_paints_a_stroke_of_the_chosen_class_as_one_undo_step(qtbot, tmp_path, monkeypatch):
-    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
-    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
+def test_the_brush_paints_a_stroke_of_the_chosen_class_as_one_undo_step(hall_window):
     from PySide6.QtCore import QPoint, QPointF
 
-    from percviz.app.main_window import MainWindow
-    from percviz.core.presets import SHIPPED_DIR, load_preset
-
-    w = MainWindow()
-    qtbot.addWidget(w)
-    w.load_preset(load_preset(SHIPPED_DIR / "notes-80-separable.json"))
-    w.show()
-    qtbot.waitExposed(w)
-    w.session.wait_idle()
+    w = hall_window(NOTES_80)
     c = w.panels["canvas"]
     c.viewbox.setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
     n0 = w.scene.n
@@ -110,4 +91,3 @@ def test_the_brush_paints_a_stroke_of_the_chosen_class_as_one_undo_step(qtbot, t
     assert -4.5 < new[:, 0].min() and new[:, 0].max() < 2.5 and np.abs(new[:, 1]).max() < 2.0
     w.undo_action.trigger()
     assert w.scene.n == n0
-    w.close()

@@ -42,18 +42,17 @@ def _type_in(qtbot, w, editor, text: str) -> None:
     QApplication.processEvents()
 
 
-def _kernel_window(w):
+def _gamma_field(w):
+    """Choose the RBF kernel in its box and NKP; the kernel form's γ field."""
+    w.controls.kernel.setCurrentIndex(w.controls.kernel.findData("rbf"))
     w.controls.select_algorithm("nkp")
     w.session.wait_idle()
-    return w.controls.kernel_form.editor("gamma") if "gamma" in w.controls.kernel_form.params.names() else None
+    return w.controls.kernel_form.editor("gamma")
 
 
 def test_enter_in_a_field_commits_and_space_then_steps(qtbot, window):
     w = window
-    w.controls.kernel.setCurrentIndex(w.controls.kernel.findData("rbf"))
-    w.controls.select_algorithm("nkp")
-    w.session.wait_idle()
-    gamma = w.controls.kernel_form.editor("gamma")
+    gamma = _gamma_field(w)
     _type_in(qtbot, w, gamma, "1.5")
     _key(w, Qt.Key.Key_Return)
     assert w.scene.settings.kernel == "rbf:gamma=1.5"
@@ -70,11 +69,8 @@ def test_enter_in_a_field_commits_and_space_then_steps(qtbot, window):
 
 def test_escape_reverts_the_typed_text_and_leaves_the_field(qtbot, window):
     w = window
-    w.controls.kernel.setCurrentIndex(w.controls.kernel.findData("rbf"))
-    w.controls.select_algorithm("nkp")
-    w.session.wait_idle()
+    gamma = _gamma_field(w)
     before = w.scene.settings.kernel
-    gamma = w.controls.kernel_form.editor("gamma")
     _type_in(qtbot, w, gamma, "-3")
     assert w.controls.kernel_form.error_text("gamma")
     assert not w.controls.step_button.isEnabled()
@@ -89,10 +85,7 @@ def test_escape_reverts_the_typed_text_and_leaves_the_field(qtbot, window):
 
 def test_while_typing_the_run_keys_go_into_the_field(qtbot, window):
     w = window
-    w.controls.kernel.setCurrentIndex(w.controls.kernel.findData("rbf"))
-    w.controls.select_algorithm("nkp")
-    w.session.wait_idle()
-    gamma = w.controls.kernel_form.editor("gamma")
+    gamma = _gamma_field(w)
     _type_in(qtbot, w, gamma, "2")
     QTest.keyClick(gamma, Qt.Key.Key_Space)
     QTest.keyClick(gamma, Qt.Key.Key_P)
@@ -102,10 +95,7 @@ def test_while_typing_the_run_keys_go_into_the_field(qtbot, window):
 
 def test_validation_message_follows_the_current_text_and_goes_when_valid(qtbot, window):
     w = window
-    w.controls.kernel.setCurrentIndex(w.controls.kernel.findData("rbf"))
-    w.controls.select_algorithm("nkp")
-    w.session.wait_idle()
-    gamma, form = w.controls.kernel_form.editor("gamma"), w.controls.kernel_form
+    gamma, form = _gamma_field(w), w.controls.kernel_form
     _type_in(qtbot, w, gamma, "ab")
     assert "'ab'" in form.error_text("gamma") and "'ab'" in w.controls.status.text()
     QTest.keyClick(gamma, Qt.Key.Key_Backspace)

@@ -33,6 +33,15 @@ def _separable(n, seed=0):
     return PointSet(X, (X[:, 0] + 0.5 * X[:, 1] < 0).astype(int))
 
 
+def _live_rbf_run(qtbot, w, n: int, algorithm: str) -> None:
+    """n separable points, `algorithm` on the RBF kernel (γ = 0.5), live mode on; waits for the run's end."""
+    with w.session.batch():
+        w.scene.set_points(_separable(n), undoable=False)
+        w.scene.set_settings(algorithm=algorithm, kernel="rbf:gamma=0.5", features="linear", params={})
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
+
+
 def test_live_toggle_key_menu_box_and_an_edit_runs_to_the_end(qtbot, window):
     w = window
     box = next(b for b in w.findChildren(QCheckBox) if b.accessibleName() == "live")
@@ -117,11 +126,7 @@ def _cold(problem, name="smo"):
 
 def test_live_smo_reruns_start_from_the_mapped_alpha_and_reach_the_cold_optimum(qtbot, window):
     w = window
-    with w.session.batch():
-        w.scene.set_points(_separable(120), undoable=False)
-        w.scene.set_settings(algorithm="smo", kernel="rbf:gamma=0.5", features="linear", params={})
-    w.classroom.live.set_on(True)
-    qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
+    _live_rbf_run(qtbot, w, 120, "smo")
     i = int(np.argmax(w.scene.points.X[:, 0]))
     x, y = w.scene.points.X[i]
     for edit in (lambda: w.scene.move_point(i, x - 0.3, y + 0.1), lambda: w.scene.remove_point(3),
@@ -151,11 +156,7 @@ def test_heavy_views_catch_up_when_a_drag_pauses_not_on_every_move(qtbot, window
 
 def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbot, window):
     w = window
-    with w.session.batch():
-        w.scene.set_points(_separable(60), undoable=False)
-        w.scene.set_settings(algorithm="snkp", kernel="rbf:gamma=0.5", features="linear", params={})
-    w.classroom.live.set_on(True)
-    qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
+    _live_rbf_run(qtbot, w, 60, "snkp")
     assert w.session.latest.metrics.get("bound") is not None
     w.scene.begin_drag()
     x, y = w.scene.points.X[0]

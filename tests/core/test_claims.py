@@ -6,7 +6,7 @@ import math
 
 import numpy as np
 import pytest
-from scipy.optimize import linprog
+from lp_oracle import lp_separable
 
 from percviz import cli
 from percviz.core.data import PointSet
@@ -20,16 +20,6 @@ from percviz.core.solvers.lp import kernel_separable
 
 load_all()
 PROOF_ALGOS = ("lp-feasibility", "lp-perceptron", "ho-kashyap-identity", "ho-kashyap")
-
-
-def lp_separable(Y) -> bool:
-    """Independent: some a with a·y_i ≥ 1 on the rows scaled to unit size (columns first, then rows)?"""
-    Y = np.asarray(Y, float)
-    m = np.abs(Y).max(axis=0)
-    Y = Y / np.where(m > 0, m, 1)
-    Y = Y / np.linalg.norm(Y, axis=1, keepdims=True)
-    r = linprog(np.zeros(Y.shape[1]), A_ub=-Y, b_ub=-np.ones(len(Y)), bounds=[(None, None)] * Y.shape[1])
-    return r.status == 0
 
 
 def twelve(seed):

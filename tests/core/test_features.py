@@ -7,7 +7,7 @@ import pytest
 
 from percviz.core.decision import FeatureLinear
 from percviz.core.errors import ParameterError, SpecError
-from percviz.core.features import FEATURE_MAPS, parse_features
+from percviz.core.features import FEATURE_MAPS, parse_features, register_features
 
 rng = np.random.default_rng(0)
 X = rng.normal(size=(7, 2))
@@ -83,6 +83,11 @@ def test_bad_specs_are_refused_clearly():
         parse_features("poly:degree=0")
     with pytest.raises(ParameterError, match="gamma"):
         parse_features("rff:gamma=-1")
-    with pytest.raises(SpecError, match="Unknown feature map"):
+    with pytest.raises(SpecError, match="Unknown feature map 'cubic'. Known feature maps: linear, linear1d"):
         parse_features("cubic")
+    with pytest.raises(SpecError, match="Empty feature-map spec"):
+        parse_features(" ")
+    with pytest.raises(ValueError, match="feature map 'poly' registered twice"):
+        register_features(type("Impostor", (FEATURE_MAPS["poly"],), {"name": "poly"}))
+    assert FEATURE_MAPS["poly"].__name__ == "Polynomial"
     assert {"linear", "linear1d", "quadratic", "poly", "rff"} <= set(FEATURE_MAPS)

@@ -110,6 +110,20 @@ def test_spec_round_trip_and_aliases():
     assert parse_kernel("rbf").gamma == 0.5  # the default
 
 
+def test_a_second_kernel_under_a_known_name_is_refused_and_the_first_kept():
+    from percviz.core.kernels import RBFKernel, register_kernel
+
+    class Impostor(RBFKernel):
+        name = "rbf"
+
+    with pytest.raises(ValueError, match="kernel 'rbf' registered twice"):
+        register_kernel(Impostor)
+    assert KERNELS["rbf"] is RBFKernel
+    assert type(parse_kernel("rbf:gamma=2")) is RBFKernel
+    with pytest.raises(SpecError, match="Unknown kernel 'sigmoid'. Known kernels: linear, affine, poly, rbf"):
+        make_kernel("sigmoid")
+
+
 @pytest.mark.parametrize("spec", ["linear", "poly:degree=2,c=0"])
 def test_zero_self_kernel_is_refused_naming_the_point(spec):
     pts = PointSet.from_signed([[1.0, 2.0], [-1.0, 0.5], [0.0, 0.0], [3.0, 1.0]], [1, -1, 1, -1])

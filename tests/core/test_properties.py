@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scipy.optimize import linprog
+from lp_oracle import lp_separable
 
 from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
@@ -65,16 +65,6 @@ def param_values(draw, spec):
     return int(v) if spec.type is int and math.isfinite(v) and v == int(v) else v
 
 
-def exact_separable(Y) -> bool:
-    """Independent of percviz: some a with a·y_i ≥ 1 on the unit-scaled rows (HiGHS)."""
-    Y = np.asarray(Y, float)
-    m = np.abs(Y).max(axis=0)
-    Y = Y / np.where(m > 0, m, 1.0)
-    Y = Y / np.linalg.norm(Y, axis=1, keepdims=True)
-    r = linprog(np.zeros(Y.shape[1]), A_ub=-Y, b_ub=-np.ones(len(Y)), bounds=[(None, None)] * Y.shape[1])
-    return r.status == 0
-
-
 def check_run(cls, problem, params):
     """Run; return the final snapshot, or None when refused with a clear error."""
     try:
@@ -92,7 +82,7 @@ def check_run(cls, problem, params):
         else:
             assert (f.argmax(axis=1) == problem.points.classes).all()
     if s.status is Status.NONSEPARABLE:
-        assert not exact_separable(problem.Y), s.message
+        assert not lp_separable(problem.Y), s.message
     if s.status is Status.CERTIFICATE:
         assert s.p is not None and s.p.min() >= -1e-12 and abs(s.p.sum() - 1) < 1e-9
     return s
