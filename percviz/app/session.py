@@ -8,7 +8,9 @@ algorithm chosen stays; if the run was playing it keeps playing from iteration 0
 History memory is bounded (`SnapshotHistory`): every snapshot is kept until the history holds
 `capacity` of them; then the older half is thinned to every other snapshot, so recent iterations stay
 at full resolution and old ones grow sparser (iteration 0 is always kept). The capacity adapts to the
-size of one snapshot so that the history stays within about `budget_bytes`.
+size of one snapshot so that the history stays within about `budget_bytes`, but never below
+`min_capacity` (32) snapshots: at 100,000 points one kernel snapshot holds 2.4–4 MB (α, p and the
+decision's coefficients), so a 100k run keeps 48–60 snapshots (~190 MB), the oldest thinned.
 """
 
 from __future__ import annotations
@@ -35,6 +37,10 @@ from percviz.core.solvers import get_solver
 SLOW_RESTART = 0.02
 #: The heap is settled (percviz.app.heap) once the run has been idle and unedited this long (ms).
 SETTLE_AFTER_MS = 400
+#: Above this many points ρ_K (seconds of LP and Qhull at 100k, holding the GIL in stretches) starts only once
+#: the scene has been still RHO_DEFER_MS and the previous one's thread has ended: a drag runs one, not one a move.
+RHO_DEFER_N = 20_000
+RHO_DEFER_MS = 500
 
 #: Run states reported by `runStateChanged`.
 IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
@@ -53,7 +59,7 @@ def snapshot_bytes(snap: Any) -> int:
 class SnapshotHistory:
     """The snapshots of a run, oldest first, with bounded memory (see the module docstring)."""
 
-    def __init__(self, capacity: int = 4000, budget_bytes: int = 192 * 2**20, min_capacity: int = 256):
+    def __init__(self, capacity: int = 4000, budget_bytes: int = 192 * 2**20, min_capacity: int = 32):
         self.max_capacity = capacity
         self.budget_bytes = budget_bytes
         self.min_capacity = min_capacity
@@ -127,6 +133,11 @@ class RunSession(QObject):
         self._worker.idle.connect(self._on_idle)
         self._worker.set_interval(1.0 / self.speed)
         self._rho_task: Task | None = None
+        self._rho_prev: Task | None = None  # the last cancelled ρ_K task (its thread may still run)
+        self._rho_wait = QTimer(self)
+        self._rho_wait.setSingleShot(True)
+        self._rho_wait.setInterval(RHO_DEFER_MS)
+        self._rho_wait.timeout.connect(self._rho_due)
         self._restart_timer = QTimer(self)
         self._restart_timer.setSingleShot(True)
         self._restart_timer.timeout.connect(self.restart)
@@ -244,9 +255,25 @@ class RunSession(QObject):
         self._rho_task.start(self._rho_job, problem)
 
     def _cancel_rho(self) -> None:
+        self._rho_wait.stop()
         if self._rho_task is not None:
             self._rho_task.cancel()
-            self._rho_task = None
+            self._rho_prev, self._rho_task = self._rho_task, None
+
+    def _queue_rho(self, problem: Problem) -> None:
+        """ρ_K now, or for a large scene once it has been still (see RHO_DEFER_N)."""
+        if problem.n <= RHO_DEFER_N:
+            self._start_rho(problem)
+        else:
+            self._rho_wait.start()
+
+    def _rho_due(self) -> None:
+        if self._closed or self.problem is None or not self._wants_rho(self.solver_cls) or self._stale:
+            return
+        if self._rho_prev is not None and self._rho_prev.running:
+            self._rho_wait.start()  # one ρ_K thread at a time: look again later
+            return
+        self._start_rho(self.problem)
 
     # -- run control ---------------------------------------------------------------------------------------
     def restart(self, same_problem: bool = False) -> None:
@@ -297,7 +324,7 @@ class RunSession(QObject):
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
         if self._wants_rho(self.solver_cls) and self._rho_affordable(problem):
-            self._start_rho(problem)
+            self._queue_rho(problem)
         if keep_playing:
             self.play()
         else:
@@ -441,6 +468,7 @@ class RunSession(QObject):
         self._closed = True
         self.frames.stop()
         self._restart_timer.stop()
+        self._rho_wait.stop()
         self._settle.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
