@@ -94,6 +94,9 @@ def measure(n: int, seconds: float, folder: Path) -> dict:
     QApplication.processEvents()
     t0 = time.perf_counter()
     w.classroom.files.open_path(path, confirm=False)
+    while w.classroom.files.opening is not None:  # a large file is read on a background Task
+        QApplication.processEvents()
+        time.sleep(0.002)
     w.session.wait_idle()
     QApplication.processEvents()
     w.panels["canvas"].plot.viewport().repaint()
@@ -106,8 +109,11 @@ def measure(n: int, seconds: float, folder: Path) -> dict:
 
 
 def _settle(window, seconds: float) -> None:
-    """Spin the event loop for `seconds`, then until the run is idle (a restart's ρ_K and set-up included)."""
+    """Spin the event loop for `seconds`, then until the file is read, the autosave written and the run idle."""
     _spin(seconds)
+    files = window.classroom.files
+    while files.opening is not None or files.autosaver.writing:
+        _spin(0.05)
     window.session.wait_idle(30)
 
 
@@ -149,8 +155,8 @@ def actions(n: int, folder: Path, stacks: bool) -> list[tuple[str, dict, str]]:
         ("first Step", session.step, 1.0),
         ("Run SNKP 3 s", session.run_to_end, 3.0),
         ("pause + scrub", lambda: (session.pause(), scrub()), 1.5),
-        ("autosave", lambda: w.classroom.files.autosaver.save_now(), 1.5),
         ("add point", lambda: scene.add_point(0.5, 0.5, 0), 2.0),
+        ("autosave (timer's write)", w.classroom.files.autosaver.save_in_background, 2.0),
         ("drag point (20 moves)", drag, 2.0),
         ("delete point", lambda: scene.remove_point(3), 2.0),
         ("algorithm → NKP", lambda: scene.set_settings(algorithm="nkp"), 2.0),
