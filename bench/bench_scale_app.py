@@ -139,12 +139,16 @@ def actions(n: int, folder: Path, stacks: bool) -> list[tuple[str, dict, str]]:
     scene, session = w.session.scene, w.session
     X = lambda: scene.points.X  # noqa: E731
 
-    def drag():
-        scene.begin_drag()
-        x0, y0 = X()[7]
-        for k in range(20):
-            QTimer.singleShot(40 * k, lambda k=k: scene.move_point(7, x0 + 0.01 * k, y0))
-        QTimer.singleShot(40 * 20, scene.end_drag)
+    def drag(k: int = 0, start=None):
+        """20 moves of point 7, each 40 ms after the previous one was handled (as a mouse's moves come)."""
+        if k == 0:
+            scene.begin_drag()
+            start = tuple(X()[7])
+        if k == 20:
+            scene.end_drag()
+            return
+        scene.move_point(7, start[0] + 0.01 * k, start[1])
+        QTimer.singleShot(40, lambda: drag(k + 1, start))
 
     def scrub():
         for k in range(20):

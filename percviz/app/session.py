@@ -28,7 +28,7 @@ from percviz.app.frames import PLAY, RUN, STILL, FrameScheduler
 from percviz.app.strided_run import strided_snapshots
 from percviz.app.worker import SnapshotWorker, error_text
 from percviz.core.errors import PercvizError
-from percviz.core.gram import BOUND_MAX_N, margin_affordable, optimal_margin
+from percviz.core.gram import BOUND_MAX_N, margin_affordable, margins_deferred, optimal_margin
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
@@ -54,6 +54,18 @@ def snapshot_bytes(snap: Any) -> int:
             a = getattr(obj, name, None)
             total += int(getattr(a, "nbytes", 0) or 0)
     return total
+
+
+def _rho_left_to_the_session(gen: Iterator[Any]) -> Iterator[Any]:
+    """The snapshots of gen, each computed under gram.margins_deferred: a large scene's bound metric waits for the
+    session's ρ_K task (started once the scene is still) instead of computing ρ_K on the solver's thread."""
+    while True:
+        with margins_deferred(RHO_DEFER_N):  # set and reset around each next(), on whichever thread runs it
+            try:
+                snap = next(gen)
+            except StopIteration:
+                return
+        yield snap
 
 
 class SnapshotHistory:
@@ -320,6 +332,8 @@ class RunSession(QObject):
             return
         self.problem = problem
         self._gen = strided_snapshots(solver, lambda: self.state == RUNNING)  # large n: a snapshot per stride
+        if problem.n > RHO_DEFER_N:
+            self._gen = _rho_left_to_the_session(self._gen)
         self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)

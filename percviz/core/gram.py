@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from contextlib import contextmanager
 import time
 import weakref
 from dataclasses import dataclass
@@ -553,6 +554,21 @@ def margin_affordable(problem, key: str = "rho_K") -> bool:
         return True  # let the computation itself report it
 
 
+@contextmanager
+def margins_deferred(above_n: int):
+    """On this thread, within it, margin_if only reads ρ_K's memo for problems of more than above_n points.
+
+    The app's solver thread runs under it at 100,000 points: the app computes ρ_K once on its own background
+    task after the scene has been still, instead of 0.25 s of it at iteration 0 of every restart of a drag.
+    """
+    before = getattr(_LOCAL, "defer_above", np.inf)
+    _LOCAL.defer_above = above_n
+    try:
+        yield
+    finally:
+        _LOCAL.defer_above = before
+
+
 def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram: bool = True) -> MarginResult | None:
     """The memoized margin for the `bound` metric, or None when turned off, too costly, not known within
     SYNC_BUDGET seconds, not computable, or not resolved (undecided, or a separable ρ_K too thin to certify).
@@ -566,6 +582,8 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
     if not enabled:
         return None
     m = peek(problem, key)
+    if m is None and key == "rho_K" and problem.n > getattr(_LOCAL, "defer_above", np.inf):
+        return None  # (margins_deferred) another thread computes ρ_K: until then the memo is only read
     if m is None and on_gram and not margin_affordable(problem, key):
         return None
     if m is None or compute is None:
