@@ -150,9 +150,11 @@ def actions(n: int, folder: Path, stacks: bool) -> list[tuple[str, dict, str]]:
         scene.move_point(7, start[0] + 0.01 * k, start[1])
         QTimer.singleShot(40, lambda: drag(k + 1, start))
 
-    def scrub():
-        for k in range(20):
-            QTimer.singleShot(30 * k, lambda k=k: session.show_index(len(session.history) * k // 20))
+    def scrub(k: int = 0):
+        """20 steps back through the history, each 30 ms after the previous one was shown."""
+        if k < 20:
+            session.show_index(len(session.history) * (19 - k) // 20)
+            QTimer.singleShot(30, lambda: scrub(k + 1))
 
     plan = [
         ("open", lambda: w.classroom.files.open_path(path, confirm=False), 3.0),

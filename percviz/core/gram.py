@@ -314,11 +314,14 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
         rho, exact, rank = None, False, -1
         left = budget - (time.perf_counter() - t0)
         B = factor() if factor is not None and left > 0 else None
-        if B is not None and B.shape[1] > 0 and B.shape[0] * HULL_SECONDS_PER_ROW > left:
-            B, extra["complete"] = None, False  # Qhull cannot be interrupted: no time for it in this budget
         if B is not None and B.shape[1] > 0:
             rank = B.shape[1]
-            rho = 0.0 if _origin_on_boundary(B, left) else _hull_margin(B)
+            if _origin_on_boundary(B, left):  # (HiGHS keeps to the time left)
+                rho = 0.0
+            elif B.shape[0] * HULL_SECONDS_PER_ROW > budget - (time.perf_counter() - t0):
+                extra["complete"] = False  # Qhull cannot be interrupted: no time for it in this budget
+            else:
+                rho = _hull_margin(B)
         if rho is not None:
             rho = 0.0 if rho > -64 * EPS * np.sqrt(op.scale) else rho  # 0 on the hull's boundary, up to rounding
         deadline = t0 + budget
