@@ -14,6 +14,7 @@ from percviz.app import session as session_module
 from percviz.app.autosave import Autosaver, preset_text
 from percviz.app.background import live_threads
 from percviz.app.main_window import MainWindow
+from percviz.app.point_decimation import PointDecimator
 from percviz.app.session import SnapshotHistory, snapshot_bytes
 from percviz.core import gram, min_norm
 from percviz.core.data import PointSet
@@ -134,6 +135,22 @@ def test_a_large_csv_is_read_off_the_ui_thread_and_then_replaces_the_scene(qtbot
     qtbot.waitUntil(lambda: files.opening is None, timeout=30000)
     assert len(errors) == 1 and "not a number" in errors[0] and w.scene.n == 40_000
     _close(w)
+
+
+# -- the drawing -------------------------------------------------------------------------------------------------
+
+def test_adding_or_deleting_a_point_changes_at_most_two_points_of_the_decimated_drawing():
+    rng = np.random.default_rng(4)
+    X = rng.normal(0, 1, (100_000, 2))
+    whole = ((-4.0, 4.0), (-4.0, 4.0))
+    drawn = lambda A: {tuple(p) for p in A[PointDecimator().shown(A, whole)]}  # noqa: E731  (by coordinates)
+    before = drawn(X)
+    assert len(before) == 10_000
+    added = drawn(np.vstack([X, [[0.1, 0.2]]]))
+    assert len(before - added) <= 1 and added - before <= {(0.1, 0.2)}
+    i = int(np.flatnonzero([tuple(p) in before for p in X[:50]])[0])  # a drawn point, deleted
+    deleted = drawn(np.delete(X, i, axis=0))
+    assert before - deleted == {tuple(X[i])} and len(deleted - before) == 1  # the next in rank takes its place
 
 
 # -- the history ------------------------------------------------------------------------------------------------
