@@ -41,6 +41,9 @@ SETTLE_AFTER_MS = 400
 #: the scene has been still RHO_DEFER_MS and the previous one's thread has ended: a drag runs one, not one a move.
 RHO_DEFER_N = 20_000
 RHO_DEFER_MS = 500
+#: Above this many points an edit's restart runs in the next turn of the event loop, not in the edit's own: at
+#: 100,000 points each costs the UI thread 50–80 ms (the points' drawing; the new problem and its panels).
+SPLIT_RESTART_N = 20_000
 
 #: Run states reported by `runStateChanged`.
 IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
@@ -551,6 +554,11 @@ class RunSession(QObject):
             self._drop_stale_run()
             if not self._restart_timer.isActive():
                 self._restart_timer.start(max(1, int(wait * 1000)))
+            return
+        if self.scene.n > SPLIT_RESTART_N:  # the restart in a turn of its own, after the canvas has drawn the edit
+            self._drop_stale_run()
+            if not self._restart_timer.isActive():
+                self._restart_timer.start(0)
             return
         self.restart()
 

@@ -181,6 +181,7 @@ def test_vertex_bound_past_its_deadline_is_the_max_over_the_columns_it_read(monk
 
 def test_a_large_scene_starts_rho_once_still_and_it_bounds_the_true_separators_margin(qtbot, monkeypatch):
     monkeypatch.setattr(session_module, "RHO_DEFER_N", 500)
+    monkeypatch.setattr(session_module, "RHO_DEFER_MS", 3000)  # longer than Live's run of each edit on a loaded machine
     pts = _points(1300, seed=7, gap=0.3)  # separable by x + 0.3 y = 0 with a gap
     w = _window(qtbot, pts, algorithm="nkp")
     s = w.session
