@@ -357,7 +357,7 @@ class RunSession(QObject):
             self._batch -= 1
             if not self._batch and self._dirty:
                 self._dirty = False
-                self.restart()
+                self._restart_after_edit()
 
     def reset(self) -> None:
         """Back to iteration 0 of the same scene (a paused run)."""
@@ -555,6 +555,9 @@ class RunSession(QObject):
             if not self._restart_timer.isActive():
                 self._restart_timer.start(max(1, int(wait * 1000)))
             return
+        self._restart_after_edit()
+
+    def _restart_after_edit(self) -> None:
         if self.scene.n > SPLIT_RESTART_N:  # the restart in a turn of its own, after the canvas has drawn the edit
             self._drop_stale_run()
             if not self._restart_timer.isActive():
