@@ -8,6 +8,11 @@ For each n, in one process, side by side:
             worst and 95th-percentile gap of a 10 ms UI timer meanwhile (target: no gap over 100 ms). The window
             shows every dock the algorithm supports.
 Targets at 100k: SNKP ≥ 100 iterations/s, NKP ≥ 10,000 updates/s in the worker. Both are reported as measured.
+
+--actions: at n only, every action a person takes (open, first Step, Run, scrub the history, add/drag/delete a
+point, autosave, algorithm and kernel change), each under bench/ui_stall_probe.StallProbe: the worst gap between
+two turns of the event loop in wall time and in UI-thread time (time.thread_time, which machine load does not
+inflate), with the stacks sampled in the longest stalls (--stacks). Target: no UI-thread stretch over 100 ms.
 """
 
 from __future__ import annotations
@@ -89,6 +94,9 @@ def measure(n: int, seconds: float, folder: Path) -> dict:
     QApplication.processEvents()
     t0 = time.perf_counter()
     w.classroom.files.open_path(path, confirm=False)
+    while w.classroom.files.opening is not None:  # a large file is read on a background Task
+        QApplication.processEvents()
+        time.sleep(0.002)
     w.session.wait_idle()
     QApplication.processEvents()
     w.panels["canvas"].plot.viewport().repaint()
@@ -100,15 +108,106 @@ def measure(n: int, seconds: float, folder: Path) -> dict:
     return out
 
 
+def _settle(window, seconds: float) -> None:
+    """Spin the event loop for `seconds`, then until the file is read, the autosave written and the run idle."""
+    _spin(seconds)
+    files = window.classroom.files
+    while files.opening is not None or files.autosaver.writing:
+        _spin(0.05)
+    window.session.wait_idle(30)
+
+
+def actions(n: int, folder: Path, stacks: bool) -> list[tuple[str, dict, str]]:
+    """Each action of a session at n points under the stall probe: (name, figures, stall report)."""
+    import resource
+
+    from PySide6.QtCore import QTimer
+    from PySide6.QtWidgets import QApplication
+
+    from percviz.app.main_window import MainWindow
+    from percviz.core.scene import SceneModel, Settings
+
+    sys.path.insert(0, str(Path(__file__).parent))
+    from ui_stall_probe import StallProbe
+
+    path = _csv(n, folder)
+    w = MainWindow(SceneModel(settings=Settings(algorithm="snkp", kernel="affine", max_iter=10**6)))
+    w.resize(1280, 800)
+    w.show()
+    QApplication.processEvents()
+    probe, rows = StallProbe(), []
+    scene, session = w.session.scene, w.session
+    X = lambda: scene.points.X  # noqa: E731
+
+    def drag(k: int = 0, start=None):
+        """20 moves of point 7, each 40 ms after the previous one was handled (as a mouse's moves come)."""
+        if k == 0:
+            scene.begin_drag()
+            start = tuple(X()[7])
+        if k == 20:
+            scene.end_drag()
+            return
+        scene.move_point(7, start[0] + 0.01 * k, start[1])
+        QTimer.singleShot(40, lambda: drag(k + 1, start))
+
+    def scrub(k: int = 0):
+        """20 steps back through the history, each 30 ms after the previous one was shown."""
+        if k < 20:
+            session.show_index(len(session.history) * (19 - k) // 20)
+            QTimer.singleShot(30, lambda: scrub(k + 1))
+
+    plan = [
+        ("open", lambda: w.classroom.files.open_path(path, confirm=False), 3.0),
+        ("first Step", session.step, 1.0),
+        ("Run SNKP 3 s", session.run_to_end, 3.0),
+        ("pause + scrub", lambda: (session.pause(), scrub()), 1.5),
+        ("add point", lambda: scene.add_point(0.5, 0.5, 0), 2.0),
+        ("autosave (timer's write)", w.classroom.files.autosaver.save_in_background, 2.0),
+        ("drag point (20 moves)", drag, 2.0),
+        ("delete point", lambda: scene.remove_point(3), 2.0),
+        ("algorithm → NKP", lambda: scene.set_settings(algorithm="nkp"), 2.0),
+        ("Run NKP 3 s", session.run_to_end, 3.0),
+        ("pause", session.pause, 0.5),
+        ("kernel → linear", lambda: scene.set_settings(kernel="linear"), 2.0),
+        ("algorithm → SNKP", lambda: scene.set_settings(algorithm="snkp"), 2.0),
+    ]
+    for name, act, seconds in plan:
+        w.classroom.files.autosaver.mark_dirty()  # the autosave's timer is off (PERCVIZ_AUTOSAVE_MS): only "autosave" writes
+        probe.start()
+        QTimer.singleShot(20, act)
+        _settle(w, seconds)
+        fig = probe.stop()
+        fig["rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+        rows.append((name, fig, probe.report() if stacks else ""))
+    session.pause()
+    scene.mark_saved()
+    w.close()
+    return rows
+
+
 def main(argv=None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--n", type=int, default=100_000)
     ap.add_argument("--anchor", type=int, default=2_000)
     ap.add_argument("--seconds", type=float, default=3.0)
+    ap.add_argument("--actions", action="store_true", help="the per-action stall probe at n (see the docstring)")
+    ap.add_argument("--stacks", action="store_true", help="with --actions: the stacks sampled in the longest stalls")
     a = ap.parse_args(argv)
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)  # noqa: F841
+    if a.actions:
+        os.environ.setdefault("PERCVIZ_AUTOSAVE_MS", str(10**9))
+        with tempfile.TemporaryDirectory() as tmp:
+            os.environ.setdefault("PERCVIZ_DATA_DIR", tmp)
+            rows = actions(a.n, Path(tmp), a.stacks)
+        print(f"n = {a.n}: worst gap between event-loop turns, wall and UI-thread time (target: ≤ 100 ms)")
+        print(f"{'action':<24} {'wall ms':>8} {'p95 ms':>7} {'UI cpu ms':>10} {'maxRSS MB':>10}")
+        for name, f, rep in rows:
+            print(f"{name:<24} {f['worst_wall_ms']:>8.0f} {f['p95_wall_ms']:>7.0f} {f['worst_cpu_ms']:>10.0f} {f['rss_mb']:>10.0f}")
+            if rep:
+                print(rep)
+        return
     with tempfile.TemporaryDirectory() as tmp:
         rows = [measure(n, a.seconds, Path(tmp)) for n in (a.anchor, a.n)]
     print(f"{'n':>8} {'open s':>7} {'SNKP it/s':>10} {'worst ms':>9} {'p95 ms':>7} {'NKP upd/s':>10} {'worst ms':>9} {'p95 ms':>7}")

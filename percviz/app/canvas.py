@@ -203,6 +203,7 @@ class CanvasView(QWidget, Panel):
         self.halo_items = [PassiveScatter(pxMode=True) for _ in range(7)]
         self.points_item = PassiveScatter(pxMode=True)
         self._decimator, self._shown_points = PointDecimator(), None
+        self._drawn_for = None  # the coordinate array the points item shows
         self.trigger_ring = PassiveScatter(pxMode=True)
         self.hover_ring = PassiveScatter(pxMode=True)
         for z, it in enumerate((self.level_curve, self.margin_under, self.margin_curve, self.boundary_curve,
@@ -768,6 +769,7 @@ class CanvasView(QWidget, Panel):
     def _draw_points(self) -> None:
         t = self.theme
         pts = self.scene_model.points
+        self._drawn_for = pts.X  # (immutable: a new array after every edit)
         if pts.n == 0:
             self.points_item.setData([])
             self._draw_hover()
@@ -798,9 +800,10 @@ class CanvasView(QWidget, Panel):
 
     # -- scene and mouse ---------------------------------------------------------------------------------------
     def _on_points_changed(self, kind: str) -> None:
-        self._draw_points()
         if kind in ("replace", "clear") or (kind in ("undo", "redo") and self._outside_view()):
-            self.fit_to_data()
+            self.fit_to_data()  # first: at 100k its range change redecimates, and the points are drawn once
+        if self._drawn_for is not self.scene_model.points.X:
+            self._draw_points()
 
     def _outside_view(self) -> bool:
         X = self.scene_model.points.X

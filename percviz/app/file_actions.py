@@ -20,6 +20,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
 from percviz.app.autosave import Autosaver, Orphan, find_orphans
+from percviz.app.background import Task
 from percviz.app.prefs import Preferences
 from percviz.core.errors import PercvizError, PresetError
 
@@ -28,6 +29,27 @@ CSV_FILTER = "Points x,y,label (*.csv *.txt)"
 OPEN_FILTERS = f"Scenes and points (*.json *.csv *.txt);;{PRESET_FILTER};;{CSV_FILTER};;All files (*)"
 DROP_SUFFIXES = (".json", ".csv", ".txt")
 UNSAVED_ENV = "PERCVIZ_UNSAVED_ANSWER"
+#: Files larger than this (about 30,000 points of CSV) are read on a background Task by open_path.
+BACKGROUND_OPEN_BYTES = 1_000_000
+
+
+def _size(path: Path) -> int:
+    try:
+        return path.stat().st_size
+    except OSError:
+        return 0  # read on this thread, which reports the error
+
+
+def _load_or_message(path: Path):
+    """(the scene file's preset, "") or (None, one message naming the file at fault); any thread."""
+    from percviz.core.presets import load_scene
+
+    try:
+        return load_scene(path), ""
+    except PresetError as e:
+        return None, str(e)
+    except OSError as e:
+        return None, f"{path}: {e.strerror or e}."
 
 
 def _no_screen() -> bool:
@@ -95,6 +117,8 @@ class FileActions(QObject):
         self.current_path: Path | None = None
         self.actions: dict[str, QAction] = {}
         self.pending_orphans: list[Orphan] = []
+        #: A large file being read on a background Task (open_path returns at once; the scene follows).
+        self.opening: Task | None = None
         self.autosaver = Autosaver(self._autosave_snapshot, self, source=lambda: self._path_text())
         for event in (self.scene.points_changed, self.scene.settings_changed):
             event.connect(self.autosaver.mark_dirty)
@@ -204,9 +228,30 @@ class FileActions(QObject):
         path = Path(path)
         if confirm and not self.maybe_save("opening another file"):
             return False
+        if _size(path) > BACKGROUND_OPEN_BYTES:  # 100,000 points: ~1 s of parsing, done off the UI thread
+            self._cancel_opening()
+            self.opening = Task(self, name="percviz-open")
+            self.opening.done.connect(lambda result: self._opened(path, *result))
+            self.opening.failed.connect(lambda text: self._opened(path, None, text))
+            self.opening.start(_load_or_message, path)
+            self.window.show_message(f"Opening {path.name}…")
+            return True
         preset = self._read(load_scene, path, "Cannot open the file")
+        return preset is not None and self._finish_open(path, preset)
+
+    def _opened(self, path: Path, preset, error: str) -> None:
+        self.opening = None
         if preset is None:
-            return False
+            self._error("Cannot open the file", error)
+        else:
+            self._finish_open(path, preset)
+
+    def _cancel_opening(self) -> None:
+        if self.opening is not None:
+            self.opening.cancel()
+            self.opening = None
+
+    def _finish_open(self, path: Path, preset) -> bool:
         if not self.apply_preset(preset):
             return False
         # Save writes JSON: only a .json file is saved over; anything else goes through Save As, and so does
@@ -363,6 +408,7 @@ class FileActions(QObject):
 
     def shutdown(self) -> None:
         """A clean exit: no autosave is left behind."""
+        self._cancel_opening()
         self.autosaver.close()
 
     # -- autosave and crash recovery ------------------------------------------------------------------

@@ -8,7 +8,9 @@ algorithm chosen stays; if the run was playing it keeps playing from iteration 0
 History memory is bounded (`SnapshotHistory`): every snapshot is kept until the history holds
 `capacity` of them; then the older half is thinned to every other snapshot, so recent iterations stay
 at full resolution and old ones grow sparser (iteration 0 is always kept). The capacity adapts to the
-size of one snapshot so that the history stays within about `budget_bytes`.
+size of one snapshot so that the history stays within about `budget_bytes`, but never below
+`min_capacity` (32) snapshots: at 100,000 points one kernel snapshot holds 2.4–4 MB (α, p and the
+decision's coefficients), so a 100k run keeps 48–60 snapshots (~190 MB), the oldest thinned.
 """
 
 from __future__ import annotations
@@ -26,7 +28,7 @@ from percviz.app.frames import PLAY, RUN, STILL, FrameScheduler
 from percviz.app.strided_run import strided_snapshots
 from percviz.app.worker import SnapshotWorker, error_text
 from percviz.core.errors import PercvizError
-from percviz.core.gram import BOUND_MAX_N, margin_affordable, optimal_margin
+from percviz.core.gram import BOUND_MAX_N, margin_affordable, margins_deferred, optimal_margin
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
@@ -35,6 +37,13 @@ from percviz.core.solvers import get_solver
 SLOW_RESTART = 0.02
 #: The heap is settled (percviz.app.heap) once the run has been idle and unedited this long (ms).
 SETTLE_AFTER_MS = 400
+#: Above this many points ρ_K (seconds of LP and Qhull at 100k, holding the GIL in stretches) starts only once
+#: the scene has been still RHO_DEFER_MS and the previous one's thread has ended: a drag runs one, not one a move.
+RHO_DEFER_N = 20_000
+RHO_DEFER_MS = 500
+#: Above this many points an edit's restart runs in the next turn of the event loop, not in the edit's own: at
+#: 100,000 points each costs the UI thread 50–80 ms (the points' drawing; the new problem and its panels).
+SPLIT_RESTART_N = 20_000
 
 #: Run states reported by `runStateChanged`.
 IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
@@ -50,10 +59,22 @@ def snapshot_bytes(snap: Any) -> int:
     return total
 
 
+def _rho_left_to_the_session(gen: Iterator[Any]) -> Iterator[Any]:
+    """The snapshots of gen, each computed under gram.margins_deferred: a large scene's bound metric waits for the
+    session's ρ_K task (started once the scene is still) instead of computing ρ_K on the solver's thread."""
+    while True:
+        with margins_deferred(RHO_DEFER_N):  # set and reset around each next(), on whichever thread runs it
+            try:
+                snap = next(gen)
+            except StopIteration:
+                return
+        yield snap
+
+
 class SnapshotHistory:
     """The snapshots of a run, oldest first, with bounded memory (see the module docstring)."""
 
-    def __init__(self, capacity: int = 4000, budget_bytes: int = 192 * 2**20, min_capacity: int = 256):
+    def __init__(self, capacity: int = 4000, budget_bytes: int = 192 * 2**20, min_capacity: int = 32):
         self.max_capacity = capacity
         self.budget_bytes = budget_bytes
         self.min_capacity = min_capacity
@@ -127,6 +148,11 @@ class RunSession(QObject):
         self._worker.idle.connect(self._on_idle)
         self._worker.set_interval(1.0 / self.speed)
         self._rho_task: Task | None = None
+        self._rho_prev: Task | None = None  # the last cancelled ρ_K task (its thread may still run)
+        self._rho_wait = QTimer(self)
+        self._rho_wait.setSingleShot(True)
+        self._rho_wait.setInterval(RHO_DEFER_MS)
+        self._rho_wait.timeout.connect(self._rho_due)
         self._restart_timer = QTimer(self)
         self._restart_timer.setSingleShot(True)
         self._restart_timer.timeout.connect(self.restart)
@@ -244,9 +270,25 @@ class RunSession(QObject):
         self._rho_task.start(self._rho_job, problem)
 
     def _cancel_rho(self) -> None:
+        self._rho_wait.stop()
         if self._rho_task is not None:
             self._rho_task.cancel()
-            self._rho_task = None
+            self._rho_prev, self._rho_task = self._rho_task, None
+
+    def _queue_rho(self, problem: Problem) -> None:
+        """ρ_K now, or for a large scene once it has been still (see RHO_DEFER_N)."""
+        if problem.n <= RHO_DEFER_N:
+            self._start_rho(problem)
+        else:
+            self._rho_wait.start()
+
+    def _rho_due(self) -> None:
+        if self._closed or self.problem is None or not self._wants_rho(self.solver_cls) or self._stale:
+            return
+        if self._rho_prev is not None and self._rho_prev.running:
+            self._rho_wait.start()  # one ρ_K thread at a time: look again later
+            return
+        self._start_rho(self.problem)
 
     # -- run control ---------------------------------------------------------------------------------------
     def restart(self, same_problem: bool = False) -> None:
@@ -293,11 +335,13 @@ class RunSession(QObject):
             return
         self.problem = problem
         self._gen = strided_snapshots(solver, lambda: self.state == RUNNING)  # large n: a snapshot per stride
+        if problem.n > RHO_DEFER_N:
+            self._gen = _rho_left_to_the_session(self._gen)
         self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
         if self._wants_rho(self.solver_cls) and self._rho_affordable(problem):
-            self._start_rho(problem)
+            self._queue_rho(problem)
         if keep_playing:
             self.play()
         else:
@@ -313,7 +357,7 @@ class RunSession(QObject):
             self._batch -= 1
             if not self._batch and self._dirty:
                 self._dirty = False
-                self.restart()
+                self._restart_after_edit()
 
     def reset(self) -> None:
         """Back to iteration 0 of the same scene (a paused run)."""
@@ -442,6 +486,7 @@ class RunSession(QObject):
         self._closed = True
         self.frames.stop()
         self._restart_timer.stop()
+        self._rho_wait.stop()
         self._settle.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
@@ -510,6 +555,14 @@ class RunSession(QObject):
             self._drop_stale_run()
             if not self._restart_timer.isActive():
                 self._restart_timer.start(max(1, int(wait * 1000)))
+            return
+        self._restart_after_edit()
+
+    def _restart_after_edit(self) -> None:
+        if self.scene.n > SPLIT_RESTART_N:  # the restart in a turn of its own, after the canvas has drawn the edit
+            self._drop_stale_run()
+            if not self._restart_timer.isActive():
+                self._restart_timer.start(0)
             return
         self.restart()
 

@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import dataclasses
 import threading
+from contextlib import contextmanager
 import time
 import weakref
 from dataclasses import dataclass
@@ -315,19 +316,25 @@ def _margin_on(op, budget: float, warm: np.ndarray | None = None, factor=None,
         B = factor() if factor is not None and left > 0 else None
         if B is not None and B.shape[1] > 0:
             rank = B.shape[1]
-            rho = 0.0 if _origin_on_boundary(B, left) else _hull_margin(B)
+            if _origin_on_boundary(B, left):  # (HiGHS keeps to the time left)
+                rho = 0.0
+            elif B.shape[0] * HULL_SECONDS_PER_ROW > budget - (time.perf_counter() - t0):
+                extra["complete"] = False  # Qhull cannot be interrupted: no time for it in this budget
+            else:
+                rho = _hull_margin(B)
         if rho is not None:
             rho = 0.0 if rho > -64 * EPS * np.sqrt(op.scale) else rho  # 0 on the hull's boundary, up to rounding
+        deadline = t0 + budget
         if rho is not None and (finite_rank or rho == 0.0):
             interval, exact = (rho, rho), True
         elif rho is not None:  # the factor's hull contains the true one's: its inradius only bounds |ρ_K| above
-            rho, interval = 0.0, (max(rho, min(_vertex_bound(op), 0.0)), 0.0)
+            rho, interval = 0.0, (max(rho, min(_vertex_bound(op, deadline), 0.0)), 0.0)
         else:
-            rho, interval = 0.0, (min(_vertex_bound(op), 0.0), 0.0)
+            rho, interval = 0.0, (min(_vertex_bound(op, deadline), 0.0), 0.0)
         return MarginResult(False, rho, p, None, interval, exact, rank, low,
                             seconds=time.perf_counter() - t0, **extra)
     # neither alternative is certified: ρ_K ≥ (min_i (Gp)_i − rounding)/‖p‖_G (≤ 0 here) and ρ_K ≤ ‖p‖_G
-    vertex = _vertex_bound(op)  # α = e_j: ρ_K ≥ max_j min_i G_ij/√G_jj
+    vertex = _vertex_bound(op, t0 + budget)  # α = e_j: ρ_K ≥ max_j min_i G_ij/√G_jj
     lo = max(vertex, (low - err) / hi) if hi > 0 else vertex
     return MarginResult(False, 0.0, p, None, (min(lo, 0.0), hi), False, -1, low,
                         seconds=time.perf_counter() - t0, decided=False, **extra)
@@ -355,15 +362,31 @@ def _opposite_pair(op) -> np.ndarray | None:
     return p
 
 
-def _vertex_bound(op) -> float:
-    """max_j min_i G_ij/√G_jj: the margin of the best single point α = e_j, a lower bound on ρ_K."""
+#: Entries of G one block of _vertex_bound reads at a time (32 MiB of float64; 1024 columns up to 4096 points).
+VERTEX_BLOCK = 2**22
+
+
+def _vertex_bound(op, deadline: float = np.inf) -> float:
+    """max_j min_i G_ij/√G_jj: the margin of the best single point α = e_j, a lower bound on ρ_K.
+
+    O(n²): past the deadline (after the first block) the max over the columns read so far is returned, which
+    bounds ρ_K from below all the same (each α = e_j does).
+    """
     best = -np.inf
-    for s in range(0, op.n, 1024):
-        S = np.arange(s, min(s + 1024, op.n))
+    width = max(1, min(1024, VERTEX_BLOCK // max(op.n, 1)))
+    for s in range(0, op.n, width):
+        S = np.arange(s, min(s + width, op.n))
         C = op.cols(S)
         d = np.sqrt(np.maximum(C[S, np.arange(S.size)], 1e-300))
         best = max(best, float((C.min(axis=0) / d).max()))
+        if time.perf_counter() > deadline:
+            break
     return best
+
+
+#: Seconds Qhull takes per row of the factor, about (3-D rows on the unit sphere, all of them vertices): the
+#: hull's inradius is skipped when it would overrun the budget (the memo then stays incomplete, to resume).
+HULL_SECONDS_PER_ROW = 3e-5
 
 
 def margin_of_gram(M, budget: float | None = None, finite_rank: bool = False) -> MarginResult:
@@ -544,6 +567,21 @@ def margin_affordable(problem, key: str = "rho_K") -> bool:
         return True  # let the computation itself report it
 
 
+@contextmanager
+def margins_deferred(above_n: int):
+    """On this thread, within it, margin_if only reads ρ_K's memo for problems of more than above_n points.
+
+    The app's solver thread runs under it at 100,000 points: the app computes ρ_K once on its own background
+    task after the scene has been still, instead of 0.25 s of it at iteration 0 of every restart of a drag.
+    """
+    before = getattr(_LOCAL, "defer_above", np.inf)
+    _LOCAL.defer_above = above_n
+    try:
+        yield
+    finally:
+        _LOCAL.defer_above = before
+
+
 def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram: bool = True) -> MarginResult | None:
     """The memoized margin for the `bound` metric, or None when turned off, too costly, not known within
     SYNC_BUDGET seconds, not computable, or not resolved (undecided, or a separable ρ_K too thin to certify).
@@ -557,6 +595,8 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
     if not enabled:
         return None
     m = peek(problem, key)
+    if m is None and key == "rho_K" and problem.n > getattr(_LOCAL, "defer_above", np.inf):
+        return None  # (margins_deferred) another thread computes ρ_K: until then the memo is only read
     if m is None and on_gram and not margin_affordable(problem, key):
         return None
     if m is None or compute is None:

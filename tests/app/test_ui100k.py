@@ -1,0 +1,207 @@
+"""Large scenes keep their slow work off the UI thread: the autosave's write, reading a big CSV, ρ_K; bounded history."""
+
+from __future__ import annotations
+
+import threading
+from types import SimpleNamespace
+
+import numpy as np
+import pytest
+from PySide6.QtWidgets import QApplication
+
+from percviz.app import autosave as autosave_module
+from percviz.app import session as session_module
+from percviz.app.autosave import Autosaver, preset_text
+from percviz.app.background import live_threads
+from percviz.app.main_window import MainWindow
+from percviz.app.point_decimation import PointDecimator
+from percviz.app.session import SnapshotHistory, snapshot_bytes
+from percviz.core import gram, min_norm
+from percviz.core.data import PointSet
+from percviz.core.presets import Preset, load_preset, preset_to_json, write_csv
+from percviz.core.scene import SceneModel, Settings
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+N = 20_000
+
+
+def _points(n: int, seed: int = 13, gap: float = 0.0) -> PointSet:
+    rng = np.random.default_rng(seed)
+    X = rng.normal(0, 1, (n, 2))
+    s = X[:, 0] + 0.3 * X[:, 1]
+    X = X[np.abs(s) > gap]
+    return PointSet(X, (X[:, 0] + 0.3 * X[:, 1] > 0).astype(np.int64))
+
+
+def _window(qtbot, points: PointSet, **settings) -> MainWindow:
+    w = MainWindow(SceneModel(points, Settings(**{"algorithm": "perceptron", "kernel": "affine", **settings})))
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    w.session.wait_idle()
+    return w
+
+
+def _close(w: MainWindow) -> None:
+    w.session.pause()
+    w.session.wait_idle()
+    w.scene.mark_saved()
+    w.close()
+
+
+# -- the autosave ---------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("n", [0, 1, 1999, 2000, 4001])
+def test_chunked_preset_text_is_exactly_the_saved_file_text(n):
+    rng = np.random.default_rng(n)
+    X = rng.normal(0, 1, (n, 2)) * 10.0 ** rng.integers(-6, 6, (n, 1))  # long and short reprs
+    preset = Preset(PointSet(X, rng.integers(0, 3, n)), title='a "points": [] title\nwith a newline',
+                    explanation='"classes": []', algorithm="nkp", params={"bound": False})
+    assert preset_text(preset) == preset_to_json(preset)
+
+
+def test_a_class_index_no_preset_can_hold_is_refused_before_writing(tmp_path):
+    preset = Preset(PointSet(np.zeros((2, 2)), [0, 64]))
+    error = autosave_module.write_autosave(tmp_path / "a.json", preset, {})
+    assert "0 … 63" in error and not (tmp_path / "a.json").exists()
+
+
+def test_the_timers_autosave_is_written_on_a_background_thread_and_loads_as_the_scene(qtbot, tmp_path, monkeypatch):
+    w = _window(qtbot, _points(N))
+    threads = []
+    real = autosave_module.write_autosave
+
+    def spy(path, preset, meta):
+        threads.append(threading.current_thread())
+        return real(path, preset, meta)
+
+    monkeypatch.setattr(autosave_module, "write_autosave", spy)
+    saver = w.classroom.files.autosaver
+    w.scene.add_point(0.25, -0.5, 1)
+    saver.timer.timeout.emit()  # the timer's tick
+    qtbot.waitUntil(lambda: not saver.writing and bool(threads), timeout=20000)
+    QApplication.processEvents()
+    assert threads[0] is not threading.main_thread() and saver.last_error == ""
+    kept = load_preset(saver.path)
+    assert kept.points.n == N + 1 and tuple(kept.points.X[-1]) == (0.25, -0.5) and kept.points.classes[-1] == 1
+    np.testing.assert_array_equal(kept.points.X, w.scene.points.X)
+    _close(w)
+    assert not saver.path.exists()
+
+
+def test_an_autosave_discarded_while_it_is_written_is_deleted_when_it_lands(qtbot, tmp_path):
+    scene = {"preset": Preset(_points(N))}
+    saver = Autosaver(lambda: scene["preset"], folder=tmp_path, interval=10**8)
+    try:
+        saver.mark_dirty()
+        saver.save_in_background()
+        assert saver.writing
+        saver.discard()  # the scene was saved meanwhile
+        qtbot.waitUntil(lambda: not saver.writing, timeout=20000)
+        QApplication.processEvents()
+        assert not saver.path.exists() and not saver.path.with_suffix(".meta.json").exists()
+        saver.mark_dirty()
+        saver.save_in_background()
+        saver.close()  # a clean exit waits for the write, then removes it
+        assert not saver.path.exists() and not saver.writing
+    finally:
+        saver.close()
+
+
+# -- opening a large CSV ------------------------------------------------------------------------------------------
+
+def test_a_large_csv_is_read_off_the_ui_thread_and_then_replaces_the_scene(qtbot, tmp_path, monkeypatch):
+    from percviz.app import file_actions
+
+    pts = _points(40_000, seed=5)
+    path = write_csv(pts, tmp_path / "big.csv")
+    assert path.stat().st_size > file_actions.BACKGROUND_OPEN_BYTES
+    w = _window(qtbot, _points(50))
+    threads = []
+    real = file_actions._load_or_message
+    monkeypatch.setattr(file_actions, "_load_or_message", lambda p: threads.append(threading.current_thread()) or real(p))
+    files = w.classroom.files
+    assert files.open_path(path, confirm=False)
+    qtbot.waitUntil(lambda: files.opening is None, timeout=30000)
+    assert threads and threads[0] is not threading.main_thread()
+    assert w.scene.n == 40_000 and not w.scene.modified and w.title == "big"
+    np.testing.assert_array_equal(w.scene.points.X, pts.X)
+    # a broken large file: one message, the scene untouched
+    bad = tmp_path / "bad.csv"
+    bad.write_text(path.read_text() + "1.0,oops,1\n")
+    errors = []
+    monkeypatch.setattr(w, "show_error", lambda title, text: errors.append(text))
+    files.open_path(bad, confirm=False)
+    qtbot.waitUntil(lambda: files.opening is None, timeout=30000)
+    assert len(errors) == 1 and "not a number" in errors[0] and w.scene.n == 40_000
+    _close(w)
+
+
+# -- the drawing -------------------------------------------------------------------------------------------------
+
+def test_adding_or_deleting_a_point_changes_at_most_two_points_of_the_decimated_drawing():
+    rng = np.random.default_rng(4)
+    X = rng.normal(0, 1, (100_000, 2))
+    whole = ((-4.0, 4.0), (-4.0, 4.0))
+    drawn = lambda A: {tuple(p) for p in A[PointDecimator().shown(A, whole)]}  # noqa: E731  (by coordinates)
+    before = drawn(X)
+    assert len(before) == 10_000
+    added = drawn(np.vstack([X, [[0.1, 0.2]]]))
+    assert len(before - added) <= 1 and added - before <= {(0.1, 0.2)}
+    i = int(np.flatnonzero([tuple(p) in before for p in X[:50]])[0])  # a drawn point, deleted
+    deleted = drawn(np.delete(X, i, axis=0))
+    assert before - deleted == {tuple(X[i])} and len(deleted - before) == 1  # the next in rank takes its place
+
+
+# -- the history ------------------------------------------------------------------------------------------------
+
+def test_the_history_of_a_100k_point_run_stays_within_its_memory_budget():
+    n = 100_000
+    snap = SimpleNamespace(alpha=np.zeros(n), p=np.zeros(n), weights=None,
+                           decision=SimpleNamespace(coef=np.zeros(n), centers=np.zeros((n, 2))))
+    h = SnapshotHistory()
+    h.extend([snap] * 500)
+    assert len(h) * snapshot_bytes(snap) <= h.budget_bytes  # (the former floor of 256 kept ~1 GB here)
+    assert len(h) >= 32
+
+
+# -- ρ_K ----------------------------------------------------------------------------------------------------------
+
+def test_vertex_bound_past_its_deadline_is_the_max_over_the_columns_it_read(monkeypatch):
+    rng = np.random.default_rng(2)
+    X = rng.normal(0, 1, (40, 3))
+    R = X * np.sign(X[:, 0] + 0.1)[:, None]
+    G = R @ R.T
+    per_col = (G.min(axis=0) / np.sqrt(np.diag(G)))  # the margin of α = e_j, by the formula
+    op = min_norm.DenseColumns(G)
+    assert gram._vertex_bound(op) == pytest.approx(per_col.max(), rel=1e-12)
+    monkeypatch.setattr(gram, "VERTEX_BLOCK", 40 * 3)  # three columns a block
+    assert gram._vertex_bound(op, deadline=0.0) == pytest.approx(per_col[:3].max(), rel=1e-12)
+
+
+def test_a_large_scene_starts_rho_once_still_and_it_bounds_the_true_separators_margin(qtbot, monkeypatch):
+    monkeypatch.setattr(session_module, "RHO_DEFER_N", 500)
+    monkeypatch.setattr(session_module, "RHO_DEFER_MS", 3000)  # longer than Live's run of each edit on a loaded machine
+    pts = _points(1300, seed=7, gap=0.3)  # separable by x + 0.3 y = 0 with a gap
+    w = _window(qtbot, pts, algorithm="nkp")
+    s = w.session
+    started, values = [], []
+    real = s._start_rho
+    monkeypatch.setattr(s, "_start_rho", lambda problem: started.append(problem) or real(problem))
+    s.rhoChanged.connect(lambda v: v is not None and values.append(v))
+    for k in range(1, 4):  # edits in quick succession: each restarts the run, none starts ρ_K
+        w.scene.add_point(5.0 + k, 5.0, 1)
+        QApplication.processEvents()
+        assert s._rho_task is None
+    qtbot.waitUntil(lambda: bool(values), timeout=60000)
+    assert started == [s.problem]  # one ρ_K, for the scene as it ended up
+    # ρ_K is the best margin of any separator in the affine kernel's (normalized) feature space, so at least
+    # the margin of the separator the labels came from: φ(x) = (1, x)/‖(1, x)‖, w = −(0, 1, 0.3)
+    P = w.scene.points
+    y = np.where(P.classes == 0, 1.0, -1.0)
+    phi = np.column_stack([np.ones(P.n), P.X]) / np.sqrt(1 + (P.X ** 2).sum(axis=1))[:, None]
+    wt = np.array([0.0, -1.0, -0.3])  # class 0 (+) lies where x + 0.3 y ≤ 0
+    margins = y * (phi @ wt) / np.linalg.norm(wt)
+    assert margins.min() > 0 and values[-1] >= margins.min() - 1e-9
+    _close(w)
+    qtbot.waitUntil(lambda: not live_threads(), timeout=60000)  # the feature picture of 1,300 points
