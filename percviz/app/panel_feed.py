@@ -8,8 +8,10 @@ One `PanelFeed` per panel connects the session's signals it needs:
 - rhoChanged: `set_reference`.
 A hidden panel is not fed (a closed dock costs nothing): it is marked stale and catches up when the window
 shows it again (`catch_up`). A panel with `defer_during_drag` (a costly set_problem: the weight and feature
-pictures) is not fed on every move of a dragged point: it catches up once the drag has paused DRAG_PAUSE_MS or
-ended, and after other edits in an event-loop turn of its own (so one edit is not one long stall). A panel's exception is reported once per run through `on_error`; the others draw.
+pictures) is not fed on every move of a dragged point: it catches up once the drag has paused DRAG_PAUSE_MS (no
+new run nor snapshot for that long, however slow each move is) or ended, and after other edits in an event-loop
+turn of its own (so one edit is not one long stall). A panel with a `drag_refresh` (the curves) catches up during a
+drag at most every `drag_refresh` seconds instead of after every move. A panel's exception is reported once per run through `on_error`; the others draw.
 """
 
 from __future__ import annotations
@@ -59,8 +61,14 @@ class PanelFeed(QObject):
         """
         if not (self.stale and self.shown()):
             return
+        dragging = self.session.scene.dragging
+        refresh = getattr(self.panel, "drag_refresh", None)
+        if defer and dragging and refresh is not None:
+            if not self._later.isActive():  # throttled: the moves in between are skipped
+                self._later.start(max(1, int(1000 * refresh)))
+            return
         if defer and self.panel.defer_during_drag:
-            self._later.start(DRAG_PAUSE_MS if self.session.scene.dragging else 0)
+            self._later.start(DRAG_PAUSE_MS if dragging else 0)
             return
         self._feed()
 
@@ -87,6 +95,9 @@ class PanelFeed(QObject):
         self.catch_up(defer=True)
 
     def _on_snapshot(self, snap) -> None:
+        if (self.stale and self._later.isActive() and self.panel.defer_during_drag and self.session.scene.dragging
+                and getattr(self.panel, "drag_refresh", None) is None):
+            self._later.start(DRAG_PAUSE_MS)  # the drag has not paused: a move's run has just been shown
         if not self.shown():
             self.stale = True
         elif not self.stale and not self.session.frames.offer(self.name):
