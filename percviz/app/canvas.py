@@ -276,15 +276,15 @@ class CanvasView(QWidget, Panel):
             self.scene_model.dragging or self._keep_picture)
         self._keep_picture = False
         self.problem, self.solver_cls = problem, solver_cls
-        self.snapshot = None
-        self._drawn_key = None
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
         self.message.setVisible(not ok)
-        if keep and ok:
+        if keep and ok:  # `snapshot` stays what is drawn until the new run's first one
             for layer in self.layers:
                 layer.set_problem(problem, solver_cls)
             return
+        self.snapshot = None
+        self._drawn_key = None
         self._map_level = None
         self._has_picture = False
         for it in (self.margin_curve, self.margin_under, self.boundary_curve, self.level_curve):

@@ -95,13 +95,21 @@ class PanelFeed(QObject):
         self.catch_up(defer=True)
 
     def _on_snapshot(self, snap) -> None:
-        if (self.stale and self._later.isActive() and self.panel.defer_during_drag and self.session.scene.dragging
-                and getattr(self.panel, "drag_refresh", None) is None):
-            self._later.start(DRAG_PAUSE_MS)  # the drag has not paused: a move's run has just been shown
+        if self._debouncing():
+            # the drag has not paused: a move's run is being shown; the pause is counted from after its drawing
+            QTimer.singleShot(0, self, self._rearm)
         if not self.shown():
             self.stale = True
         elif not self.stale and not self.session.frames.offer(self.name):
             self._call("set_snapshot", snap)
+
+    def _debouncing(self) -> bool:
+        return (self.stale and self._later.isActive() and self.panel.defer_during_drag
+                and self.session.scene.dragging and getattr(self.panel, "drag_refresh", None) is None)
+
+    def _rearm(self) -> None:
+        if self._debouncing():
+            self._later.start(DRAG_PAUSE_MS)
 
     def _on_history(self, _count: int) -> None:
         if not self.shown():
