@@ -1,6 +1,8 @@
 """Benchmark: Live mode — final-boundary updates per second while a point is dragged, for every algorithm.
 
 Run: QT_QPA_PLATFORM=offscreen python bench/bench_live.py [--n 100 200] [--seconds S] [--only NAME ...]
+     ... --against OLD_TREE: side by side, each algorithm alternately in a fresh process on OLD_TREE (a source
+     checkout, e.g. `git archive main | tar -x -C /tmp/old`) and on this tree, so that both see the same load
 For each registered algorithm, on n random points (two separable classes; three for the multi-class ones) the
 real main window with Live on drags one point along a line at 60 mouse moves per second for S seconds (scene
 edits as the canvas makes them: begin_drag, move_point per move, end_drag; the window's own event loop runs in
@@ -107,7 +109,10 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="*", default=None)
     ap.add_argument("--views", choices=("all", "canvas"), default="all",
                     help="all: every view the algorithm supports (the default window); canvas: canvas and curves only")
+    ap.add_argument("--against", default=None, help="a source tree to compare with, side by side (see above)")
     args = ap.parse_args(argv)
+    if args.against:
+        return side_by_side(args)
 
     import tempfile
 
@@ -155,6 +160,39 @@ def main(argv=None) -> int:
     w.close()
     app.processEvents()
     print(f"\n{failed} algorithm(s) under {TARGET:g} boundaries/s among those finishing within {BUDGET:,} updates")
+    return 0
+
+
+def _one(tree: str, name: str, n: int, args) -> tuple[str, str]:
+    """(updates, boundaries/s) of one algorithm measured by `tree`'s own bench_live.py in a fresh process."""
+    import subprocess
+
+    env = dict(os.environ, PYTHONPATH=tree)
+    cmd = [sys.executable, os.path.join(tree, "bench", "bench_live.py"), "--n", str(n), "--only", name,
+           "--seconds", str(args.seconds), "--views", args.views]
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, timeout=900).stdout
+    for line in out.splitlines():
+        parts = line.split()
+        if parts and parts[0] == name and len(parts) >= 4 and parts[1] == str(n):
+            return parts[2], parts[3]
+    return "?", "?"
+
+
+def side_by_side(args) -> int:
+    """Each algorithm alternately on the other tree and on this one (fresh processes, the same load)."""
+    from percviz.core.solvers import by_family
+
+    here = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    names = [c.name for cs in by_family().values() for c in cs]
+    if args.only:
+        names = [n for n in names if n in args.only]
+    print(f"views: {args.views}; before = {args.against}, after = {here}")
+    print(f"{'algorithm':28s} {'n':>4s} {'updates':>8s} {'before/s':>9s} {'after/s':>9s}")
+    for n in args.n:
+        for name in names:
+            steps, before = _one(args.against, name, n, args)
+            _, after = _one(here, name, n, args)
+            print(f"{name:28s} {n:4d} {steps:>8s} {before:>9s} {after:>9s}", flush=True)
     return 0
 
 

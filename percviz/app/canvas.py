@@ -156,6 +156,8 @@ class CanvasView(QWidget, Panel):
         self._map_level: float | None = None
         self._level_fixed = False  # fix_colour_scale: the map's range no longer follows the snapshot
         self._redraw_pending = False
+        self._keep_picture = False  # the next set_problem keeps the picture (keep_picture)
+        self._has_picture = False  # a snapshot's picture is drawn (cleared by set_problem)
         self._symbols = _bold_symbols()
         self.last_redraw_ms = 0.0
         self.fine_resolution, self.coarse_resolution = FINE_RESOLUTION, COARSE_RESOLUTION
@@ -267,16 +269,28 @@ class CanvasView(QWidget, Panel):
         layer.set_problem(self.problem, self.solver_cls)
         layer.draw(self.snapshot)
 
+    def keep_picture(self) -> None:
+        """The next new problem keeps the picture drawn until its first snapshot replaces it (Live's rerun)."""
+        self._keep_picture = True
+
     def set_problem(self, problem, solver_cls) -> None:
-        """A new problem (or None): forget the old run's picture."""
+        """A new problem (or None): forget the old run's picture (kept while a point is dragged: no blank frame)."""
+        keep = problem is not None and self._has_picture and (
+            self.scene_model.dragging or self._keep_picture)
+        self._keep_picture = False
         self.problem, self.solver_cls = problem, solver_cls
-        self.snapshot = None
-        self._drawn_key = None
-        self._map_level = None
         self._level_fixed = False
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
         self.message.setVisible(not ok)
+        if keep and ok:  # `snapshot` stays what is drawn until the new run's first one
+            for layer in self.layers:
+                layer.set_problem(problem, solver_cls)
+            return
+        self.snapshot = None
+        self._drawn_key = None
+        self._map_level = None
+        self._has_picture = False
         for it in (self.margin_curve, self.margin_under, self.boundary_curve, self.level_curve):
             it.setData([], [])
         self._set_slacks(np.zeros((0, 2)), np.zeros((0, 2)), np.zeros(0))
@@ -418,7 +432,7 @@ class CanvasView(QWidget, Panel):
         """Draw the current snapshot at full resolution now (tests, screenshots)."""
         self._animating = False
         self._redraw_pending = False
-        self._redraw()
+        self._redraw(fine=True)
 
     # -- drawing -----------------------------------------------------------------------------------------
     def _schedule(self) -> None:
@@ -433,7 +447,7 @@ class CanvasView(QWidget, Panel):
 
     def _on_refine(self) -> None:
         self._animating = False
-        self._redraw()
+        self._redraw(fine=True)
 
     def _grid(self, resolution: int) -> ViewGrid:
         (x0, x1), (y0, y1) = self.viewbox.viewRange()
@@ -444,14 +458,16 @@ class CanvasView(QWidget, Panel):
         y0, y1 = np.floor((y0 - py) / step) * step, np.ceil((y1 + py) / step) * step
         return ViewGrid.fit(float(x0), float(x1), float(y0), float(y1), resolution)
 
-    def _redraw(self) -> None:
+    def _redraw(self, fine: bool = False) -> None:
         snap = self.snapshot
         if snap is None:
             return
         t0 = time.perf_counter()
-        coarse = self._animating
+        # while animating or dragging a point: coarse now, refined once nothing new came for ANIMATION_GAP
+        coarse = not fine and (self._animating or self.scene_model.dragging)
         grid = self._grid(self.coarse_resolution if coarse else self.fine_resolution)
         key = (id(snap), grid.key, id(self.theme))
+        self._has_picture = True
         if key != self._drawn_key:
             self._draw_decision(snap, grid)
             self._drawn_key = key

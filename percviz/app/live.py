@@ -7,6 +7,11 @@ one event-loop turn later, by the run to its end: its first SYNC_BUDGET seconds 
 n ≤ 200 end there, so the final boundary is drawn before the next mouse move), the rest by `run_to_end()` on the
 worker. A run over the budget shows its latest state (the session delivers frames while running) and the Live
 box says it is still running. History and scrubbing work on the finished run.
+While a point is dragged a rerun keeps only a snapshot per stride of updates (the final boundary first: no
+per-step snapshot, metrics or decision function is built in between), skips the bound metric's ρ_K, and runs the
+interior-point `svm` as one QP to its solution (Live edits never replay its iterates); once the drag pauses
+SETTLE_MS (or ends) the scene is rerun once with its per-step history and bound, so History and scrubbing work on
+the finished run. The canvas keeps the last boundary until the rerun's first snapshot replaces it.
 The algorithm runs as written, from its own start — except the SMO solver (`smo`), which starts from the last
 finished run's α mapped to the edited points (a moved point keeps its α, a deleted one's is dropped, an added one
 gets 0; `SMO(problem, warm_start=alpha)` makes it feasible). Its optimum is the same; only the pairs to get there
@@ -31,8 +36,11 @@ SYNC_BUDGET = 0.025
 SYNC_MAX_POINTS = 500
 #: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
 WARM_SOLVERS = ("smo",)
-#: A drag paused this long (ms) reruns the scene with the bound metric that the runs during the drag skipped.
-SETTLE_MS = 150
+#: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
+#: panel_feed.DRAG_PAUSE_MS, so that the heavy views catch up once, on the full run.
+SETTLE_MS = 100
+#: A sparse run that took longer than this (s) is not rerun at the pause: its strided history stays.
+RERUN_MAX_S = 1.0
 
 
 class LiveMode(QObject):
@@ -63,9 +71,11 @@ class LiveMode(QObject):
         self._problem = s.problem
         self._finished = None  # (points, settings, α) of the last finished run with dual coefficients
         s.solver_options = self._options
-        # A run made while dragging skips the bound metric's ρ_K (an LP or QP on every move); once the drag has
-        # paused (or ended) this long, the scene is run once more with it.
-        self._bound_off, self._settled = False, False
+        # A run made while dragging is sparse and skips the bound metric's ρ_K (an LP or QP on every move); once
+        # the drag has paused (or ended) this long, the scene is run once more in full.
+        self._bound_off, self._settled, self._sparse = False, False, False
+        self._t_run, self._run_cost = 0.0, 0.0  # when the current Live run started, what the last one took (s)
+        s.sparse_runs = lambda: self._sparse
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self._run_settled)
         s.problemChanged.connect(self._on_problem)
@@ -117,35 +127,54 @@ class LiveMode(QObject):
         if not forms_valid:
             return
         self.runs += 1
+        self._t_run = time.monotonic()
         # A short run is finished here at once, so that its final boundary is drawn before the next mouse move
-        # restarts it (the worker's frames are paced for watching, not for this). Beyond SYNC_BUDGET the worker
-        # takes over and the canvas shows its latest state while it is still running.
-        t0, chunk = time.monotonic(), 8
-        small = s.problem.n <= SYNC_MAX_POINTS  # one update of a large problem may itself outlast the budget
-        while small and not s.finished and s.problem is not None and time.monotonic() - t0 < SYNC_BUDGET:
-            latest = s.latest
-            s.advance_sync((latest.iteration if latest is not None else 0) + chunk)
-            chunk *= 2
+        # restarts it (the worker's frames are paced for watching, not for this); it is shown once, at the end.
+        # Beyond SYNC_BUDGET the worker takes over and the canvas shows its latest state while it is still running.
+        if s.problem.n <= SYNC_MAX_POINTS:  # one update of a large problem may itself outlast the budget
+            s.advance_sync(10**9, seconds=SYNC_BUDGET)
         if not s.finished and s.problem is not None:
             s.run_to_end()
 
     def _options(self, problem, solver_cls) -> dict:
-        """What a Live rerun changes in the solver's construction: SMO's warm start; while dragging, no ρ_K."""
-        self._bound_off, settled, self._settled = False, self._settled, False
+        """What a Live rerun changes in the solver's construction: SMO's warm start; the interior-point SVM solved
+        once, to its solution; while dragging, no ρ_K (and a sparse history, `sparse_runs`)."""
+        self._bound_off, settled, self._settled, self._sparse = False, self._settled, False, False
         if not self.on:
             return {}
         out = self._warm_start(problem, solver_cls)
         scene = self.window.scene
-        if (scene.dragging and not settled and "bound" in solver_cls.params.names()
-                and dict(scene.settings.params).get("bound", True)):
-            out["bound"], self._bound_off = False, True
+        names = solver_cls.params.names()
+        params = dict(scene.settings.params)
+        if "show_iterations" in names and problem is not self._problem:  # an edit, not Reset (step by hand)
+            out["show_iterations"] = False  # one QP, not one per replayed interior-point iterate
+        if scene.dragging and not settled:
+            self._sparse = True
+            if "bound" in names and params.get("bound", True):
+                out["bound"], self._bound_off = False, True
         return out
+
+    def _needs_full_run(self) -> bool:
+        """The finished run skipped its bound, or its history is strided and a full rerun is affordable."""
+        s = self.window.session
+        last = s.latest
+        if self._bound_off:
+            return True
+        thinned = s.sparse and last is not None and last.iteration + 1 > len(s.history_store)
+        return thinned and self._run_cost <= RERUN_MAX_S
 
     def _run_settled(self) -> None:
         s = self.window.session
-        if self.on and self._bound_off and s.finished:
-            self._settled = True
-            s.restart()  # a fresh Problem: Live runs it to the end, this time with its bound
+        if not (self.on and s.finished):
+            return
+        if not self._needs_full_run():
+            s.ensure_rho()  # the sparse run is the full one (a few updates): only ρ_K is still to come
+            return
+        self._settled = True
+        canvas = getattr(self.window, "panels", {}).get("canvas")
+        if canvas is not None and hasattr(canvas, "keep_picture"):
+            canvas.keep_picture()  # the rerun's boundary is the same: no blank frame in between
+        s.restart()  # a fresh Problem: Live runs it to the end, this time in full
 
     def _warm_start(self, problem, solver_cls) -> dict:
         """SMO's warm start for a Live rerun: the last finished α on the edited points (else nothing)."""
@@ -169,8 +198,9 @@ class LiveMode(QObject):
 
     def _on_state(self, state: str) -> None:
         if state == FINISHED:
+            self._run_cost = time.monotonic() - self._t_run
             self._remember()
-            if self._bound_off:
+            if self.on and self.window.session.sparse:
                 self._settle.start()
         if self.box is None:
             return

@@ -43,6 +43,9 @@ class Panel:
     dock_title: ClassVar[str | None] = None
     #: True: while a point is dragged the panel's (costly) set_problem waits until the drag pauses or ends
     defer_during_drag: ClassVar[bool] = False
+    #: Seconds: while a point is dragged the panel catches up at most this often (None: after every move, or at
+    #: the pause for a `defer_during_drag` panel)
+    drag_refresh: ClassVar[float | None] = None
 
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:

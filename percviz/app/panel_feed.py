@@ -8,9 +8,12 @@ One `PanelFeed` per panel connects the session's signals it needs:
 - rhoChanged: `set_reference`.
 A hidden panel is not fed (a closed dock costs nothing): it is marked stale and catches up by itself when it
 is shown again (its Show event; `catch_up`). A panel with `defer_during_drag` (a costly set_problem: the weight and feature
-pictures) is not fed on every move of a dragged point: it catches up once the drag has paused DRAG_PAUSE_MS or
-ended. After an edit (a new run) the paced panels (curves, weight and feature pictures) draw their first picture
-in an event-loop turn of their own each (FrameScheduler.first_draw), so that one edit is not one long stall. A panel's exception is reported once per run through `on_error`; the others draw.
+pictures) is not fed on every move of a dragged point: it catches up once the drag has paused DRAG_PAUSE_MS (no
+new run nor snapshot for that long, however slow each move is) or ended. A panel with a `drag_refresh` (the curves)
+catches up during a drag at most every `drag_refresh` seconds instead of after every move. After an edit (a new
+run) the paced panels (curves, weight and feature pictures) draw their first picture in an event-loop turn of
+their own each (FrameScheduler.first_draw), so that one edit is not one long stall. A panel's exception is
+reported once per run through `on_error`; the others draw.
 """
 
 from __future__ import annotations
@@ -66,7 +69,13 @@ class PanelFeed(QObject):
         """
         if not (self.stale and self.shown()):
             return
-        if defer and self.panel.defer_during_drag and self.session.scene.dragging:
+        dragging = self.session.scene.dragging
+        refresh = getattr(self.panel, "drag_refresh", None)
+        if defer and dragging and refresh is not None:
+            if not self._later.isActive():  # throttled: the moves in between are skipped
+                self._later.start(max(1, int(1000 * refresh)))
+            return
+        if defer and self.panel.defer_during_drag and dragging:
             self._later.start(DRAG_PAUSE_MS)
             return
         if defer and (self.panel.defer_during_drag or self.paced):
@@ -103,10 +112,21 @@ class PanelFeed(QObject):
         self.catch_up(defer=True)
 
     def _on_snapshot(self, snap) -> None:
+        if self._debouncing():
+            # the drag has not paused: a move's run is being shown; the pause is counted from after its drawing
+            QTimer.singleShot(0, self, self._rearm)
         if not self.shown():
             self.stale = True
         elif not self.stale and not self.session.frames.offer(self.name):
             self._call("set_snapshot", snap)
+
+    def _debouncing(self) -> bool:
+        return (self.stale and self._later.isActive() and self.panel.defer_during_drag
+                and self.session.scene.dragging and getattr(self.panel, "drag_refresh", None) is None)
+
+    def _rearm(self) -> None:
+        if self._debouncing():
+            self._later.start(DRAG_PAUSE_MS)
 
     def _on_history(self, _count: int) -> None:
         if not self.shown():

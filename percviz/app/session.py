@@ -132,6 +132,9 @@ class RunSession(QObject):
         self.error: str = ""
         #: (problem, solver_cls) → constructor keywords over the scene's for the next run (Live: warm start, bound), or None
         self.solver_options = None
+        #: () → True when the next run should keep only one snapshot per stride of updates (Live during a drag:
+        #: the final boundary first, the per-step history when the drag pauses), or None
+        self.sparse_runs = None
         self.state = IDLE
         self.speed = 20.0
         self._history = SnapshotHistory()
@@ -153,6 +156,7 @@ class RunSession(QObject):
         self._rho_wait.setSingleShot(True)
         self._rho_wait.setInterval(RHO_DEFER_MS)
         self._rho_wait.timeout.connect(self._rho_due)
+        self.sparse = False
         self._restart_timer = QTimer(self)
         self._restart_timer.setSingleShot(True)
         self._restart_timer.timeout.connect(self.restart)
@@ -269,6 +273,13 @@ class RunSession(QObject):
         self._rho_task.failed.connect(lambda text: job == self._job and self.errorRaised.emit(f"ρ_K: {text}"))
         self._rho_task.start(self._rho_job, problem)
 
+    def ensure_rho(self) -> None:
+        """Start ρ_K of the current problem in the background if its run skipped it (a sparse Live run)."""
+        p = self.problem
+        if (p is not None and self._rho_task is None and id(p) not in self._rho and self._wants_rho(self.solver_cls)
+                and self._rho_affordable(p)):
+            self._queue_rho(p)
+
     def _cancel_rho(self) -> None:
         self._rho_wait.stop()
         if self._rho_task is not None:
@@ -334,13 +345,17 @@ class RunSession(QObject):
             self._invalid(error_text(exc, getattr(self.solver_cls, "display_name", "")))
             return
         self.problem = problem
-        self._gen = strided_snapshots(solver, lambda: self.state == RUNNING)  # large n: a snapshot per stride
+        sparse = bool(self.sparse_runs is not None and self.sparse_runs())
+        self.sparse = sparse  # this run's history holds a snapshot per stride, not per update
+        # large n (or a sparse Live run): a snapshot per stride
+        self._gen = strided_snapshots(solver, lambda: sparse or self.state == RUNNING, always=sparse)
         if problem.n > RHO_DEFER_N:
             self._gen = _rho_left_to_the_session(self._gen)
         self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
-        if self._wants_rho(self.solver_cls) and self._rho_affordable(problem):
+        # a sparse (Live drag) run gets no ρ_K: its LP would be cancelled by the next move; the full rerun has it
+        if self._wants_rho(self.solver_cls) and self._rho_affordable(problem) and not sparse:
             self._queue_rho(problem)
         if keep_playing:
             self.play()
@@ -427,8 +442,10 @@ class RunSession(QObject):
     def scrub(self, delta: int) -> None:
         self.show_index(self.index + int(delta))
 
-    def advance_sync(self, steps: int) -> Any:
-        """Run up to `steps` updates on this thread (scripts, screenshots); returns the newest snapshot."""
+    def advance_sync(self, steps: int, seconds: float | None = None) -> Any:
+        """Run up to `steps` updates on this thread (scripts, screenshots); returns the newest snapshot.
+
+        seconds: stop once this much time has passed (Live), then show the newest snapshot once."""
         if self._gen is None:
             return self.latest
         self.pause()
@@ -439,10 +456,11 @@ class RunSession(QObject):
             return self.latest
         snaps = []
         target = int(steps) + 1 - len(self._history)  # iteration 0 counts as the first snapshot
+        end = None if seconds is None else time.monotonic() + seconds
         try:
             for _ in range(max(0, target)):
                 snaps.append(next(gen))
-                if snaps[-1].status.done:
+                if snaps[-1].status.done or (end is not None and time.monotonic() > end):
                     break
         except StopIteration:
             pass

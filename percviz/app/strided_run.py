@@ -12,10 +12,11 @@ SNAPSHOT_SECONDS = 1.0 / 60.0
 MAX_STRIDE = 100_000
 
 
-def strided_snapshots(solver: Any, fast: Callable[[], bool]) -> Iterator[Any]:
-    """solver.snapshots(), except that while fast() holds and n > STRIDE_ABOVE one snapshot follows a stride of
-    updates (Solver.advance: the intermediate snapshots are never built); Step and Play stay one update each."""
-    if solver.problem.n <= STRIDE_ABOVE:
+def strided_snapshots(solver: Any, fast: Callable[[], bool], always: bool = False) -> Iterator[Any]:
+    """solver.snapshots(), except that while fast() holds and n > STRIDE_ABOVE (or `always`: a Live run during a
+    drag) one snapshot follows a stride of updates (Solver.advance: the intermediate snapshots are never built);
+    Step and Play stay one update each."""
+    if solver.problem.n <= STRIDE_ABOVE and not always:
         yield from solver.snapshots()
         return
     snap = solver.start()

@@ -158,12 +158,15 @@ def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbo
     w = window
     _live_rbf_run(qtbot, w, 60, "snkp")
     assert w.session.latest.metrics.get("bound") is not None
+    shown = []  # (problem, bound) of each finished snapshot shown from here on
+    w.session.snapshotShown.connect(
+        lambda snap: shown.append((w.session.problem, snap.metrics.get("bound"))) if snap.status.done else None)
     w.scene.begin_drag()
     x, y = w.scene.points.X[0]
     w.scene.move_point(0, x + 0.01, y)
-    qtbot.waitUntil(lambda: w.session.finished and w.session.problem is not None, timeout=10000)
-    assert w.session.latest.metrics.get("bound") is None  # no ρ_K while the point moves
     moved = w.session.problem
+    qtbot.waitUntil(lambda: any(p is moved for p, _ in shown), timeout=10000)
+    assert [b for p, b in shown if p is moved] == [None]  # no ρ_K while the point moves
     qtbot.waitUntil(lambda: w.session.problem is not moved and w.session.finished, timeout=10000)  # paused
     snap = w.session.latest
     bound = snap.metrics.get("bound")

@@ -1,0 +1,170 @@
+"""Live drags at n = 100 on the real window: every move gets its own final boundary, cheaply; the SVM is one QP;
+a run over its budget shows its latest state. Counts and CPU time, never wall-clock rates (bench/bench_live.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
+
+from percviz.app import panel_feed
+from percviz.core.data import PointSet
+from percviz.core.presets import SHIPPED_DIR
+
+pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
+
+
+@pytest.fixture
+def window(hall_window):
+    return hall_window(SHIPPED_DIR / "notes-80-separable.json")
+
+
+def _pos(w, x, y) -> QPoint:
+    c = w.panels["canvas"]
+    p = c.plot.mapFromScene(c.viewbox.mapViewToScene(QPointF(x, y)))
+    return QPoint(round(p.x()), round(p.y()))
+
+
+def _separable(n, seed=1):
+    rng = np.random.default_rng(seed)
+    X = rng.uniform(-3, 3, size=(4 * n, 2))
+    X = X[np.abs(X[:, 0] + 0.5 * X[:, 1]) > 0.4][:n]
+    return PointSet(X, (X[:, 0] + 0.5 * X[:, 1] < 0).astype(int))
+
+
+def _count_calls(monkeypatch, obj, name) -> list:
+    calls = []
+    original = getattr(obj, name)
+
+    def counted(*args, **kwargs):
+        calls.append(args)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(obj, name, counted)
+    return calls
+
+
+def test_each_move_of_a_live_drag_gets_its_own_final_boundary_and_the_pause_brings_the_history(
+        qtbot, window, monkeypatch):
+    w = window
+    with w.session.batch():
+        w.scene.set_points(_separable(100), undoable=False)
+        w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={})
+    for name in ("weight", "feature"):
+        w.view_actions[name].setChecked(True)
+    qtbot.waitUntil(lambda: w.docks["weight"].isVisible() and w.docks["feature"].isVisible())  # every view open
+    canvas = w.panels["canvas"]
+    canvas.viewbox.setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
+    qtbot.waitUntil(lambda: w.panels["weight"].problem is w.session.problem, timeout=10000)
+    qtbot.waitUntil(lambda: not w.panels["feature"].feed.stale, timeout=10000)
+    weight_problems = _count_calls(monkeypatch, w.panels["weight"], "set_problem")
+    feature_problems = _count_calls(monkeypatch, w.panels["feature"], "set_problem")
+    curve_problems = _count_calls(monkeypatch, w.panels["curves"], "set_problem")
+    # a loaded machine's stall between two moves must not count as the drag's pause: the pause is made long
+    monkeypatch.setattr(panel_feed, "DRAG_PAUSE_MS", 3000)
+    monkeypatch.setattr(w.panels["curves"], "drag_refresh", 3.0)
+    w.classroom.live._settle.setInterval(2000)
+    i = int(np.argmax(w.scene.points.X[:, 0] + 0.5 * w.scene.points.X[:, 1]))  # the farthest + point
+    x0, y0 = w.scene.points.X[i]
+    vp = canvas.plot.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, x0, y0))
+    QTest.mouseMove(vp, _pos(w, x0 - 0.4, y0))  # beyond pyqtgraph's drag distance: the drag starts
+    qtbot.waitUntil(lambda: w.scene.dragging and w.session.finished, timeout=5000)
+    x0 -= 0.4
+    moves, served, sparse = 30, 0, []
+    for k in range(1, moves + 1):
+        target = (x0 - 0.05 * k, y0 - 0.03 * k)
+        QTest.mouseMove(vp, _pos(w, *target))
+        s = w.session
+
+        def drawn() -> bool:  # the canvas shows this move's finished run, its line on that run's f = 0
+            snap = s.latest
+            if not (s.finished and canvas.snapshot is snap and np.allclose(s.problem.points.X[i], target, atol=0.05)):
+                return False
+            bx, by = canvas.boundary_curve.getData()
+            if bx is None or not len(bx):
+                return False
+            f = snap.decision(np.column_stack([bx, by]))
+            return bool(np.abs(f).max() <= 1e-6 * np.abs(snap.decision(s.problem.X)).max())
+
+        # a deferred restart (a loaded machine) still serves this move: wait for it
+        qtbot.waitUntil(drawn, timeout=5000)
+        served += 1
+        if s.sparse and s.latest.iteration > 2:  # a drag's run: no snapshot per update
+            sparse.append(len(s.history_store) < s.latest.iteration + 1)
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, *target))
+    assert served == moves  # every move: its own finished boundary on the canvas
+    assert sparse and all(sparse), sparse  # a drag's runs keep a snapshot per stride of updates
+    # the heavy views waited for the pause, the curves followed now and then: a move costs the run and the canvas
+    # (a dock the window shows again catches up at once, by design: at most that once)
+    assert len(weight_problems) <= 1 and len(feature_problems) <= 1, (len(weight_problems), len(feature_problems))
+    assert len(curve_problems) < moves // 2, len(curve_problems)
+    # the pause: the full run (one snapshot per update) for History and scrubbing, and the heavy views catch up
+    s = w.session
+    qtbot.waitUntil(lambda: s.finished and len(s.history_store) == s.latest.iteration + 1, timeout=10000)
+    qtbot.waitUntil(lambda: w.panels["weight"].problem is s.problem, timeout=10000)
+    qtbot.waitUntil(lambda: curve_problems and curve_problems[-1][0] is s.problem, timeout=10000)
+    last = s.current.iteration
+    s.scrub(-1)
+    assert s.current.iteration == last - 1
+    assert np.allclose(s.problem.points.X[i], target, atol=0.05)
+
+
+def test_live_runs_the_interior_point_svm_as_one_qp_and_reset_still_steps_its_iterates(qtbot, window, monkeypatch):
+    import percviz.core.solvers.svm as svm
+
+    w = window
+    with w.session.batch():
+        w.scene.set_points(_separable(60), undoable=False)
+        w.scene.set_settings(algorithm="svm", kernel="rbf:gamma=0.5", features="linear", params={})
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
+    solves = _count_calls(monkeypatch, svm, "solve_dual")
+    w.scene.add_point(2.9, 2.9, 0)
+    qtbot.waitUntil(lambda: w.session.finished and w.session.problem.n == w.scene.n, timeout=10000)
+    live = w.session.latest
+    assert len(solves) == 1  # one QP to the solution, not one per replayed interior-point iterate
+    assert [s.iteration for s in w.session.history] == [0, 1]
+    replayed = svm.SVM(w.session.problem, max_iter=200).run()  # the default: every iterate replayed
+    assert replayed.iteration > 1
+    assert live.metrics["objective"] == pytest.approx(replayed.metrics["objective"], rel=1e-6)
+    X = w.session.problem.X
+    assert np.sign(live.decision(X)).tolist() == np.sign(replayed.decision(X)).tolist()
+    # Reset is not an edit: the iterates are there to step through by hand
+    w.controls.request_reset()
+    w.session.wait_idle()
+    w.session.advance_sync(1000)
+    assert w.session.latest.iteration == replayed.iteration
+
+
+def test_a_live_run_over_its_budget_shows_its_latest_state_and_says_it_is_still_running(qtbot, window):
+    w = window
+    with w.session.batch():
+        w.scene.set_points(_separable(100), undoable=False)
+        # LMS with a tiny step: far more than 20,000 updates, so it runs on the worker
+        w.scene.set_settings(algorithm="lms", kernel="affine", features="linear", params={}, max_iter=10**6)
+    w.classroom.live.set_on(True)
+    box = w.controls.live_box
+    canvas = w.panels["canvas"]
+    for edit in ("add", "drag"):
+        if edit == "add":
+            w.scene.add_point(-2.9, -2.9, 1)
+        else:
+            w.scene.begin_drag()
+            w.scene.move_point(0, *(w.scene.points.X[0] + 0.1))
+        s = w.session
+        qtbot.waitUntil(lambda: s.state == "running" and canvas.snapshot is not None
+                        and canvas.snapshot.iteration > 0, timeout=10000)
+        first = canvas.snapshot
+        assert not first.status.done and "still running" in box.text()
+        assert s.problem.points.X.shape[0] == w.scene.n and np.array_equal(s.problem.points.X, w.scene.points.X)
+        qtbot.waitUntil(lambda: canvas.snapshot.iteration > first.iteration, timeout=10000)  # the latest state
+        assert s.state == "running" and "still running" in box.text()
+        s.pause()
+        assert "still running" not in box.text()
+        if edit == "drag":
+            w.scene.end_drag()
