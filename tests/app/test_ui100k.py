@@ -16,6 +16,7 @@ from percviz.app.background import live_threads
 from percviz.app.main_window import MainWindow
 from percviz.app.point_decimation import PointDecimator
 from percviz.app.session import SnapshotHistory, snapshot_bytes
+from percviz.app.theme import theme_for
 from percviz.core import gram, min_norm
 from percviz.core.data import PointSet
 from percviz.core.presets import Preset, load_preset, preset_to_json, write_csv
@@ -151,6 +152,46 @@ def test_adding_or_deleting_a_point_changes_at_most_two_points_of_the_decimated_
     i = int(np.flatnonzero([tuple(p) in before for p in X[:50]])[0])  # a drawn point, deleted
     deleted = drawn(np.delete(X, i, axis=0))
     assert before - deleted == {tuple(X[i])} and len(deleted - before) == 1  # the next in rank takes its place
+
+
+def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_their_class_style(qtbot):
+    w = _window(qtbot, _points(N))
+    canvas, scene = w.panels["canvas"], w.session.scene
+    item = canvas.points_item
+    calls = []
+    real = item.setData
+    item.setData = lambda *a, **k: (calls.append(1), real(*a, **k))  # counts the full redraws
+
+    def spots():
+        d = item.data
+        return sorted(zip(d["x"].tolist(), d["y"].tolist(), [id(b) for b in d["brush"]], d["symbol"].tolist()))
+
+    def expected():
+        pts, t = scene.points, canvas.theme
+        shown = canvas._decimator.shown(pts.X, canvas.viewbox.viewRange())
+        X, cls = (pts.X, pts.classes) if shown is None else (pts.X[shown], pts.classes[shown])
+        brushes = canvas._styles["point_brushes"]
+        symbols = [canvas._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
+        return sorted((float(x), float(y), id(brushes[k % 6]), symbols[k % 6]) for (x, y), k in zip(X, cls))
+
+    drawn = set(map(tuple, scene.points.X[canvas._shown_points].tolist()))
+    i = next(k for k in range(N) if tuple(scene.points.X[k]) in drawn)  # a drawn point
+    scene.begin_drag()
+    for k in range(5):
+        scene.move_point(i, 0.3 + 0.01 * k, -0.2)
+    scene.end_drag()
+    assert spots() == expected()
+    scene.add_point(0.05, 0.05, 1)
+    scene.remove_point(i)
+    scene.add_point(-0.4, 0.6, 0)
+    assert spots() == expected()
+    assert len(item.data) == canvas._decimator.cap
+    assert calls == []  # every edit was patched, not redrawn
+    w.apply_theme(w.theme)
+    assert spots() == expected() and calls == []  # the same look keeps the drawn spots
+    w.apply_theme(theme_for("dark"))
+    assert spots() == expected() and calls == [1]  # a new look redraws them with its pens and brushes
+    _close(w)
 
 
 # -- the history ------------------------------------------------------------------------------------------------
