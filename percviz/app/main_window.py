@@ -26,7 +26,7 @@ from percviz.app.curves import CurvesView
 from percviz.app.feature_view import FeatureView
 from percviz.app.layouts import Layouts
 from percviz.app.panel import Panel
-from percviz.app.session import RunSession
+from percviz.app.session import SPLIT_RESTART_N, RunSession
 from percviz.app.theme import theme_for
 from percviz.app.weight_view import WeightView
 from percviz.core.errors import PercvizError
@@ -304,7 +304,11 @@ class MainWindow(QMainWindow):
         self.title = preset.title
         self.explanation = preset.explanation
         self.view_settings = preset.view
-        self._apply_view(preset.view)
+        self._pending_view = preset.view
+        if self.scene.n > SPLIT_RESTART_N:  # the view (docks, curves, theme) in a turn after the points' drawing
+            QTimer.singleShot(0, self, self._apply_pending_view)
+        else:
+            self._apply_pending_view()
         self.setWindowTitle(f"{preset.title} — percviz" if preset.title else "percviz")
         self.presetLoaded.emit(preset)
 
@@ -481,6 +485,14 @@ class MainWindow(QMainWindow):
 
     def _panel_failed(self, name: str) -> None:
         self.show_message(f"The {name} panel could not draw this run (details on the console).", 8000)
+
+    _pending_view = None
+
+    def _apply_pending_view(self) -> None:
+        """The last loaded preset's view, once (a large scene's load applies it in the next turn)."""
+        view, self._pending_view = self._pending_view, None
+        if not self._closed:
+            self._apply_view(view)
 
     def _apply_view(self, view) -> None:
         if view is None:
