@@ -306,7 +306,7 @@ class MainWindow(QMainWindow):
         self.view_settings = preset.view
         self._pending_view = preset.view
         if self.scene.n > SPLIT_RESTART_N:  # the view (docks, curves, theme) in a turn after the points' drawing
-            QTimer.singleShot(0, self, self._apply_pending_view)
+            QTimer.singleShot(1, self, self._apply_pending_view)  # (a timer: 0 would be a posted call, same turn)
         else:
             self._apply_pending_view()
         self.setWindowTitle(f"{preset.title} — percviz" if preset.title else "percviz")
