@@ -557,11 +557,17 @@ class CanvasView(QWidget, Panel):
                 self._show_decision(snap, *out)
         self._start_next_evaluation()
 
-    def _cancel_evaluation(self) -> None:
+    def _cancel_evaluation(self) -> Task | None:
         self._bg_wanted = None
-        if self._bg_task is not None:
-            self._bg_task.cancel()
-            self._bg_task = None
+        task, self._bg_task = self._bg_task, None
+        if task is not None:
+            task.cancel()
+        return task
+
+    def shutdown(self, wait_ms: int = 3000) -> bool:
+        """The window closes: drop the picture being computed and wait for its thread (True when none runs)."""
+        task = self._cancel_evaluation()
+        return task is None or task.wait(wait_ms)
 
     def _show_decision(self, snap, grid: ViewGrid, F, fx) -> None:
         d = snap.decision
@@ -986,15 +992,13 @@ class CanvasView(QWidget, Panel):
 
 
 def evaluation_work(d, grid: ViewGrid, n_points: int) -> float:
-    """Multiply-adds of one picture: the grid's cells (and the points) times the feature dimension or kernel rows."""
+    """Multiply-adds of one picture of an explicit φ-map: the grid's cells (and the points) times its dimension."""
     cells = grid.nx * grid.ny + n_points
     if d.n_outputs == 1 and d.affine() is not None:
         return float(cells)
     if isinstance(d, FeatureLinear):
         return float(cells) * d.features.dimension() * max(1, int(d.n_outputs))
-    if isinstance(d, KernelExpansion):
-        return float(cells) * max(1, int(np.count_nonzero(d.coef)))
-    return float(cells)
+    return float(cells)  # kernel pictures reuse per-point rows cached across snapshots: kept on the UI thread
 
 
 def _evaluate_picture(evaluator: GridEvaluator, d, grid: ViewGrid, X, preview: bool):
