@@ -156,6 +156,7 @@ class CanvasView(QWidget, Panel):
         self._drawn_key: tuple | None = None
         self._bg_task: Task | None = None  # the picture computed off the UI thread, and the next one wanted
         self._bg_wanted: tuple | None = None
+        self._bg_cancelled: list[Task] = []  # cancelled pictures whose threads may still run (shutdown waits)
         self._sync_draw = False
         self.picture_of: tuple | None = None
         self._image_mode = ""  # "map" (diverging colour map) or "regions" (multi-class RGBA)
@@ -562,12 +563,14 @@ class CanvasView(QWidget, Panel):
         task, self._bg_task = self._bg_task, None
         if task is not None:
             task.cancel()
+            self._bg_cancelled = [t for t in self._bg_cancelled if t.running] + [task]
         return task
 
     def shutdown(self, wait_ms: int = 3000) -> bool:
-        """The window closes: drop the picture being computed and wait for its thread (True when none runs)."""
-        task = self._cancel_evaluation()
-        return task is None or task.wait(wait_ms)
+        """The window closes: drop the picture being computed and wait for its threads (True when none runs)."""
+        self._cancel_evaluation()
+        end = time.monotonic() + wait_ms / 1000
+        return all(t.wait(max(1, int(1000 * (end - time.monotonic())))) for t in self._bg_cancelled)
 
     def _show_decision(self, snap, grid: ViewGrid, F, fx) -> None:
         d = snap.decision

@@ -515,8 +515,9 @@ class RunSession(QObject):
         self._worker.request_stop()
         end = time.monotonic() + timeout_ms / 1000
         self._worker.stop(timeout_ms)
-        if task is not None:
-            task.wait(max(1, int(1000 * (end - time.monotonic()))))
+        for t in (task, self._rho_prev):  # the last cancelled ρ_K task too: its thread may still be in its LP
+            if t is not None:
+                t.wait(max(1, int(1000 * (end - time.monotonic()))))
 
     @property
     def worker(self) -> SnapshotWorker:

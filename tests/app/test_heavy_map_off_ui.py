@@ -12,6 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QWidget
 
+from percviz.app.background import live_threads
 from percviz.app.main_window import MainWindow
 from percviz.core.data import PointSet
 from percviz.core.grid import GridEvaluator, naive_image
@@ -80,4 +81,7 @@ def test_typing_rff_dim_5000_keeps_the_ui_thread_cpu_gap_short_and_the_picture_a
     print(f"worst UI-thread gap: {meter.worst_cpu:.0f} ms CPU, {meter.worst_wall:.0f} ms wall")
     assert on_ui_thread == []
     assert meter.worst_cpu < GAP_LIMIT_MS
-    w.close()
+    canvas.set_view_range(-3.0, 3.0, -3.0, 3.0)  # a new grid: a picture computed off the thread again ...
+    qtbot.waitUntil(lambda: canvas.computing_picture, timeout=5000)
+    w.close()  # ... and closing waits for its thread
+    assert [t.name for t in live_threads() if t.name == "percviz-canvas-picture"] == []
