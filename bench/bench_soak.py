@@ -51,7 +51,7 @@ def main() -> int:
     c = np.array(r.cpu_gaps_ms or [0.0])
     print(f"GUI soak, {r.actions} actions in {r.seconds:.0f} s (seed {args.seed}{', light' if args.light else ''})")
     print(f"  exceptions {len(r.exceptions)}   stale snapshots drawn {r.stale} of {r.shown}   threads left "
-          f"{len(live_threads())}")
+          f"{len(live_threads())} {[t.name for t in live_threads()]}")
     print(f"  worst UI gap {r.worst_gap_ms:.0f} ms (during {r.worst_action}); p99 {np.percentile(g, 99):.0f} ms; "
           f"gaps > 250 ms: {int((g > 250).sum())}, > 1 s: {int((g > 1000).sum())}")
     print(f"  worst CPU gap {r.worst_cpu_gap_ms:.0f} ms (during {r.worst_cpu_action}); p99 {np.percentile(c, 99):.0f} ms; "

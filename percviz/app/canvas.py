@@ -39,13 +39,14 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
+from percviz.app.background import Task
 from percviz.app.canvas_layers import CanvasLayer
 from percviz.app.canvas_viewbox import CanvasViewBox, PassiveScatter
 from percviz.app.curves import nice_ceil
 from percviz.app.panel import Panel, decision_drawable
 from percviz.app.point_decimation import PointDecimator
 from percviz.app.theme import Theme, theme_for
-from percviz.core.decision import KernelExpansion, ZeroDecision
+from percviz.core.decision import FeatureLinear, KernelExpansion, ZeroDecision
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
 from percviz.core.margin_geometry import closest_margin, slacks
 from percviz.core.scene import SceneModel
@@ -56,6 +57,9 @@ FINE_RESOLUTION = 256
 COARSE_RESOLUTION = 128
 #: Snapshots closer together than this (seconds) count as an animation: coarse grid, refined later.
 ANIMATION_GAP = 0.25
+#: Evaluations costlier than this (multiply-adds: cells × feature dimension, or point rows) run on a Task, off the
+#: UI thread (issue 10: rff:dim=5000 on a 256² grid is ~0.25 s of UI-thread CPU); the old picture stays meanwhile.
+BACKGROUND_WORK = 2e7
 #: Points within this many pixels of the cursor can be dragged, hovered or deleted.
 PICK_PIXELS = 14
 #: The image covers the visible range plus this fraction on each side, so small pans show no seam.
@@ -158,6 +162,11 @@ class CanvasView(QWidget, Panel):
         self._last_snapshot_time = -1.0
         self._animating = False
         self._drawn_key: tuple | None = None
+        self._bg_task: Task | None = None  # the picture computed off the UI thread, and the next one wanted
+        self._bg_wanted: tuple | None = None
+        self._bg_cancelled: list[Task] = []  # cancelled pictures whose threads may still run (shutdown waits)
+        self._sync_draw = False
+        self.picture_of: tuple | None = None
         self._image_mode = ""  # "map" (diverging colour map) or "regions" (multi-class RGBA)
         self._draw_failed = False
         self._halo_key: tuple | None = None
@@ -297,6 +306,7 @@ class CanvasView(QWidget, Panel):
                 layer.set_problem(problem, solver_cls)
             return
         self.snapshot = None
+        self._cancel_evaluation()
         self._drawn_key = None
         self._map_level = None
         self._has_picture = False
@@ -450,7 +460,11 @@ class CanvasView(QWidget, Panel):
         """Draw the current snapshot at full resolution now (tests, screenshots)."""
         self._animating = False
         self._redraw_pending = False
-        self._redraw(fine=True)
+        self._sync_draw = True
+        try:
+            self._redraw(fine=True)
+        finally:
+            self._sync_draw = False
 
     # -- drawing -----------------------------------------------------------------------------------------
     def _schedule(self) -> None:
@@ -487,7 +501,7 @@ class CanvasView(QWidget, Panel):
         key = (id(snap), grid.key, id(self.theme))
         self._has_picture = True
         if key != self._drawn_key:
-            self._draw_decision(snap, grid)
+            self._draw_decision(snap, grid, background=not self._sync_draw)
             self._drawn_key = key
         if self.view_settings["halos"]:
             self._draw_weights(snap)
@@ -502,21 +516,83 @@ class CanvasView(QWidget, Panel):
             self._refine.start()
         self.last_redraw_ms = 1e3 * (time.perf_counter() - t0)
 
-    def _draw_decision(self, snap, grid: ViewGrid) -> None:
+    def _draw_decision(self, snap, grid: ViewGrid, background: bool = False) -> None:
         d = snap.decision
         if not decision_drawable(d):  # a diverged iterate: say so, draw nothing of it
             self.message.setText("The iterate diverged (its coefficients are not finite or too large): nothing to draw.")
             self.message.show()
             self._draw_failed = True
             return
-        try:
-            grid = self.evaluator.plan(d, grid)  # coarser when the grid would exceed the memory budget
-            F = self.evaluator.evaluate(d, grid)
-        except (ArithmeticError, ValueError, MemoryError) as exc:  # e.g. a kernel overflowing far out, the budget
-            self.message.setText(f"Cannot draw the decision function here: {exc}")
-            self.message.show()
-            self._draw_failed = True
+        X, _y = self._training_points()
+        preview = self._animating and len(X) > 300
+        if background and evaluation_work(d, grid, len(X)) > BACKGROUND_WORK:
+            self._evaluate_off(snap, grid, X, preview)
             return
+        self._bg_wanted = None  # a cheaper picture supersedes one still computed off the thread
+        try:
+            grid, F, fx = _evaluate_picture(self.evaluator, d, grid, X, preview)
+        except (ArithmeticError, ValueError, MemoryError) as exc:  # e.g. a kernel overflowing far out, the budget
+            self._show_failure(exc)
+            return
+        self._show_decision(snap, grid, F, fx)
+
+    def _show_failure(self, exc) -> None:
+        self.message.setText(f"Cannot draw the decision function here: {exc}")
+        self.message.show()
+        self._draw_failed = True
+
+    @property
+    def computing_picture(self) -> bool:
+        """A picture is being computed off the UI thread (tests wait for it)."""
+        return self._bg_wanted is not None or self._bg_task is not None
+
+    def _evaluate_off(self, snap, grid: ViewGrid, X, preview: bool) -> None:
+        """Evaluate on a Task; one at a time, the latest request next (older ones are dropped)."""
+        self._bg_wanted = (snap, grid, X, preview)
+        if self._bg_task is None:
+            self._start_next_evaluation()
+
+    def _start_next_evaluation(self) -> None:
+        req, self._bg_wanted = self._bg_wanted, None
+        if req is None:
+            return
+        snap, grid, X, preview = req
+        task = Task(self, name="percviz-canvas-picture")
+        self._bg_task = task
+        # a fresh evaluator: the UI thread's one (and its caches) is never touched from the task's thread
+        task.done.connect(lambda out, t=task, r=req: self._on_evaluated(t, r, out))
+        task.failed.connect(lambda text, t=task, r=req: self._on_evaluated(t, r, ValueError(text)))
+        task.start(_evaluate_or_error, GridEvaluator(), snap.decision, grid, X, preview)
+
+    def _on_evaluated(self, task, req, out) -> None:
+        if task is not self._bg_task:
+            return
+        self._bg_task = None
+        snap = req[0]
+        if self._bg_wanted is None and snap is self.snapshot:  # still the picture wanted
+            if isinstance(out, Exception):
+                self._show_failure(out)
+            else:
+                self._show_decision(snap, *out)
+        self._start_next_evaluation()
+
+    def _cancel_evaluation(self) -> Task | None:
+        self._bg_wanted = None
+        task, self._bg_task = self._bg_task, None
+        if task is not None:
+            task.cancel()
+            self._bg_cancelled = [t for t in self._bg_cancelled if t.running] + [task]
+        return task
+
+    def shutdown(self, wait_ms: int = 3000) -> bool:
+        """The window closes: drop the picture being computed and wait for its threads (True when none runs)."""
+        self._cancel_evaluation()
+        end = time.monotonic() + wait_ms / 1000
+        return all(t.wait(max(1, int(1000 * (end - time.monotonic())))) for t in self._bg_cancelled)
+
+    def _show_decision(self, snap, grid: ViewGrid, F, fx) -> None:
+        d = snap.decision
+        self.picture_of = (snap, grid)  # what the image shows (tests compare it with an independent evaluation)
         if self._draw_failed:
             self._draw_failed = False
             self.message.hide()
@@ -528,13 +604,7 @@ class CanvasView(QWidget, Panel):
         if F.ndim == 3:
             self._draw_regions(F, rect, xs, ys)
             return
-        X, y = self._training_points()
-        if not len(X):
-            fx = np.zeros(0)
-        elif self._animating and len(X) > 300:
-            fx = sample_image(F, grid, X)  # a preview: the exact values come with the refined frame
-        else:
-            fx = self.evaluator.at_points(d, X)
+        _X, y = self._training_points()
         L = float(np.max(np.abs(fx))) if len(fx) else 0.0
         if not (np.isfinite(L) and L > 0):
             L = float(np.nanmax(np.abs(F))) if F.size else 1.0
@@ -975,3 +1045,33 @@ class CanvasView(QWidget, Panel):
     def view_to_widget(self, x: float, y: float):
         """Widget (viewport) pixel position of the data point (x, y): for tests and tools."""
         return self.plot.mapFromScene(self.viewbox.mapViewToScene(QPointF(x, y)))
+
+
+def evaluation_work(d, grid: ViewGrid, n_points: int) -> float:
+    """Multiply-adds of one picture of an explicit φ-map: the grid's cells (and the points) times its dimension."""
+    cells = grid.nx * grid.ny + n_points
+    if d.n_outputs == 1 and d.affine() is not None:
+        return float(cells)
+    if isinstance(d, FeatureLinear):
+        return float(cells) * d.features.dimension() * max(1, int(d.n_outputs))
+    return float(cells)  # kernel pictures reuse per-point rows cached across snapshots: kept on the UI thread
+
+
+def _evaluate_picture(evaluator: GridEvaluator, d, grid: ViewGrid, X, preview: bool):
+    """(the grid used, f on it, f at the points): the canvas's evaluation, on either thread."""
+    grid = evaluator.plan(d, grid)  # coarser when the grid would exceed the memory budget
+    F = evaluator.evaluate(d, grid)
+    if not len(X):
+        fx = np.zeros(0)
+    elif preview:
+        fx = sample_image(F, grid, X)  # a preview: the exact values come with the refined frame
+    else:
+        fx = evaluator.at_points(d, X)
+    return grid, F, fx
+
+
+def _evaluate_or_error(evaluator, d, grid, X, preview):
+    try:
+        return _evaluate_picture(evaluator, d, grid, X, preview)
+    except (ArithmeticError, ValueError, MemoryError) as exc:
+        return exc

@@ -102,6 +102,7 @@ class MainWindow(QMainWindow):
                 panel.setObjectName(cls.view)
             self.panels[cls.view] = panel
         canvas, curves = self.panels["canvas"], self.panels["curves"]
+        self.session.busy_checks.append(lambda: getattr(canvas, "computing_picture", False))
         if not canvas.accessibleName():
             canvas.setAccessibleName("canvas")
         self.splitter = QSplitter(Qt.Orientation.Vertical)

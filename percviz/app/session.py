@@ -146,6 +146,7 @@ class RunSession(QObject):
         self._worker = SnapshotWorker(self, display_hz=display_hz)
         #: The frame budget: when snapshots are delivered and the slower panels drawn (percviz.app.frames).
         self.frames = FrameScheduler(self._worker, self._drain, self, display_hz=display_hz)
+        self.busy_checks: list = []  # callables, True while a panel still computes a picture (wait_idle waits)
         self._worker.ready.connect(self.frames.request)
         self._worker.failed.connect(self._on_failed)
         self._worker.idle.connect(self._on_idle)
@@ -487,7 +488,7 @@ class RunSession(QObject):
         while time.monotonic() < end:
             QCoreApplication.processEvents()
             if (not self._worker.busy and not self._worker.has_output and not self._restart_timer.isActive()
-                    and not self.frames.first_draws_pending):
+                    and not self.frames.first_draws_pending and not any(busy() for busy in self.busy_checks)):
                 QCoreApplication.processEvents()
                 return True
             time.sleep(0.002)
@@ -514,8 +515,9 @@ class RunSession(QObject):
         self._worker.request_stop()
         end = time.monotonic() + timeout_ms / 1000
         self._worker.stop(timeout_ms)
-        if task is not None:
-            task.wait(max(1, int(1000 * (end - time.monotonic()))))
+        for t in (task, self._rho_prev):  # the last cancelled ρ_K task too: its thread may still be in its LP
+            if t is not None:
+                t.wait(max(1, int(1000 * (end - time.monotonic()))))
 
     @property
     def worker(self) -> SnapshotWorker:
