@@ -599,8 +599,6 @@ class ControlsPanel(QWidget):
             self._on_snapshot(self.session.current)
 
     def _on_problem(self, problem, solver_cls) -> None:
-        if problem is not None and self.scene.dragging and not self._status_error:
-            return  # a dragged point's rerun: the last status stays until the rerun's snapshot (no repaint per move)
         if problem is not None:
             self._set_status("Starting…", error=False)
         self._update_enabled()
