@@ -60,6 +60,9 @@ ANIMATION_GAP = 0.25
 #: Evaluations costlier than this (multiply-adds: cells × feature dimension, or point rows) run on a Task, off the
 #: UI thread (issue 10: rff:dim=5000 on a 256² grid is ~0.25 s of UI-thread CPU); the old picture stays meanwhile.
 BACKGROUND_WORK = 2e7
+#: While a point is dragged its new position waits up to this long (seconds) for its rerun's boundary, so that
+#: a Live drag repaints the canvas once per move (point and boundary together), not twice.
+DRAG_POINT_WAIT = 0.03
 #: Points within this many pixels of the cursor can be dragged, hovered or deleted.
 PICK_PIXELS = 14
 #: The image covers the visible range plus this fraction on each side, so small pans show no seam.
@@ -184,6 +187,10 @@ class CanvasView(QWidget, Panel):
         self._refine.setSingleShot(True)
         self._refine.setInterval(int(ANIMATION_GAP * 1000))
         self._refine.timeout.connect(self._on_refine)
+        self._points_wait = QTimer(self)
+        self._points_wait.setSingleShot(True)
+        self._points_wait.setInterval(int(DRAG_POINT_WAIT * 1000))
+        self._points_wait.timeout.connect(self._draw_moved_points)
         self.apply_theme(self.theme)
         self._draw_points()
         self.fit_to_data()
@@ -495,6 +502,7 @@ class CanvasView(QWidget, Panel):
         if snap is None:
             return
         t0 = time.perf_counter()
+        self._draw_moved_points()  # a dragged point's move waiting for this boundary: both in one repaint
         # while animating or dragging a point: coarse now, refined once nothing new came for ANIMATION_GAP
         coarse = not fine and (self._animating or self.scene_model.dragging)
         grid = self._grid(self.coarse_resolution if coarse else self.fine_resolution)
@@ -941,6 +949,14 @@ class CanvasView(QWidget, Panel):
     def _on_points_changed(self, kind: str) -> None:
         if kind in ("replace", "clear") or (kind in ("undo", "redo") and self._outside_view()):
             self.fit_to_data()  # first: at 100k its range change redecimates, and the points are drawn once
+        if kind == "move" and self.scene_model.dragging and self._has_picture:
+            if not self._points_wait.isActive():  # drawn with the rerun's boundary, or after DRAG_POINT_WAIT
+                self._points_wait.start()
+            return
+        self._draw_moved_points()
+
+    def _draw_moved_points(self) -> None:
+        self._points_wait.stop()
         if self._drawn_for is not self.scene_model.points.X:
             self._draw_points()
 

@@ -137,7 +137,7 @@ class Classroom(QObject):
         canvas = w.panels.get("canvas")
         self.caption: RunOverlay | None = attach_run_overlay(canvas, self.theme) if canvas is not None else None
         if self.caption is not None:
-            w.session.problemChanged.connect(lambda problem, cls: self.caption.set_solver(cls))
+            w.session.problemChanged.connect(self._caption_problem)
             w.session.snapshotShown.connect(self.caption.show_snapshot)
             self.caption.set_solver(w.session.solver_cls)
             current = getattr(w.session, "current", None)
@@ -147,6 +147,15 @@ class Classroom(QObject):
         if canvas is not None and hasattr(canvas, "title"):
             w.session.problemChanged.connect(lambda _p, cls: self._title_canvas(canvas, cls))
             self._title_canvas(canvas, w.session.solver_cls)
+
+    def _caption_problem(self, _problem, solver_cls) -> None:
+        """A new run: the caption starts over, except for a dragged point's rerun of the same algorithm (it keeps
+        the last caption until the rerun's snapshot, like the canvas keeps its picture: one repaint per move)."""
+        if self.caption is None:
+            return
+        if self.window.scene.dragging and solver_cls is self.caption._solver_cls and self.caption._snapshot is not None:
+            return
+        self.caption.set_solver(solver_cls)
 
     @staticmethod
     def _title_canvas(canvas, solver_cls) -> None:

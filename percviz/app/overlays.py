@@ -413,7 +413,7 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
 
     def on_points(_kind) -> None:
         try:
-            if overlay.isVisible():
+            if overlay.isVisible() and not scene.dragging:  # a drag's caption moves with the rerun's snapshot
                 overlay.place()
         except RuntimeError:  # the overlay's widget is gone (window closed)
             scene.points_changed.disconnect(on_points)

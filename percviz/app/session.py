@@ -598,6 +598,11 @@ class RunSession(QObject):
         fresh = [snap for job, snap in self._worker.take() if job == self._job]
         if not fresh:
             return
+        if self.sparse and not self._history and not any(snap.status.done for snap in fresh):
+            # a dragged point's rerun (Live): its unfinished start is not shown; the views keep the last
+            # boundary until Live's run delivers this one's (one repaint per move, no flash of iteration 0)
+            self._history.extend(fresh)
+            return
         with self.frames.frame(main=True):
             self._history.extend(fresh)
             self.historyChanged.emit(len(self._history))

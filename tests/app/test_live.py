@@ -167,7 +167,9 @@ def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbo
     moved = w.session.problem
     qtbot.waitUntil(lambda: any(p is moved for p, _ in shown), timeout=10000)
     assert [b for p, b in shown if p is moved] == [None]  # no ρ_K while the point moves
-    qtbot.waitUntil(lambda: w.session.problem is not moved and w.session.finished, timeout=10000)  # paused
+    # paused: the full rerun finishes, and its bound comes with ρ_K (an LP of its own, possibly a moment later)
+    qtbot.waitUntil(lambda: w.session.problem is not moved and w.session.finished
+                    and w.session.latest.metrics.get("bound") is not None, timeout=10000)
     snap = w.session.latest
     bound = snap.metrics.get("bound")
     assert bound is not None and snap.iteration <= bound  # the paper's bound on the updates holds
