@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from PySide6.QtCore import QPoint, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -22,8 +22,7 @@ def window(hall_window):
 
 
 def _pos(w, x, y) -> QPoint:
-    c = w.panels["canvas"]
-    p = c.plot.mapFromScene(c.viewbox.mapViewToScene(QPointF(x, y)))
+    p = w.panels["canvas"].view_to_widget(x, y)
     return QPoint(round(p.x()), round(p.y()))
 
 

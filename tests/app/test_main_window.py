@@ -7,7 +7,7 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, QPointF, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
@@ -40,8 +40,7 @@ def window(qtbot):
 
 
 def _pos(window, x, y) -> QPoint:
-    c = window.panels["canvas"]
-    p = c.plot.mapFromScene(c.viewbox.mapViewToScene(QPointF(x, y)))
+    p = window.panels["canvas"].view_to_widget(x, y)
     return QPoint(round(p.x()), round(p.y()))
 
 
