@@ -21,6 +21,7 @@ import traceback
 import weakref
 from typing import Any, Callable
 
+import shiboken6
 from PySide6.QtCore import QObject, Signal
 
 from percviz.core.errors import PercvizError
@@ -137,6 +138,8 @@ class Task(QObject):
         self._hand_over()
 
     def _hand_over(self) -> None:
+        if not shiboken6.isValid(self):  # its parent widget was destroyed while the result was on its way
+            return
         while not self._cancel.is_set() and not self._finished:
             try:
                 kind, value = self._queue.get_nowait()
