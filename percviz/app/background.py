@@ -110,7 +110,7 @@ class Task(QObject):
         relay, key = _relay(), id(self)
         relay.tasks[key] = self
         q, cancel, name = self._queue, self._cancel, self.name
-        self._thread = BackgroundThread(lambda: _run(fn, args, q, cancel, name, lambda: relay.wake.emit(key)), self.name)
+        self._thread = BackgroundThread(lambda: _run(fn, args, q, cancel, name, lambda: _wake(relay, key)), self.name)
         self._thread.start()
         return self
 
@@ -151,6 +151,15 @@ class Task(QObject):
             self._finished = True
             (self.done if kind == "done" else self.failed).emit(value)
             return
+
+
+def _wake(relay: _Relay, key: int) -> None:
+    """Tell the UI thread a result is waiting, unless the application is already gone (a task outlived it)."""
+    try:
+        if shiboken6.isValid(relay):
+            relay.wake.emit(key)
+    except RuntimeError:  # deleted between the check and the emit: nobody is left to hand the result to
+        pass
 
 
 def _run(fn: Callable[..., Any], args: tuple, q: queue.SimpleQueue, cancel: threading.Event, name: str,

@@ -63,6 +63,9 @@ BACKGROUND_WORK = 2e7
 #: While a point is dragged its new position waits up to this long (seconds) for its rerun's boundary, so that
 #: a Live drag repaints the canvas once per move (point and boundary together), not twice.
 DRAG_POINT_WAIT = 0.03
+#: Contours with more vertices than this are drawn without antialiasing: an antialiased stroke of a 12,000-vertex
+#: boundary (rff:dim=5000) took 230–450 ms per paint on the UI thread, an aliased one ~15 ms.
+SMOOTH_VERTICES = 3000
 #: Points within this many pixels of the cursor can be dragged, hovered or deleted.
 PICK_PIXELS = 14
 #: The image covers the visible range plus this fraction on each side, so small pans show no seam.
@@ -690,7 +693,9 @@ class CanvasView(QWidget, Panel):
 
     def _copy_margins(self, curve) -> None:
         x, y = curve.getData()
-        self.margin_under.setData([] if x is None else x, [] if y is None else y, connect="finite")
+        count = 0 if x is None else len(x)
+        self.margin_under.setData([] if x is None else x, [] if y is None else y, connect="finite",
+                                  antialias=count <= SMOOTH_VERTICES)
 
     def _margin_level(self) -> float | None:
         """The solver's fixed margin level (SVM: f = ±1), or None when margins follow the closest point."""
@@ -779,7 +784,7 @@ class CanvasView(QWidget, Panel):
             curve.setData([], [])
             return
         P = np.concatenate(parts[:-1])
-        curve.setData(P[:, 0], P[:, 1], connect="finite")
+        curve.setData(P[:, 0], P[:, 1], connect="finite", antialias=len(P) <= SMOOTH_VERTICES)
 
     def _training_points(self):
         """Points of the problem being run and their ±1 labels (labels None for multi-class)."""

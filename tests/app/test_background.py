@@ -80,3 +80,27 @@ def test_the_interpreter_exits_at_once_while_a_long_computation_runs():
     assert out.returncode == 0, out.stderr[-2000:]
     assert "exiting" in out.stdout
     assert time.monotonic() - t0 < 20  # start-up included; the minute-long LP is not waited for
+
+
+_RESULT_AFTER_THE_APP = """
+import threading, time
+from PySide6.QtWidgets import QApplication
+import shiboken6
+from percviz.app import background
+app = QApplication([])
+go = threading.Event()
+task = background.Task(name="percviz-late")
+task.start(lambda: (go.wait(10), "late")[1])  # its result arrives after the application object is gone
+relay = background._relay()
+shiboken6.delete(relay)  # what the interpreter's teardown does to the relay while the thread still runs
+go.set()
+assert task.wait(5000)
+print("ended", flush=True)
+"""
+
+
+def test_a_task_finishing_after_the_application_is_gone_reports_nothing_on_stderr():
+    out = subprocess.run([sys.executable, "-c", _RESULT_AFTER_THE_APP], capture_output=True, text=True, timeout=60,
+                         env={**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen"})
+    assert out.returncode == 0 and "ended" in out.stdout, out.stderr[-2000:]
+    assert "Signal source has been deleted" not in out.stderr and "Traceback" not in out.stderr, out.stderr[-2000:]

@@ -400,3 +400,22 @@ def test_a_presets_view_settings_are_applied_colour_map_levels_shading_halos(can
     canvas.apply_view(ViewSettings(colormap="viridis"))
     canvas.redraw_now()
     assert canvas.image.isVisible() and not np.array_equal(canvas.image.lut, default_lut)
+
+
+def test_a_very_long_boundary_is_drawn_aliased_and_a_short_one_smooth(qtbot, canvas):
+    # rff:dim=200 with random weights: f = 0 is a maze of thousands of vertices (an antialiased stroke of
+    # 12,000 took 230–450 ms per paint on the UI thread); the affine line stays antialiased.
+    from percviz.app.canvas import SMOOTH_VERTICES
+
+    prob = Problem(canvas.scene_model.points)
+    canvas.set_problem(prob, None)
+    phi = parse_features("rff:dim=200,gamma=30,seed=0")
+    a = np.random.default_rng(0).normal(size=phi.dimension(2))
+    canvas.set_snapshot(_snapshot(FeatureLinear(phi, a)))
+    canvas.redraw_now()
+    qtbot.waitUntil(lambda: not canvas.computing_picture, timeout=20000)
+    n = len(canvas.boundary_curve.getData()[0])
+    assert n > SMOOTH_VERTICES and canvas.boundary_curve.opts["antialias"] is False
+    canvas.set_snapshot(_snapshot(FeatureLinear(parse_features("linear"), np.array([0.25, -0.5, 1.0]))))
+    canvas.redraw_now()
+    assert len(canvas.boundary_curve.getData()[0]) == 2 and canvas.boundary_curve.opts["antialias"] is True
