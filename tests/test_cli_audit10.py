@@ -143,3 +143,23 @@ def test_isnkpvn_rbf_1e6_reproducer(capsys, tmp_path):
     if snap.status is Status.SEPARATOR:
         K = np.exp(-1e6 * ((X[:, None, :] - X[None, :, :]) ** 2).sum(axis=2))  # unit diagonal: no normalization
         assert (y * (K @ (snap.alpha * y)) > 0).all()
+
+
+@pytest.mark.parametrize("algorithm, eps", [("nvn", 1e-2), ("isnkpvn", 5e-2)])
+def test_a_thin_separable_set_gets_an_epsilon_certificate_not_a_proof(capsys, algorithm, eps):
+    # ρ_K ≈ 0.0049 > 0 but below ε: the answer must be the paper's ε-certificate (no separator with margin above
+    # ε), never "no separator exists". (The former test's set let NVN find a separator, so it asserted nothing.)
+    from lp_oracle import lp_separable
+
+    from percviz.core.presets import SHIPPED_DIR, load_preset
+
+    thin = load_preset(SHIPPED_DIR / "thin-margin.json").points
+    Z = np.c_[np.ones(thin.n), thin.X]  # the affine kernel's features (1, x)
+    assert lp_separable(thin.y[:, None] * Z)
+    res = run_json(capsys, "solve", "thin-margin", "-a", algorithm, "-k", "affine", "-p", f"eps={eps}")
+    assert res["status"] == "certificate", res["message"]
+    assert "ε-certificate" in res["message"] and "no separator exists" not in res["message"]
+    p = np.array(res["p"])
+    Zn = thin.y[:, None] * Z / np.linalg.norm(Z, axis=1)[:, None]
+    assert p.min() >= 0 and abs(p.sum() - 1) < 1e-12
+    assert np.linalg.norm(Zn.T @ p) <= eps * (1 + 1e-12)  # ‖p‖_G ≤ ε, recomputed here
