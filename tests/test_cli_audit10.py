@@ -89,6 +89,32 @@ def test_no_proof_when_the_monomials_underflow(capsys, tmp_path, algorithm, feat
     assert res["status"] != "nonseparable", res["message"]
 
 
+#: The audit's 14-point set (labels of points 0 and 1 forced): not linearly separable, separable by a cubic.
+AUDIT14 = PointSet.from_signed(np.array([
+    [-1.2229615536363831, -0.8200073297590071], [-0.5798951701414324, 1.1639936635186574],
+    [0.48655388561689933, 0.883008053753572], [2.6698004861033566, 2.3459150496814094],
+    [1.9340826283918513, -0.2714952454349612], [-0.5261492191528215, -0.9995862639483097],
+    [0.29600562890615956, 0.5272817631560052], [-0.960832010254033, -1.638933115184173],
+    [1.5951257833032297, -3.07332810938765], [0.6296083281483305, 1.4816932852842752],
+    [-0.9869958683082559, -1.5958663105424011], [-0.5375367203790004, 1.9260911284027826],
+    [0.7240526316716647, -3.1091525149535504], [0.13701712487151674, 2.6578355503258684]]),
+    [1, -1, -1, -1, -1, 1, -1, 1, -1, -1, 1, 1, -1, -1])
+
+
+def test_the_audits_cubic_case_at_1e_300(capsys, tmp_path):
+    # main: 'min τ = 1 > 0: a proof that no separating vector exists' (x², x³ of 1e-300 underflow to 0).
+    from lp_oracle import lp_separable
+
+    X = AUDIT14.X
+    cubic = np.column_stack([X[:, 0] ** i * X[:, 1] ** j for i in range(4) for j in range(4 - i)])
+    assert lp_separable(AUDIT14.y[:, None] * cubic)  # at unit scale; scaling x multiplies columns by s^k > 0
+    assert not lp_separable(AUDIT14.y[:, None] * np.c_[np.ones(AUDIT14.n), X])  # the linear proof is real
+    res = run_json(capsys, "solve", csv(tmp_path, AUDIT14, 1e-300), "-a", "lp-feasibility", "-f", "poly:degree=3")
+    assert res["status"] != "nonseparable", res["message"]
+    res = run_json(capsys, "solve", csv(tmp_path, AUDIT14, 1e-300), "-a", "lp-feasibility", "-f", "linear")
+    assert res["status"] == "nonseparable", res["message"]
+
+
 def test_no_proof_when_a_non_monomial_map_merges_distinct_points(capsys, tmp_path):
     res = run_json(capsys, "solve", csv(tmp_path, LINE, 1e-300), "-a", "lp-feasibility", "-f", "rff:dim=20")
     assert res["status"] != "nonseparable" and "same row" in res["message"]
