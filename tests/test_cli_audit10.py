@@ -189,3 +189,29 @@ def test_a_thin_separable_set_gets_an_epsilon_certificate_not_a_proof(capsys, al
     Zn = thin.y[:, None] * Z / np.linalg.norm(Z, axis=1)[:, None]
     assert p.min() >= 0 and abs(p.sum() - 1) < 1e-12
     assert np.linalg.norm(Zn.T @ p) <= eps * (1 + 1e-12)  # ‖p‖_G ≤ ε, recomputed here
+
+
+def test_an_rbf_certificate_holds_with_distances_from_differences(capsys, tmp_path):
+    # Audit 2: ISNKPVN claimed 'ε-certificate: ‖p‖_G < ε = 0.001' here, but ‖p‖_G = 0.00137: close points far from
+    # the origin, where ‖x‖² + ‖z‖² − 2x·z rounds ‖x − z‖² = 4e-12 to about ±1e-10 (γ = 1e6: K off by 1e-4).
+    from decimal import Decimal, getcontext
+
+    base = np.array([[0, 1e-9], [0, -1e-9], [1, 1e-9], [1, -1e-9], [-1, 1e-9]]) + [0, 1]
+    pts = PointSet.from_signed(base * 1000, [1, -1, 1, -1, 1])
+    res = run_json(capsys, "solve", csv(tmp_path, pts, 1.0), "-a", "isnkpvn", "-k", "rbf:gamma=1e6",
+                   "--max-iter", 3000)
+    getcontext().prec = 50
+    X = [[Decimal(float(v)) for v in row] for row in pts.X]
+    p = [Decimal(float(v)) * int(s) for v, s in zip(res["p"], pts.y)]
+    q = sum(p[i] * p[j] * (-Decimal("1e6") * sum((a - b) ** 2 for a, b in zip(X[i], X[j]))).exp()
+            for i in range(pts.n) for j in range(pts.n))
+    if res["status"] == "certificate":
+        assert float(q.sqrt()) <= res["params"]["eps"], res["message"]
+    else:
+        assert "coordinate differences" in res["message"] or res["status"] == "separator"
+
+
+def test_the_input_margin_of_a_huge_weight_vector_prints_no_warning(capsys, tmp_path):
+    # Audit 2: points at 1e-300 give |w| ≈ 1e300; ‖w‖ and w·w overflowed with RuntimeWarnings on stderr.
+    res = run_json(capsys, "solve", csv(tmp_path, LINE, 1e-300), "-a", "lp-feasibility", "-p", "margin_vector=fisher")
+    assert res["status"] == "separator" and 0 < res["input_margin"] < 1e-299
