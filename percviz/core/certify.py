@@ -56,9 +56,46 @@ def exact_separability(Y) -> Verdict:
     return Verdict(None, None, f"the exact LP stopped: {res.message.strip()}")
 
 
-def refute_nonseparable(Y) -> str:
-    """'' when the exact LP confirms that no a has every a·y_i > 0; otherwise why the proof cannot be shown."""
+#: φ-maps made of monomials: φ(D x) for a positive diagonal D is φ(x) with positive column factors.
+MONOMIAL_MAPS = ("linear", "linear1d", "quadratic", "poly")
+
+
+def scale_free_rows(problem) -> np.ndarray | None:
+    """y_i φ(x_i / m) with m the columns' max |x|, for monomial φ-maps (same separability as Y, and no monomial
+    underflows or overflows: x² of 1e-300 is 0 in double precision); None for other maps."""
+    if getattr(problem.features, "name", "") not in MONOMIAL_MAPS:
+        return None
+    X = np.asarray(problem.X, dtype=float)
+    m = np.abs(X).max(axis=0, initial=0.0)
+    Phi = np.asarray(problem.features.transform(X / np.where(m > 0, m, 1.0)), dtype=float)
+    return np.asarray(problem.y, dtype=float)[:, None] * Phi
+
+
+def _rows_merge_points(problem, Y) -> bool:
+    """Whether two points with different coordinates and labels get equal rows up to sign (φ's rounding)."""
+    X = np.asarray(problem.X, dtype=float)
+    y = np.asarray(problem.y, dtype=float)
+    Phi = np.asarray(Y, dtype=float) * y[:, None]
+    _, inv = np.unique(Phi, axis=0, return_inverse=True)
+    inv = inv.ravel()
+    for g in np.unique(inv):
+        idx = np.flatnonzero(inv == g)
+        if len(idx) > 1 and len(set(y[idx])) > 1 and len(np.unique(X[idx], axis=0)) > 1:
+            return True
+    return False
+
+
+def refute_nonseparable(Y, problem=None) -> str:
+    """'' when the exact LP confirms that no a has every a·y_i > 0; otherwise why the proof cannot be shown.
+
+    problem: also decide on the points themselves (scale_free_rows), not on φ as rounded at their scale."""
     v = exact_separability(Y)
+    if v.separable is False and problem is not None:
+        rows = scale_free_rows(problem)
+        if rows is not None:
+            v = exact_separability(rows)
+        elif _rows_merge_points(problem, Y):
+            return "in double precision the φ-map gives distinct points of both labels the same row"
     if v.separable is False:
         return ""
     if v.separable:

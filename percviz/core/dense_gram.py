@@ -282,10 +282,44 @@ def float64_norm(problem, p) -> float:
     return float(np.sqrt(max(float(p @ ExactColumns(problem).matvec(p)), 0.0)))
 
 
+#: Largest |support of p|² for which rbf_norm_by_differences evaluates the kernel pair by pair.
+DIFFERENCE_PAIRS = 40_000_000
+
+
+def rbf_norm_by_differences(problem, p) -> float | None:
+    """‖p‖_G for an RBF kernel with ‖x − z‖² summed from coordinate differences, or None (support too large).
+
+    The Gram matrix uses ‖x‖² + ‖z‖² − 2x·z, whose rounding (about 8·eps·‖x‖²) swamps ‖x − z‖² for close points
+    far from the origin: at (0, 1000) and (0, 1000 + 2e-6) with γ = 1e6, K comes out 1e-4 off (audit 2, issue 10).
+    """
+    p = np.asarray(p, dtype=float)
+    S = np.flatnonzero(p)
+    if S.size * S.size > DIFFERENCE_PAIRS:
+        return None
+    X, w = np.asarray(problem.X, dtype=float)[S], p[S] * problem.y[S]
+    rows = max(1, 2**22 // max(1, S.size * X.shape[1]))
+    q = 0.0
+    for k in range(0, S.size, rows):
+        d2 = ((X[k:k + rows, None, :] - X[None, :, :]) ** 2).sum(axis=2)
+        q += float(w[k:k + rows] @ (np.exp(-problem.kernel.gamma * d2) @ w))
+    return float(np.sqrt(max(q, 0.0)))
+
+
 def certificate_refuted(problem, p, tol) -> str:
-    """'' unless G is stored in float32 and ‖p‖_G in float64 exceeds the certificate's tolerance (then why)."""
+    """'' unless ‖p‖_G on the points exceeds the certificate's tolerance (then why): checked when G is stored in
+    float32 (in float64), and for RBF kernels whose ‖x‖² + ‖z‖² − 2x·z rounding could reach the tolerance."""
     g = problem.__dict__.get("gram")  # only a G that was built: weight-vector solvers never build one
-    if g is None or g.exact or p is None or tol is None:
+    if g is None or p is None or tol is None:
         return ""
-    nrm = float64_norm(problem, p)
-    return "" if nrm <= float(tol) else f"in float64 on the points ‖p‖_G = {nrm:.3g} > {float(tol):g}"
+    if not g.exact:
+        nrm = float64_norm(problem, p)
+        return "" if nrm <= float(tol) else f"in float64 on the points ‖p‖_G = {nrm:.3g} > {float(tol):g}"
+    if getattr(problem.kernel, "name", "") == "rbf":
+        X = np.asarray(problem.X, dtype=float)
+        err = 16 * np.finfo(float).eps * problem.kernel.gamma * float((X * X).sum(axis=1).max(initial=0.0))
+        if err * float(np.abs(p).sum()) ** 2 > 1e-3 * float(tol) ** 2:  # the expansion's rounding could matter
+            nrm = rbf_norm_by_differences(problem, p)
+            if nrm is not None and nrm > float(tol):
+                return (f"with ‖x − z‖² from coordinate differences (the Gram matrix's ‖x‖² + ‖z‖² − 2x·z rounds "
+                        f"for close points far from the origin) ‖p‖_G = {nrm:.3g} > {float(tol):g}")
+    return ""

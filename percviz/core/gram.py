@@ -28,6 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from percviz.core import min_norm
+from percviz.core.kernel_witness import nonseparability_confirmed
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSpec
 
@@ -470,9 +471,21 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
         rows = min_norm.RowColumns(cached_factor(problem)) if name in ("linear", "affine") else None
         m = _margin_on(op, budget, warm, factor=lambda: _affordable_factor(problem),
                        finite_rank=name in FINITE_RANK_KERNELS, rows=rows)
+        if m.decided and not m.separable and not nonseparability_confirmed(problem):
+            m = _unconfirmed(op, m)  # G's rounding, not the points, made Gp = 0 (e.g. RBF points 1e-12 apart)
         with _LOCK:
             _CACHE.setdefault(problem, {})["rho_K"] = m
         return m
+
+
+def _unconfirmed(op, m: MarginResult) -> MarginResult:
+    """The 'undecided' result for a Gordan witness on G that the points do not confirm (core.kernel_witness).
+
+    ρ_K ≤ ‖p‖_G ≤ √(pᵀGp + rounding) still holds, and the lower end stays ≤ 0."""
+    q = float(m.p @ op.matvec(m.p))
+    hi = float(np.sqrt(max(q, 0.0) + op.width * EPS * op.scale))
+    return MarginResult(False, 0.0, m.p, None, (min(m.interval[0], 0.0), hi), False, m.rank, m.lp_value,
+                        decided=False, complete=m.complete, budget=m.budget, seconds=m.seconds)
 
 
 def _dense_columns(problem):

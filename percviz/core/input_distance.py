@@ -202,8 +202,11 @@ def input_distances(
         return InputDistances(dist, feet, fx, mis, None, "no curve f = 0 (f is constant)", None, 0, 0)
     if exact_lines and wb is not None:
         w = np.asarray(wb[0], dtype=float)
-        dist = np.abs(fx) / np.linalg.norm(w)
-        feet = X - (fx / (w @ w))[:, None] * w
+        m = float(np.abs(w).max())  # ‖w‖ and w·w through u = w/m: w of 1e300 (points at 1e-300) would overflow
+        u = w / m
+        nu = float(np.linalg.norm(u))
+        dist = np.abs(fx) / m / nu
+        feet = X - ((fx / m) / (nu * nu))[:, None] * u
         return InputDistances(dist, feet, fx, mis, *_margin(dist, mis, y), None, 0, 0)
     # in the plane a sampled contour backs (12) up; elsewhere slowed-down points get more iterations
     iters = 200 if d == 2 else 1000

@@ -176,12 +176,16 @@ def test_soft_svm_json_margin_is_not_claimed_with_training_errors(capsys, tmp_pa
 
 
 def test_nvn_and_isnkpvn_say_epsilon_certificate():
-    # ρ_K > 0 but below ε: the certificate is only one of "no separator with margin above ε".
-    pts = PointSet.from_signed([[0, 0], [0, 1e-4], [1, 0], [1, 1e-4]], [1, -1, 1, -1])
-    for name in ("nvn", "isnkpvn"):
-        s = get_solver(name)(Problem(pts), eps=1e-2).run()
-        if s.status is Status.CERTIFICATE:
-            assert "ε-certificate" in s.message and "no separator exists" not in s.message
+    # ρ_K ≈ 0.0049 > 0 but below ε: the certificate is only one of "no separator with margin above ε". (The
+    # former four-point set let both find a separator, so the check inside `if CERTIFICATE` never ran.)
+    from percviz.core.presets import SHIPPED_DIR, load_preset
+
+    pts = load_preset(SHIPPED_DIR / "thin-margin.json").points
+    assert lp_separable(pts.y[:, None] * np.c_[np.ones(pts.n), pts.X])
+    for name, eps in (("nvn", 1e-2), ("isnkpvn", 5e-2)):
+        s = get_solver(name)(Problem(pts), eps=eps).run()
+        assert s.status is Status.CERTIFICATE, (name, s.message)
+        assert "ε-certificate" in s.message and "no separator exists" not in s.message
     assert "ε" in Status.CERTIFICATE.text
 
 

@@ -366,7 +366,7 @@ class Solver:
             if why:
                 self.status = Status.CONVERGED
                 st["message"] = ""
-                self._stop_note = f"Not claimed as a certificate: the halting test passed on the float32 G, but {why}."
+                self._stop_note = f"Not claimed as a certificate: the halting test passed on the stored G, but {why}."
         st["metrics"] = metrics
         note = getattr(self, "_stop_note", "")
         if note and self.status.done:

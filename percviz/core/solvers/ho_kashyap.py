@@ -41,7 +41,7 @@ class _HoKashyapBase(Solver):
 
 def _confirmed(solver) -> Status:
     """NONSEPARABLE when the exact LP agrees that no separating vector exists; else CONVERGED, unclaimed."""
-    why = refute_nonseparable(solver._Y)
+    why = refute_nonseparable(solver._Y, solver.problem)
     if not why:
         return Status.NONSEPARABLE
     solver._stop_note = (

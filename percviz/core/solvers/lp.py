@@ -187,7 +187,7 @@ class _LPSolver(Solver):
             return None
         self._refuted = ""
         if self._value > 0.5 * self._b.min():
-            self._refuted = refute_nonseparable(self._Y)
+            self._refuted = refute_nonseparable(self._Y, self.problem)
             return Status.CONVERGED if self._refuted else Status.NONSEPARABLE
         if (self._Y @ self.a > 0).all():
             return Status.SEPARATOR

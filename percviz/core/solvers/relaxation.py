@@ -168,7 +168,7 @@ class BatchRelaxation(Solver):
         if self._stalled and j_relaxation(s, self._sq, self.values["b"]) > 0:
             # The step Σ w_i y_i vanished with every w_i = (b − a·y_i)/‖y_i‖² > 0: a nonnegative, non-zero
             # combination of samples is 0 (Gordan), so no separating vector exists; the exact LP confirms it.
-            self._refuted = refute_nonseparable(self._Y)
+            self._refuted = refute_nonseparable(self._Y, self.problem)
             return Status.CONVERGED if self._refuted else Status.NONSEPARABLE
         if self._stalled or (self.iteration == 0 and (s >= self.values["b"]).all()):
             return Status.CONVERGED  # J_r = 0 but some a·y_i = 0: only possible with b = 0

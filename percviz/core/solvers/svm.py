@@ -29,6 +29,7 @@ import numpy as np
 
 from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
+from percviz.core.kernel_witness import nonseparability_confirmed
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers.base import Solver, Status, register
 from percviz.core.solvers.lp import kernel_separable, min_tau
@@ -140,6 +141,13 @@ class SVM(Solver):
                 ok, tau = res.value < 0.5, res.value
             else:
                 ok, tau = kernel_separable(self._K, y)
+            if not ok and not nonseparability_confirmed(None, self.problem.kernel, X, y, bias=True):
+                raise DataError(  # the LP's infeasibility came from rounding (K or the rows at this scale)
+                    f"The hard margin cannot be solved reliably here: in double precision the "
+                    f"{self.problem.kernel.spec} kernel does not resolve these points (the LP min τ = {tau:.3g} "
+                    "is not confirmed by the points themselves, which may well be separable). Scale the points to "
+                    "about unit size, or use the soft margin (margin=soft)."
+                )
             if not ok:
                 raise DataError(
                     f"Not separable by the {self.problem.kernel.spec} kernel: use the soft margin (margin=soft) "

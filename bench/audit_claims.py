@@ -1,0 +1,598 @@
+"""Generated-case audit of the CLI's claims (issue 10): every separator, proof and ε-certificate checked independently.
+
+Each case runs `percviz solve … --json` (or `percviz margin … --json`) in a forked child with a timeout, then checks:
+no traceback or "internal error", one line on refusal, finite JSON, and the claim itself, recomputed here without the
+project's code — exactly (fractions) for explicit polynomial maps, in 60-digit decimals for kernel expansions, and by an
+independent scipy HiGHS LP (rows and columns rescaled, the LP's vector then verified exactly) for separability.
+
+    python bench/audit_claims.py --cases 3000 --timeout 60 --out /tmp/audit.jsonl
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import itertools
+import json
+import math
+import os
+import random
+import resource
+import select
+import signal
+import sys
+import tempfile
+import time
+from decimal import Decimal, getcontext
+from fractions import Fraction
+
+os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy loads BLAS: threaded BLAS on a loaded machine
+os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # turns each 20,000-long dot into milliseconds
+
+import numpy as np  # noqa: E402
+from scipy.optimize import linprog  # noqa: E402
+getcontext().prec = 60
+
+SCALES = (1e-300, 1e-150, 1e-30, 1e-12, 1e-6, 1e-3, 1.0, 1e3, 1e5, 1e12, 1e300)
+KERNELS = ("linear", "affine", "poly:degree=2,c=1", "poly:degree=3,c=0", "rbf:gamma=0.5", "rbf:gamma=1e6",
+           "laplacian:gamma=0.5")
+FEATURES = ("linear", "quadratic", "poly:degree=3", "rff:dim=20")
+MULTI_FEATURES = ("linear", "quadratic")
+PAPER_KERNEL = {"nkp", "snkp", "nvn", "snkpvn", "isnkpvn", "kernel-perceptron"}
+
+
+# ---------------------------------------------------------------- data sets (unit scale; the case scales them)
+def datasets(rng: np.random.Generator) -> dict[str, tuple[np.ndarray, np.ndarray]]:
+    """name → (X, labels) with labels ±1 (two classes) or 0..2 (three)."""
+    out = {}
+    X = rng.normal(size=(14, 2)) * 2 + rng.normal(size=2)
+    w = rng.normal(size=3)
+    y = np.where(w[0] + X @ w[1:] > 0, 1, -1)
+    y[:2] = (1, -1)
+    out["separable"] = (X, y)
+    A = rng.normal(size=(10, 2))
+    B = rng.normal(size=(10, 2)) + 0.3
+    out["overlap"] = (np.vstack([A, B]), np.r_[np.ones(10), -np.ones(10)])
+    out["xor"] = (np.array([[1, 1], [-1, -1], [1, -1], [-1, 1], [2, 2.1], [-2, 1.9]]), np.array([1, 1, -1, -1, 1, -1]))
+    Xd = rng.normal(size=(9, 2))
+    yd = np.where(Xd[:, 0] > 0, 1, -1)
+    out["dup-both-labels"] = (np.vstack([Xd, Xd[:1]]), np.r_[yd, -yd[0]])
+    out["one-class"] = (rng.normal(size=(6, 2)), np.ones(6))
+    t = rng.uniform(-2, 2, size=10)
+    out["collinear-sep"] = (np.c_[t, 0.5 * t + 1], np.where(t > 0.1, 1, -1))
+    out["collinear-alt"] = (np.c_[t, 2 * t], np.where(np.argsort(np.argsort(t)) % 2 == 0, 1, -1))
+    out["identical"] = (np.ones((5, 2)), np.array([1, 1, 1, -1, -1]))
+    out["thin"] = (np.array([[0, 1e-9], [0, -1e-9], [1, 1e-9], [1, -1e-9], [-1, 1e-9]]) + [0, 1],
+                   np.array([1, -1, 1, -1, 1]))
+    C = np.vstack([rng.normal(size=(6, 2)) + c for c in ([0, 3], [3, -1], [-3, -1])])
+    out["three-class"] = (C, np.repeat([0, 1, 2], 6))
+    return out
+
+
+def write_csv(path: str, X: np.ndarray, labels: np.ndarray) -> None:
+    with open(path, "w") as fh:
+        fh.write("x1,x2,label\n")
+        for row, lab in zip(X, labels):
+            fh.write(f"{float(row[0])!r},{float(row[1])!r},{int(lab)}\n")
+
+
+# ---------------------------------------------------------------- independent features and kernels
+def monomials(d: int, degree: int, with_lower: bool = True) -> list[tuple[int, ...]]:
+    degs = range(0 if with_lower else degree, degree + 1)
+    return [e for k in degs for e in itertools.product(range(k + 1), repeat=d) if sum(e) == k]
+
+
+def feature_exponents(spec: str) -> list[tuple[int, ...]] | None:
+    """The monomials of an explicit polynomial φ-map on R², None for maps that are not polynomial (rff)."""
+    if spec == "linear":
+        return monomials(2, 1)
+    if spec == "quadratic":
+        return monomials(2, 2)
+    if spec.startswith("poly:degree="):
+        return monomials(2, int(spec.split("=")[1]))
+    return None
+
+
+def ordered_exponents(spec: str) -> list[tuple[int, ...]]:
+    """φ's columns in the documented order 1, x1, x2, x1², x1x2, x2², x1³, … (degree, then falling power of x1)."""
+    exps = feature_exponents(spec)
+    return sorted(exps, key=lambda e: (sum(e), -e[0]))
+
+
+def exact_values(W, X: np.ndarray, exps) -> list[list[Fraction]]:
+    """f_k(x_i) = Σ_m W[k, m] x^e_m exactly, for each output k."""
+    Xf = [[Fraction(float(v)) for v in row] for row in X]
+    out = []
+    for Wk in np.atleast_2d(W):
+        wk = [Fraction(float(v)) for v in Wk]
+        out.append([sum(wm * (x[0] ** e[0]) * (x[1] ** e[1]) for wm, e in zip(wk, exps)) for x in Xf])
+    return out
+
+
+def kernel_decimal(spec: str):
+    """K(x, z) in 60-digit decimals."""
+    name, _, rest = spec.partition(":")
+    kw = dict(kv.split("=") for kv in rest.split(",") if kv)
+    if name == "linear":
+        return lambda x, z: x[0] * z[0] + x[1] * z[1]
+    if name == "affine":
+        return lambda x, z: 1 + x[0] * z[0] + x[1] * z[1]
+    if name == "poly":
+        deg, c = int(kw.get("degree", 2)), Decimal(kw.get("c", "1"))
+        return lambda x, z: (x[0] * z[0] + x[1] * z[1] + c) ** deg
+    g = Decimal(kw.get("gamma", "0.5"))
+    if name == "rbf":
+        return lambda x, z: (-(g * ((x[0] - z[0]) ** 2 + (x[1] - z[1]) ** 2))).exp()
+    if name == "laplacian":
+        return lambda x, z: (-(g * (abs(x[0] - z[0]) + abs(x[1] - z[1])))).exp()
+    raise ValueError(spec)
+
+
+def normalized_gram(spec: str, X: np.ndarray, y: np.ndarray, raw: bool = False) -> list[list[Decimal]]:
+    """G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) in decimals (the paper's normalized Gram matrix); raw: without √K."""
+    K = kernel_decimal(spec)
+    Xd = [[Decimal(float(v)) for v in row] for row in X]
+    diag = [Decimal(1) if raw else K(x, x).sqrt() for x in Xd]
+    n = len(Xd)
+    G = [[Decimal(0)] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(i, n):
+            v = K(Xd[i], Xd[j]) / (diag[i] * diag[j]) * int(y[i] * y[j])
+            G[i][j] = G[j][i] = v
+    return G
+
+
+def poly_kernel_exponents(spec: str) -> list[tuple[int, ...]] | None:
+    """A kernel's explicit feature monomials (up to positive weights, which do not change separability)."""
+    name, _, rest = spec.partition(":")
+    kw = dict(kv.split("=") for kv in rest.split(",") if kv)
+    if name == "linear":
+        return monomials(2, 1, with_lower=False)
+    if name == "affine":
+        return monomials(2, 1)
+    if name == "poly":
+        deg, c = int(kw.get("degree", 2)), float(kw.get("c", 1))
+        return monomials(2, deg, with_lower=c > 0)
+    return None
+
+
+# ---------------------------------------------------------------- independent separability (LP, verified exactly)
+def lp_separable(M_rows: list[list[Fraction]]) -> str:
+    """'yes' (a vector with M a > 0 verified exactly), 'no' (LP optimum ≤ 1e-9 after rescaling), or 'unclear'."""
+    M = np.array([[float(v) for v in r] for r in M_rows])
+    if M.size == 0:
+        return "unclear"
+    # exact rescaling by powers of two (rows, then columns) so that every entry is at most 1 in size
+    rmax = np.abs(M).max(axis=1)
+    rs = np.where(rmax > 0, 2.0 ** -np.frexp(np.where(rmax > 0, rmax, 1))[1], 1.0)
+    Ms = M * rs[:, None]
+    cmax = np.abs(Ms).max(axis=0)
+    cs = np.where(cmax > 0, 2.0 ** -np.frexp(np.where(cmax > 0, cmax, 1))[1], 1.0)
+    Ms = Ms * cs[None, :]
+    n, m = Ms.shape
+    # max t  s.t.  Ms a ≥ t,  −1 ≤ a ≤ 1,  t ≤ 1
+    c = np.r_[np.zeros(m), -1.0]
+    A = np.c_[-Ms, np.ones(n)]
+    res = linprog(c, A_ub=A, b_ub=np.zeros(n), bounds=[(-1, 1)] * m + [(None, 1)], method="highs")
+    if res.status != 0:
+        return "unclear"
+    t = -res.fun
+    a = res.x[:m] * cs
+    af = [Fraction(float(v)) for v in a]
+    if t > 1e-12 and all(sum(mv * av for mv, av in zip(row, af)) > 0 for row in M_rows):
+        return "yes"
+    return "no" if t <= 1e-9 else "unclear"
+
+
+def feature_rows(X: np.ndarray, y: np.ndarray, exps) -> list[list[Fraction]]:
+    """Rows y_i φ(x_i) exactly, after scaling X by a power of two (positive column factors: same separability)."""
+    s = float(np.abs(X).max()) or 1.0
+    k = math.frexp(s)[1]
+    Xf = [[Fraction(float(v)) * Fraction(2) ** -k for v in row] for row in X]
+    return [[int(yi) * (x[0] ** e[0]) * (x[1] ** e[1]) for e in exps] for x, yi in zip(Xf, y)]
+
+
+def truly_separable(X: np.ndarray, y: np.ndarray, kind: str, spec: str) -> str:
+    """'yes' / 'no' / 'unclear' for two-class separability in the space of the kernel or φ-map."""
+    exps = feature_exponents(spec) if kind == "features" else poly_kernel_exponents(spec)
+    if exps is not None:
+        return lp_separable(feature_rows(X, y, exps))
+    if spec.startswith(("rbf", "laplacian")):  # strictly positive definite: separable iff no point has both labels
+        seen = {}
+        for row, yi in zip(map(tuple, X), y):
+            if seen.setdefault(row, yi) != yi:
+                return "no"
+        return "yes"
+    return "unclear"
+
+
+def class_indices(labels: np.ndarray) -> np.ndarray:
+    """File labels → classes as documented: {+1, −1} or {1, 0} are two-class with 1 → class 0 ('+'), else as is."""
+    vals = set(np.unique(labels).tolist())
+    if vals <= {1.0, -1.0} or vals <= {1.0, 0.0}:
+        return np.where(labels == 1, 0, 1)
+    return labels.astype(int)
+
+
+def multiclass_separable(X, labels, spec) -> str:
+    """Kesler's construction: rows (φ_i in block y_i, −φ_i in block k) for every k ≠ y_i."""
+    exps = feature_exponents(spec)
+    if exps is None:
+        return "unclear"
+    labels = class_indices(labels)
+    c = max(int(labels.max()) + 1, 2)
+    base = feature_rows(X, np.ones(len(X)), exps)
+    D = len(exps)
+    rows = []
+    for phi, lab in zip(base, labels.astype(int)):
+        for k in range(c):
+            if k != lab:
+                r = [Fraction(0)] * (c * D)
+                r[lab * D:(lab + 1) * D] = phi
+                r[k * D:(k + 1) * D] = [-v for v in phi]
+                rows.append(r)
+    return lp_separable(rows)
+
+
+# ---------------------------------------------------------------- running one case in a forked child
+def run_child(argv: list[str], timeout: float) -> dict:
+    from percviz import cli
+
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:
+        os.close(r)
+        out, err = io.StringIO(), io.StringIO()
+        rc = 0
+        try:
+            with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+                try:
+                    rc = cli.main(argv) or 0
+                except SystemExit as e:
+                    rc = e.code if isinstance(e.code, int) else (0 if e.code is None else 1)
+        except BaseException as e:  # noqa: BLE001 - anything escaping main is a finding
+            err.write(f"ESCAPED {type(e).__name__}: {e}\n")
+            rc = 99
+        data = json.dumps({"rc": rc, "out": out.getvalue(), "err": err.getvalue()}).encode()
+        with os.fdopen(w, "wb") as fh:
+            fh.write(data)
+        os._exit(0)
+    os.close(w)
+    chunks, t0, timed_out = [], time.time(), False
+    while True:
+        left = timeout - (time.time() - t0)
+        if left <= 0:
+            timed_out = True
+            os.kill(pid, signal.SIGKILL)
+            break
+        ready, _, _ = select.select([r], [], [], left)
+        if ready:
+            b = os.read(r, 1 << 20)
+            if not b:
+                break
+            chunks.append(b)
+    os.close(r)
+    _, status, usage = os.wait4(pid, 0)
+    res = {"rc": None, "out": "", "err": ""}
+    if not timed_out and chunks:
+        try:
+            res = json.loads(b"".join(chunks))
+        except ValueError:
+            res["err"] = "BROKEN CHILD OUTPUT"
+    res["seconds"] = time.time() - t0
+    res["timeout"] = timed_out
+    res["rss_mb"] = usage.ru_maxrss / 1024
+    res["signal"] = os.WTERMSIG(status) if os.WIFSIGNALED(status) else 0
+    return res
+
+
+def _strict_json(text: str):
+    def bad(token):
+        raise ValueError(f"non-finite {token} in JSON")
+    return json.loads(text, parse_constant=bad)
+
+
+# ---------------------------------------------------------------- checks
+def check_solve(case: dict, res: dict, X: np.ndarray, labels: np.ndarray) -> tuple[str, str]:
+    """(outcome, detail): outcome is ok / refused / FINDING:<kind>."""
+    if res["timeout"]:
+        return "FINDING:timeout", f"{res['seconds']:.0f} s"
+    text = res["out"] + res["err"]
+    if "Traceback" in text or "internal error" in text or "ESCAPED" in text or res["signal"]:
+        return "FINDING:traceback", (res["err"] or res["out"])[-400:]
+    if res["rc"] != 0:
+        lines = [ln for ln in res["err"].splitlines() if ln.strip()]
+        if len(lines) != 1 or res["out"].strip():
+            return "FINDING:refusal-not-one-line", res["err"][-400:]
+        return "refused", lines[0][:160]
+    if res["err"].strip():
+        return "FINDING:stderr-on-success", res["err"][-300:]
+    try:
+        d = _strict_json(res["out"])
+    except ValueError as e:
+        return "FINDING:bad-json", str(e)[:200]
+    st, rep = d["status"], d["representation"]
+    kind = "features" if rep in ("features", "multiclass") else "kernel"
+    spec = case["spec"]
+    if st == "separator":
+        return check_separator(case, d, X, labels, kind, spec)
+    if st == "nonseparable":
+        truth = multiclass_separable(X, labels, spec) if rep == "multiclass" else truly_separable(X, labels, kind, spec)
+        if truth == "yes":
+            return "FINDING:false-proof", d["message"][:200]
+        return ("proof-ok" if truth == "no" else "proof-unverified"), d["message"][:120]
+    if st == "certificate":
+        return check_certificate(d, X, labels, spec)
+    return f"status:{st}", ""
+
+
+def check_separator(case, d, X, labels, kind, spec):
+    rep = d["representation"]
+    if rep == "multiclass":
+        exps = feature_exponents(spec)
+        if exps is None:
+            return "separator-unverified", ""
+        vals = exact_values(np.array(d["weights"]), X, ordered_exponents(spec))
+        for i, lab in enumerate(class_indices(labels)):
+            if any(vals[k][i] >= vals[lab][i] for k in range(len(vals)) if k != lab):
+                return "FINDING:false-separator", f"point {i} not strictly on its class's side"
+        return "separator-exact", ""
+    y = labels.astype(int)
+    if rep == "features" and feature_exponents(spec) is not None:
+        f = exact_values(np.array(d["weights"]), X, ordered_exponents(spec))[0]
+        bad = [i for i in range(len(y)) if y[i] * f[i] <= 0]
+        if bad:
+            return "FINDING:false-separator", f"exact y·f ≤ 0 at points {bad[:5]} (of {len(y)})"
+        return "separator-exact", ""
+    if rep == "kernel" and d["algorithm"] in PAPER_KERNEL and d.get("alpha") is not None:
+        # kernel-perceptron: f = Σ α_i y_i K(x_i, ·) on the raw kernel; the paper's: coef α_i y_i/√K_ii
+        G = normalized_gram(spec, X, y, raw=d["algorithm"] == "kernel-perceptron")
+        a = [Decimal(float(v)) for v in d["alpha"]]
+        Ga = [sum(g * av for g, av in zip(row, a)) for row in G]
+        bad = [i for i, v in enumerate(Ga) if v <= 0]
+        if bad:
+            return "FINDING:false-separator", f"(Gα)_i ≤ 0 (60 digits) at {bad[:5]}: {[float(Ga[i]) for i in bad[:3]]}"
+        return "separator-decimal", ""
+    truth = truly_separable(X, y, kind, spec)
+    if truth == "no":
+        return "FINDING:false-separator", "independent LP: not separable"
+    return ("separator-lp" if truth == "yes" else "separator-unverified"), ""
+
+
+def check_certificate(d, X, labels, spec):
+    p = np.array(d["p"], dtype=float)
+    eps = d["params"].get("eps", d["params"].get("delta"))
+    if p.min() < 0 or abs(p.sum() - 1) > 1e-9:
+        return "FINDING:bad-certificate", f"p not in the simplex (min {p.min():g}, sum {p.sum():.12g})"
+    G = normalized_gram(spec, X, labels.astype(int))
+    pd = [Decimal(float(v)) for v in p]
+    q = sum(pi * sum(g * pj for g, pj in zip(row, pd)) for pi, row in zip(pd, G))
+    norm = float(max(q, Decimal(0)).sqrt())
+    if eps is None or norm > eps * (1 + 1e-9) + 1e-15:
+        return "FINDING:bad-certificate", f"‖p‖_G = {norm:.3g} (60 digits) > ε = {eps}"
+    return "certificate-ok", f"{norm:.2g}"
+
+
+def check_margin(case, res, X, labels):
+    if res["timeout"]:
+        return "FINDING:timeout", f"{res['seconds']:.0f} s"
+    text = res["out"] + res["err"]
+    if "Traceback" in text or "internal error" in text or "ESCAPED" in text or res["signal"]:
+        return "FINDING:traceback", (res["err"] or res["out"])[-400:]
+    if res["rc"] != 0:
+        lines = [ln for ln in res["err"].splitlines() if ln.strip()]
+        if len(lines) != 1:
+            return "FINDING:refusal-not-one-line", res["err"][-400:]
+        return "refused", lines[0][:160]
+    try:
+        d = _strict_json(res["out"])
+    except ValueError as e:
+        return "FINDING:bad-json", str(e)[:200]
+    y = labels.astype(int)
+    truth = truly_separable(X, y, "kernel", case["spec"])
+    v = d.get("verdict")
+    if v == "separable":
+        if truth == "no":
+            return "FINDING:false-separable", f"ρ = {d.get('rho')}"
+        if d.get("alpha") is not None:
+            G = normalized_gram(case["spec"], X, y)
+            a = [Decimal(float(t)) for t in d["alpha"]]
+            if min(sum(g * av for g, av in zip(row, a)) for row in G) <= 0:
+                return "FINDING:separable-alpha-fails", "min (Gα) ≤ 0 in 60 digits"
+        return "margin-separable-ok", ""
+    if v in ("not separable", "nonseparable", "not-separable"):
+        if truth == "yes":
+            return "FINDING:false-nonseparable", str(d.get("rho_interval"))
+        return "margin-nonsep-ok", ""
+    return f"margin:{v}", ""
+
+
+def check_special(case, res):
+    """Hostile files must be refused in one line; big scenes refused in one line or solved within budget."""
+    if res["timeout"]:
+        return "FINDING:timeout", f"{res['seconds']:.0f} s"
+    text = res["out"] + res["err"]
+    if "Traceback" in text or "internal error" in text or "ESCAPED" in text or res["signal"]:
+        return "FINDING:traceback", (res["err"] or res["out"])[-400:]
+    lines = [ln for ln in res["err"].splitlines() if ln.strip()]
+    if res["rc"] != 0:
+        if len(lines) != 1:
+            return "FINDING:refusal-not-one-line", res["err"][-400:]
+        if case.get("big") and res["rss_mb"] > 4.5 * 1024:
+            return "FINDING:refused-after-allocating", f"{res['rss_mb']:.0f} MB"
+        return "refused", lines[0][:160]
+    if case.get("expect") == "refused":
+        return "FINDING:hostile-accepted", res["out"][:200]
+    if case.get("big") and res["rss_mb"] > 4.5 * 1024:
+        return "FINDING:over-budget", f"{res['rss_mb']:.0f} MB"
+    return "special-ok", f"{res['seconds']:.1f} s, {res['rss_mb']:.0f} MB"
+
+
+# ---------------------------------------------------------------- case generation
+def param_variants(cls) -> list[dict]:
+    out = [{}]
+    for s in cls.params.specs:
+        if s.type is float:
+            for v in (s.low, s.high, 1e100, 1e101, "inf", "nan"):
+                if v is not None:
+                    out.append({s.name: v})
+        elif s.type is int:
+            out.extend({s.name: v} for v in (s.low, s.high) if v is not None)
+        elif s.type == "choice":
+            out.extend({s.name: c} for c in s.choices if c != s.default)
+    return out
+
+
+def generate(n_cases: int, seed: int, tmp: str) -> list[dict]:
+    from percviz.core.solvers import load_all
+
+    rng = np.random.default_rng(seed)
+    pick = random.Random(seed)
+    sets = datasets(rng)
+    solvers = load_all()
+    cases = []
+    for name, cls in solvers.items():
+        specs = {"features": FEATURES, "multiclass": MULTI_FEATURES, "kernel": KERNELS}[cls.representation]
+        params = param_variants(cls)
+        for ds, (X, lab) in sets.items():
+            if cls.representation != "multiclass" and ds == "three-class":
+                continue
+            for spec in specs:
+                for scale in SCALES:
+                    cases.append({"cmd": "solve", "alg": name, "rep": cls.representation, "ds": ds, "spec": spec,
+                                  "scale": scale, "params": pick.choice(params) if pick.random() < 0.3 else {}})
+    for ds in sets:
+        if ds == "three-class":
+            continue
+        for spec in KERNELS:
+            for scale in SCALES:
+                cases.append({"cmd": "margin", "ds": ds, "spec": spec, "scale": scale})
+    pick.shuffle(cases)
+    cases = special_cases(tmp, rng) + cases[:n_cases]
+    for i, c in enumerate(cases):
+        c["id"] = i
+        if "path" in c:
+            continue
+        X, lab = sets[c["ds"]]
+        c["path"] = os.path.join(tmp, f"{c['ds']}_{c['scale']:g}.csv")
+        if not os.path.exists(c["path"]):
+            write_csv(c["path"], X * c["scale"], lab)
+    return cases, sets
+
+
+HOSTILE_CSV = {"inf": "inf", "-inf": "-inf", "nan": "nan", "1e400": "1e400", "digits400": "1" + "0" * 400,
+               "label65": None, "label1e300": None}
+HOSTILE_PRESET = {"Infinity": "Infinity", "NaN": "NaN", "digits400": "1" + "0" * 400, "digits4301": "1" + "0" * 4301}
+
+
+def special_cases(tmp: str, rng: np.random.Generator) -> list[dict]:
+    """Hostile files (inf/nan/huge in CSV and presets), the issue's hang (n = 200 RBF overlap) and memory refusals."""
+    out = []
+    base = "x1,x2,label\n0,0,1\n1,1,-1\n2,0,1\n"
+    for name, tok in HOSTILE_CSV.items():
+        path = os.path.join(tmp, f"hostile_{name}.csv")
+        if tok is None:
+            lab = "65" if name == "label65" else "1e300"
+            text = base + f"3,3,{lab}\n"
+        else:
+            text = base + f"3,{tok},-1\n"
+        open(path, "w").write(text)
+        for alg, rep, spec in (("snkp", "kernel", "rbf:gamma=0.5"), ("perceptron", "features", "linear"),
+                               ("svm", "kernel", "affine"), ("lp-feasibility", "features", "linear")):
+            out.append({"cmd": "solve", "alg": alg, "rep": rep, "ds": f"hostile-{name}", "spec": spec, "scale": 1.0,
+                        "params": {}, "path": path, "expect": "refused"})
+        out.append({"cmd": "margin", "ds": f"hostile-{name}", "spec": "rbf:gamma=0.5", "scale": 1.0, "path": path,
+                    "expect": "refused"})
+    for name, tok in HOSTILE_PRESET.items():
+        for field in ("points", "max_iter", "param"):
+            path = os.path.join(tmp, f"preset_{name}_{field}.json")
+            body = json.load(open(os.path.join(os.path.dirname(__file__), "..", "percviz", "presets", "xor-rbf.json")))
+            body["algorithm"] = "nvn"
+            body["max_iter"] = "@M" if field == "max_iter" else 100
+            body["params"] = {"eps": "@E" if field == "param" else 1e-3}
+            if field == "points":
+                body["points"][0][1] = "@X"
+            text = json.dumps(body).replace('"@M"', tok).replace('"@E"', tok).replace('"@X"', tok)
+            open(path, "w").write(text)
+            out.append({"cmd": "solve", "alg": "nvn", "rep": "kernel",
+                        "ds": f"preset-{name}-{field}", "spec": "rbf:gamma=0.5", "scale": 1.0, "params": {},
+                        "path": path, "expect": "refused", "preset": True})
+    A = rng.normal(size=(100, 2))
+    B = rng.normal(size=(100, 2)) + 0.5
+    hang = os.path.join(tmp, "overlap200.csv")
+    write_csv(hang, np.vstack([A, B]), np.r_[np.ones(100), -np.ones(100)])
+    out.append({"cmd": "margin", "ds": "overlap200", "spec": "rbf:gamma=0.5", "scale": 1.0, "path": hang})
+    out.append({"cmd": "solve", "alg": "snkp", "rep": "kernel", "ds": "overlap200", "spec": "rbf:gamma=0.5",
+                "scale": 1.0, "params": {}, "path": hang})
+    big = os.path.join(tmp, "big100k.csv")
+    Xb = rng.normal(size=(100_000, 2))
+    write_csv(big, Xb, np.where(Xb[:, 0] > 0, 1, -1))
+    for alg, rep, spec in (("snkp", "kernel", "rbf:gamma=0.5"), ("svm", "kernel", "rbf:gamma=0.5"),
+                           ("nvn", "kernel", "affine"), ("lp-perceptron", "features", "quadratic")):
+        out.append({"cmd": "solve", "alg": alg, "rep": rep, "ds": "big100k", "spec": spec, "scale": 1.0,
+                    "params": {}, "path": big, "big": True})
+    out.append({"cmd": "margin", "ds": "big100k", "spec": "rbf:gamma=0.5", "scale": 1.0, "path": big, "big": True})
+    return out
+
+
+def argv_of(c: dict, max_iter: int) -> list[str]:
+    if c["cmd"] == "margin":
+        return ["margin", c["path"], "--kernel", c["spec"], "--json", "--budget", "5"]
+    if c.get("preset"):
+        return ["solve", c["path"], "--json"]
+    flag = "--kernel" if c["rep"] == "kernel" else "--features"
+    if c["ds"] == "overlap200":
+        return ["solve", c["path"], "-a", c["alg"], flag, c["spec"], "--json"]
+    argv = ["solve", c["path"], "-a", c["alg"], flag, c["spec"], "--json", "--max-iter", str(max_iter)]
+    for k, v in c["params"].items():
+        argv += ["--param", f"{k}={v}"]
+    return argv
+
+
+def main(argv=None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--cases", type=int, default=3000)
+    ap.add_argument("--seed", type=int, default=10)
+    ap.add_argument("--timeout", type=float, default=60)
+    ap.add_argument("--max-iter", type=int, default=3000)
+    ap.add_argument("--out", default="/tmp/audit_claims.jsonl")
+    ap.add_argument("--recheck", help="a previous --out file: run again only its FINDING cases (same --cases/--seed)")
+    a = ap.parse_args(argv)
+    resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+    tmp = tempfile.mkdtemp(prefix="audit_claims_")
+    cases, _ = generate(a.cases, a.seed, tmp)
+    if a.recheck:
+        ids = {json.loads(ln)["id"] for ln in open(a.recheck) if '"FINDING' in ln}
+        cases = [c for c in cases if c["id"] in ids]
+    import percviz
+    print(f"percviz from {os.path.dirname(percviz.__file__)}; {len(cases)} cases", flush=True)
+    counts: dict[str, int] = {}
+    t0 = time.time()
+    with open(a.out, "w") as log:
+        for c in cases:
+            res = run_child(argv_of(c, a.max_iter), a.timeout)
+            try:
+                if "expect" in c or c.get("big"):
+                    X = lab = None
+                else:
+                    X = np.loadtxt(c["path"], delimiter=",", skiprows=1, usecols=(0, 1))
+                    lab = np.loadtxt(c["path"], delimiter=",", skiprows=1, usecols=2)
+                outcome, detail = check_special(c, res) if X is None else (
+                    check_margin(c, res, X, lab) if c["cmd"] == "margin" else check_solve(c, res, X, lab))
+            except Exception as e:  # noqa: BLE001 - a checker failure is reported, not fatal
+                outcome, detail = "checker-error", f"{type(e).__name__}: {e}"[:200]
+            counts[outcome] = counts.get(outcome, 0) + 1
+            log.write(json.dumps({**{k: v for k, v in c.items() if k != "path"}, "outcome": outcome, "detail": detail,
+                                  "seconds": round(res["seconds"], 3), "rss_mb": round(res["rss_mb"])}) + "\n")
+            log.flush()
+            if outcome.startswith("FINDING"):
+                print(f"[{c['id']}] {outcome} {' '.join(argv_of(c, a.max_iter))}\n    {detail}", flush=True)
+    print(f"{len(cases)} cases in {time.time() - t0:.0f} s")
+    for k in sorted(counts):
+        print(f"  {k:28s} {counts[k]}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
