@@ -123,6 +123,12 @@ def _level(a: np.ndarray, y: np.ndarray, C: float, target: float) -> float | Non
     return float(bp[lo] + g_lo * (bp[hi] - bp[lo]) / (g_lo - g_hi))
 
 
+def _separates(s: np.ndarray, y: np.ndarray) -> bool:
+    """Whether f = s + b, for some bias b, puts every point strictly on its side (beyond rounding of s)."""
+    gap = s[y > 0].min(initial=np.inf) - s[y < 0].max(initial=-np.inf)
+    return bool(gap > 1e-9 * max(1.0, float(np.abs(s).max(initial=0.0))))
+
+
 def warm_start_alpha(alpha, y, C: float) -> np.ndarray:
     """A feasible start for SMO near alpha that changes its pattern of bounds as little as possible.
 
@@ -203,8 +209,9 @@ class SMO(Solver):
 
     def __init__(self, problem: Problem, *, max_iter: int | None = None, warm_start=None, **values: Any):
         self._warm = None if warm_start is None else np.array(warm_start, dtype=float)
+        self._prepared: tuple[np.ndarray, np.ndarray, int] | None = None  # the polished warm start, made once
         super().__init__(problem, max_iter=max_iter, **values)
-        if self._warm is not None:
+        if self._warm is not None and self._prepared is None:  # (the separability check may have made it)
             self._warm = warm_start_alpha(self._warm, self.problem.y, self._C)
 
     @property
@@ -221,17 +228,7 @@ class SMO(Solver):
     def _check_separable(self):
         X, y = self.problem.X, self._y
         kernel = self.problem.kernel
-        if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
-            if self._warm is not None and self._warm.shape == y.shape and np.isfinite(self._warm).all():
-                # a Live rerun: if the previous direction w = Σ α_i y_i x_i still separates the edited points
-                # strictly, that proves them separable and the LP (most of a warm start's time) is not needed
-                s = X @ (X.T @ (np.clip(self._warm, 0.0, None) * y))
-                gap = s[y > 0].min(initial=np.inf) - s[y < 0].max(initial=-np.inf)
-                if gap > 1e-9 * max(1.0, float(np.abs(s).max(initial=0.0))):
-                    return
-            tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
-            ok = tau < 0.5
-        elif isinstance(kernel, (RBFKernel, LaplacianKernel)):
+        if isinstance(kernel, (RBFKernel, LaplacianKernel)):
             # strictly positive definite kernels: any labelling of distinct points is separable, so only a
             # place carrying both labels stops it (this keeps the hard margin O(n) in memory)
             inverse = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
@@ -247,6 +244,11 @@ class SMO(Solver):
                     "carries both labels. Use the soft margin (margin=soft) with a finite C, or move the point."
                 )
             return
+        if self._separated_cheaply():  # an explicit separator proves it: the LP (most of a run's time) is not needed
+            return
+        if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
+            tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
+            ok = tau < 0.5
         else:
             K = np.asarray(self.problem.kernel(X, X), dtype=float)
             ok, tau = kernel_separable(0.5 * (K + K.T), y)
@@ -257,6 +259,50 @@ class SMO(Solver):
                 "Use the soft margin (margin=soft) with a finite C, or a more flexible kernel."
             )
 
+    def _separated_cheaply(self) -> bool:
+        """Whether a cheap candidate f = s + b separates the points strictly (a proof of separability).
+
+        Cold, for kernels affine in x: the directions of the class means' difference and of Fisher's
+        discriminant. Warm (a Live rerun): the previous expansion s = K(y∘α), then the polished warm start
+        (the state the run starts from anyway, so it costs nothing extra when it separates).
+        """
+        y = self._y
+        if self._warm is None:
+            if not self.problem.kernel.affine_in_input:
+                return False
+            X = np.asarray(self.problem.X, dtype=float)
+            pos, neg = X[y > 0], X[y < 0]
+            diff = pos.mean(axis=0) - neg.mean(axis=0)
+            within = np.atleast_2d(np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True))
+            within += 1e-9 * max(float(np.trace(within)), 1e-300) * np.eye(len(diff))
+            try:
+                fisher = np.linalg.solve(within, diff)
+            except np.linalg.LinAlgError:
+                fisher = diff
+            return any(_separates(X @ w, y) for w in (diff, fisher) if np.isfinite(w).all())
+        if self._warm.shape != y.shape or not np.isfinite(self._warm).all():
+            return False  # the warm start's own check says what is wrong with it
+        a = np.clip(self._warm, 0.0, None)
+        sv = np.flatnonzero(a)
+        if sv.size and _separates(self._cols.expansion(sv, a[sv] * y[sv]), y):
+            return True
+        a = self._warm_state()[0]
+        sv = np.flatnonzero(a)
+        return bool(sv.size) and _separates(self._cols.expansion(sv, a[sv] * y[sv]), y)
+
+    def _warm_state(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(α, F, Newton solves): the warm start projected onto the feasible set, then polished (made once)."""
+        if self._prepared is None:
+            y, C = self._y, self._C
+            alpha = warm_start_alpha(self._warm, y, C)
+            sv = np.flatnonzero(alpha)
+            F = y - self._cols.expansion(sv, alpha[sv] * y[sv])  # F = y − Σ_s α_s y_s K(·, x_s)
+            # Newton steps on the free set take the start the rest of the way (SMO's tail is slow)
+            cap = min(self._cols.capacity, WARM_NEWTON_MAX_SET)
+            solves = newton_polish(self._cols, y, alpha, F, C, self.values["tol"], max_set=cap)
+            self._prepared = (alpha, F, solves)
+        return self._prepared
+
     # -- state ------------------------------------------------------------------------------------------------
     def _reset(self):
         y, C = self._y, self._C
@@ -265,12 +311,8 @@ class SMO(Solver):
             self._alpha = np.zeros(n)
             self._F = y.copy()  # g = −e at α = 0, so F = −y·g = y
         else:
-            self._alpha = self._warm.copy()
-            sv = np.flatnonzero(self._alpha)
-            self._F = y - self._cols.expansion(sv, self._alpha[sv] * y[sv])  # F = y − Σ_s α_s y_s K(·, x_s)
-            # Newton steps on the free set take the start the rest of the way (SMO's tail is slow)
-            cap = min(self._cols.capacity, WARM_NEWTON_MAX_SET)
-            self._solves = newton_polish(self._cols, y, self._alpha, self._F, C, self.values["tol"], max_set=cap)
+            alpha, F, self._solves = self._warm_state()
+            self._alpha, self._F = alpha.copy(), F.copy()
         a = self._alpha
         pos = y > 0
         self._up = np.where(pos, a < C, a > 0)
