@@ -247,6 +247,13 @@ def test_kernel_columns_match_the_matrix_and_evict_the_least_recent():
             assert np.allclose(cols(i), K[:, i], rtol=1e-12, atol=1e-14)
         assert cols.computed == 5
         assert np.allclose(cols.diag, np.diag(K))
+        # the pair curvatures K_ii + K_tt − 2K_it (at least τ), cached only when every column fits twice
+        for budget, cached in ((3 * 8 * 30, False), (60 * 8 * 30, True)):
+            cols = KernelColumns(problem.kernel, points.X, budget_bytes=budget)
+            for i in (4, 4, 7):
+                want = np.maximum(K[i, i] + np.diag(K) - 2 * K[:, i], 1e-12)
+                assert np.allclose(cols.curvature(i), want, rtol=1e-12, atol=1e-13)
+            assert (cols.curvature(4) is cols.curvature(4)) is cached
 
 
 def test_a_small_cache_gives_the_same_solution():

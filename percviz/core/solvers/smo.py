@@ -36,6 +36,7 @@ The default is α = 0, the algorithm as written.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -315,8 +316,9 @@ class SMO(Solver):
             self._alpha, self._F = alpha.copy(), F.copy()
         a = self._alpha
         pos = y > 0
-        self._up = np.where(pos, a < C, a > 0)
+        self._upneg = np.where(np.where(pos, a < C, a > 0), 0.0, -np.inf)  # 0 on I_up, −∞ off it: F + this → m
         self._lowf = np.where(pos, a > 0, a < C).astype(float)  # 1 on I_low: a factor in the choice of j
+        self._tol = float(self.values["tol"])
         self._pair: tuple[int, int] | None = None
         self._shrink_every = min(n, 1000)
         self._since_shrink = 0
@@ -331,79 +333,85 @@ class SMO(Solver):
         """
         if act is None or len(act) == len(self._y):
             self._act = None
-            self._F_a, self._up_a, self._lowf_a, self._diag_a = self._F, self._up, self._lowf, self._cols.diag
+            self._F_a, self._upneg_a, self._lowf_a, self._diag_a = self._F, self._upneg, self._lowf, self._cols.diag
         else:
             self._act = act
-            self._F_a, self._up_a = self._F[act], self._up[act]
+            self._F_a, self._upneg_a = self._F[act], self._upneg[act]
             self._lowf_a, self._diag_a = self._lowf[act], self._cols.diag[act]
+        self._fu_a = np.empty(len(self._F_a))
 
     def _select_first(self):
-        """i = argmax of F over I_up (m), and M = min of F over I_low, on the active set: the KKT violation m − M."""
+        """i = argmax of F over I_up (m), and b = m − F on I_low (0 off it), on the active set.
+
+        max b is the KKT violation m − M whenever that is positive (else max b ≤ 0 < tol: both halt), so M itself
+        is only computed for a snapshot, and b is the first factor of the choice of j in the next update.
+        """
         F = self._F_a
-        fu = np.where(self._up_a, F, -np.inf)
+        fu = np.add(F, self._upneg_a, out=self._fu_a)
         ii = int(fu.argmax())
-        self._ii, self._m = ii, float(fu[ii])
-        self._M = float(np.where(self._lowf_a > 0, F, np.inf).min())
+        m = float(fu[ii])
+        self._ii, self._m = ii, m
+        if m == -np.inf:  # no coefficient can grow (no pair left to move)
+            self._b, self._viol = np.zeros(len(F)), -np.inf
+            return
+        b = m - F
+        b *= self._lowf_a
+        self._b, self._viol = b, float(b.max())
 
     def _full_extremes(self) -> tuple[float, float]:
-        """(m, M) over every point (equal to the active ones when nothing is shrunk)."""
-        if self._act is None:
-            return self._m, self._M
+        """(m, M) over every point."""
         F = self._F
-        return float(np.where(self._up, F, -np.inf).max()), float(np.where(self._lowf > 0, F, np.inf).min())
+        m = self._m if self._act is None else float((F + self._upneg).max())
+        return m, float(np.where(self._lowf > 0, F, np.inf).min())
 
     @property
     def _gap(self) -> float:
-        return self._m - self._M
+        """The KKT violation m − M on the active set when positive (else a value ≤ 0)."""
+        return self._viol
 
     def _update(self):
-        ii, m = self._ii, self._m
+        ii = self._ii
         act = self._act
         i = ii if act is None else int(act[ii])
         y, F, alpha, C = self._y, self._F, self._alpha, self._C
-        Ki = self._cols(i)
-        Ki_a = Ki if act is None else Ki[act]
+        cols = self._cols
+        Ki = cols(i)
         # second-order choice of j (WSS 2): maximize b²/a over t ∈ I_low with b = m − F_t > 0
         # (b is zeroed off I_low and clipped at 0, so only the candidates have a positive gain)
-        b = m - self._F_a
-        b *= self._lowf_a
+        b = self._b
         np.maximum(b, 0.0, out=b)
-        a = Ki_a * -2.0
-        a += self._diag_a
-        a += Ki[i]
-        np.maximum(a, TAU, out=a)
+        a = cols.curvature(i, TAU)
+        if act is not None:
+            a = a[act]
         gain = b * b
         gain /= a
         jj = int(gain.argmax())
         j = jj if act is None else int(act[jj])
-        Kj = self._cols(j)
+        Kj = cols(j)
         # the exact step along d_i = y_i, d_j = −y_j, clipped so that both stay in [0, C]
-        delta = b[jj] / a[jj]
-        cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
-        cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
+        yi, yj, ai, aj = float(y[i]), float(y[j]), float(alpha[i]), float(alpha[j])
+        delta = float(b[jj] / a[jj])
+        cap_i = C - ai if yi > 0 else ai
+        cap_j = aj if yj > 0 else C - aj
         delta = min(delta, cap_i, cap_j)
-        if not np.isfinite(delta):
+        if not math.isfinite(delta):
             raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
         # at a cap the coefficient lands exactly on its bound (no rounding leaves it a hair inside)
-        if delta == cap_i:
-            alpha[i] = C if y[i] > 0 else 0.0
-        else:
-            alpha[i] += y[i] * delta
-        if delta == cap_j:
-            alpha[j] = 0.0 if y[j] > 0 else C
-        else:
-            alpha[j] -= y[j] * delta
-        for t, tt in ((i, ii), (j, jj)):
-            self._up[t] = up = alpha[t] < C if y[t] > 0 else alpha[t] > 0
-            self._lowf[t] = low = float(alpha[t] > 0 if y[t] > 0 else alpha[t] < C)
+        ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
+        aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
+        alpha[i], alpha[j] = ai, aj
+        for t, tt, at, yt in ((i, ii, ai, yi), (j, jj, aj, yj)):
+            upneg = 0.0 if (at < C if yt > 0 else at > 0) else -np.inf
+            low = 1.0 if (at > 0 if yt > 0 else at < C) else 0.0
+            self._upneg[t], self._lowf[t] = upneg, low
             if act is not None:
-                self._up_a[tt], self._lowf_a[tt] = up, low
+                self._upneg_a[tt], self._lowf_a[tt] = upneg, low
         diff = Ki - Kj
         diff *= delta
         F -= diff  # F = −y·g changes by −δ (K_·i − K_·j)
         self._pair = (i, j)
         self._since_shrink += 1
-        if self.values["shrinking"] and self._since_shrink >= self._shrink_every:
+        if self._since_shrink >= self._shrink_every and self.values["shrinking"]:
             self._shrink()
         elif act is not None:
             self._F_a = F[act]
@@ -415,17 +423,17 @@ class SMO(Solver):
         in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule)."""
         self._since_shrink = 0
         m, M = self._full_extremes()
-        up, low, F = self._up, self._lowf > 0, self._F
+        up, low, F = self._upneg == 0.0, self._lowf > 0, self._F
         stuck = (up & ~low & (F < M)) | (low & ~up & (F > m))
         self._set_active(np.flatnonzero(~stuck))
 
     def _halt(self):
-        if self._gap >= self.values["tol"]:
+        if self._viol >= self._tol:
             return None
         if self._act is not None:  # optimal on the active set: check every point, go on with all if not
             self._set_active(None)
             self._select_first()
-            if self._gap >= self.values["tol"]:
+            if self._viol >= self._tol:
                 return None
         scores = self._scores()
         if (scores > 0).all():  # a separator claim: confirm it with the exact kernel expansion (in blocks)
