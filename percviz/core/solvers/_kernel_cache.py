@@ -25,7 +25,7 @@ class KernelColumns:
         self._cols: OrderedDict[int, np.ndarray] = OrderedDict()
         self.computed = 0  # columns evaluated so far (misses), for the benchmark
         # SMO's curvatures are kept too when the budget holds every column twice (else made from the column)
-        self._curv: dict[int, np.ndarray] | None = {} if 2 * n <= self.capacity else None
+        self._curv: dict[int, np.ndarray] | None = {} if budget_bytes >= 16.0 * n * n else None
 
     def __call__(self, i: int) -> np.ndarray:
         """K(x_t, x_i) for every t (read-only)."""
