@@ -18,7 +18,10 @@ Hard margin: the box is unbounded above (C = ∞; LIBSVM has no hard margin and 
 sets I_up, I_low and the clipping then only use the bound α ≥ 0, so the solution is the exact hard-margin one.
 Data that the kernel cannot separate are refused before solving: by the LP of `svm` on the rows y_i (1, x_i) for
 the linear and affine kernels; for RBF and Laplacian kernels (strictly positive definite) only a place carrying
-both labels can prevent it; the polynomial kernels need the LP on the n×n kernel matrix (built once).
+both labels can prevent it; the polynomial kernels need the LP on the n×n kernel matrix (built once). The LP is
+skipped when an explicit f = s + b already separates the points strictly, which proves them separable: the
+class means' difference or Fisher's direction (cold, kernels affine in x), the previous α or the polished warm
+start (warm).
 
 The bias is LIBSVM's: the mean of F over the free coefficients (0 < α_t < C), or the midpoint (m + M)/2 when
 there are none. Dual objective, ‖w‖² = αᵀQα, slacks and training errors all follow from F in O(n), so the
