@@ -21,6 +21,9 @@ with the points on the wrong side of x₁ = ±0.3 removed (separable). Per edit 
 time: this 2-core machine is shared, and wall time then also counts the waits for a core) and wall time, median
 and worst over sets × repeats, the pairs SMO needed after the start and the Newton solves of the start; in the same
 run the cold SMO and SVC on the same sets. Target: ≤ 5 ms warm, ≤ 20 ms cold.
+
+`python bench/bench_svm.py phases`: a cold run at n = 200 split into its phases (points, Problem, the solver's
+setup and checks, start, the pair updates, the last snapshot with its certification), CPU time.
 """
 
 from __future__ import annotations
@@ -188,7 +191,54 @@ def bench_edits(n: int = 200, seeds: int = 4, reps: int = 5) -> None:
                 )
 
 
+def bench_phases(n: int = 200, reps: int = 25) -> None:
+    """Where a cold run's CPU time goes at n = 200: the points and Problem, the solver's setup and checks (the
+    hard margin's separability proof), start, the pair updates, and the last snapshot with its certification."""
+    smo = get_solver("smo")
+    print(f"\ncold SMO at n = {n} by phase (CPU = thread time, median of {reps} runs; ms)")
+    print("kernel  margin   points  problem  setup   start   pairs (µs each)       last   total")
+    for name, (spec, _) in KERNELS.items():
+        for margin in ("soft", "hard"):
+            if margin == "soft":
+                X, y = clouds(n, DATA["overlap"])
+            else:
+                X, y = clouds(3 * n, DATA["apart"])
+                keep = y * X[:, 0] > 0.3
+                X, y = X[keep][:n], y[keep][:n]
+            ph: list[list[float]] = [[] for _ in range(7)]
+            for _ in range(reps):
+                t0 = time.thread_time()
+                points = PointSet.from_signed(X, y)
+                t1 = time.thread_time()
+                problem = Problem(points, kernel=spec)
+                t2 = time.thread_time()
+                s = smo(problem, margin=margin, C=1.0, tol=TOL)
+                t3 = time.thread_time()
+                s.start()
+                t4 = time.thread_time()
+                triggers = ()
+                while not s.status.done:
+                    triggers = s._one_update()  # what advance() does, without its last snapshot
+                t5 = time.thread_time()
+                s._snapshot(triggers)
+                t6 = time.thread_time()
+                for k, v in enumerate((t1 - t0, t2 - t1, t3 - t2, t4 - t3, t5 - t4, t6 - t5, t6 - t0)):
+                    ph[k].append(1e3 * v)
+            med = [float(np.median(v)) for v in ph]
+            print(f"{name:7s} {margin:6s} {med[0]:7.3f} {med[1]:7.3f} {med[2]:7.3f} {med[3]:7.3f} {med[4]:7.3f}"
+                  f" ({1e3 * med[4] / max(s.iteration, 1):5.1f} × {s.iteration:3d}) {med[5]:7.3f} {med[6]:7.3f}")
+
+
 def main(argv: list[str]) -> None:
+    if "phases" in argv:
+        try:
+            from threadpoolctl import threadpool_limits
+
+            threadpool_limits(1)
+        except ImportError:
+            pass
+        bench_phases()
+        return
     edits_only = "edits" in argv
     argv = [a for a in argv if a != "edits"]
     sizes = [int(a) for a in argv] or [200, 500, 1000, 2000]

@@ -323,3 +323,24 @@ def certificate_refuted(problem, p, tol) -> str:
                 return (f"with ‖x − z‖² from coordinate differences (the Gram matrix's ‖x‖² + ‖z‖² − 2x·z rounds "
                         f"for close points far from the origin) ‖p‖_G = {nrm:.3g} > {float(tol):g}")
     return ""
+
+
+#: The unit roundoff of float32 (2⁻²⁴).
+F32_UNIT = 2.0**-24
+#: λ of the probabilistic bound λ·√m·u on a float32 sum of m terms (Higham & Mary, SIAM J. Sci. Comput. 41
+#: (2019)): it holds with probability at least 1 − 2·exp(−λ²/2) ≈ 1 − 3e-8 for λ = 6.
+SUM_LAMBDA = 6.0
+
+
+def g_norm_resolution(gram, floor: float = 1e-7) -> float:
+    """The smallest ‖p‖_G (p in the simplex) that √(pᵀ(G·p)) computed on this G tells from 0.
+
+    float64: `floor`. float32 (G normalized, |G_ij| ≤ 1, so pᵀ|G|p ≤ ‖p‖₁² = 1): storing G_ij and p_j in float32
+    changes each product G_ij p_j by at most (2u + u²)|G_ij| p_j, the float32 sums of G·p add at most λ√n·u·|G|p
+    (probabilistically; γ_n = n·u/(1 − n·u) in the worst case), and the float64 dot with p adds n·2⁻⁵³; so the
+    computed pᵀGp is within E = (3u + λ√n·u + n·2⁻⁵³)·pᵀ|G|p ≤ E of the true one, and ‖p‖_G within √E of it.
+    """
+    if gram.exact:
+        return floor
+    n = gram.n
+    return max(floor, float(np.sqrt((3.0 + SUM_LAMBDA * np.sqrt(n)) * F32_UNIT * (1 + 1e-6) + n * 2.0**-53)))

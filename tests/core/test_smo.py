@@ -10,6 +10,7 @@ from percviz.core.errors import DataError
 from percviz.core.problem import Problem
 from percviz.core.solvers import Status, get_solver
 from percviz.core.solvers._kernel_cache import KernelColumns
+from percviz.core.solvers.lp import min_tau
 from percviz.core.solvers.smo import project_feasible, warm_start_alpha
 
 SMO = get_solver("smo")
@@ -112,6 +113,33 @@ def test_hard_margin_agrees_with_svc_and_the_interior_point(kernel, seed):
 def test_hard_margin_refuses_non_separable(points, kernel):
     with pytest.raises(DataError, match="soft margin"):
         SMO(Problem(points, kernel=kernel), margin="hard")
+
+
+def test_hard_margin_separability_is_proved_by_a_cheap_separator_or_by_the_lp(monkeypatch):
+    """Cold, affine kernel: a class-mean or Fisher direction that separates skips the LP; each skip is right."""
+    import percviz.core.solvers.smo as smo_module
+
+    calls = []
+
+    def counted(Y, b=None):
+        calls.append(1)
+        return min_tau(Y, b)
+
+    monkeypatch.setattr(smo_module, "min_tau", counted)
+    skipped = solved_by_lp = 0
+    for seed in range(12):
+        for gap in (0.02, 0.25):
+            points = line_set(seed, n=40, gap=gap)
+            before = len(calls)
+            final = SMO(Problem(points, kernel="affine"), margin="hard", tol=1e-6).run()
+            assert final.status is Status.SEPARATOR and final.metrics["train_errors"] == 0
+            if len(calls) == before:
+                skipped += 1  # the independent LP must agree that these points are separable
+                Y = points.y[:, None] * np.column_stack([np.ones(points.n), points.X])
+                assert min_tau(Y).value < 1e-9
+            else:
+                solved_by_lp += 1
+    assert skipped >= 12 and solved_by_lp >= 1  # both paths ran (line_set(0, gap=0.02) defeats both directions)
 
 
 def test_hard_margin_rbf_separates_any_distinct_points():
@@ -219,6 +247,13 @@ def test_kernel_columns_match_the_matrix_and_evict_the_least_recent():
             assert np.allclose(cols(i), K[:, i], rtol=1e-12, atol=1e-14)
         assert cols.computed == 5
         assert np.allclose(cols.diag, np.diag(K))
+        # the pair curvatures K_ii + K_tt − 2K_it (at least τ), cached only when every column fits twice
+        for budget, cached in ((3 * 8 * 30, False), (60 * 8 * 30, True)):
+            cols = KernelColumns(problem.kernel, points.X, budget_bytes=budget)
+            for i in (4, 4, 7):
+                want = np.maximum(K[i, i] + np.diag(K) - 2 * K[:, i], 1e-12)
+                assert np.allclose(cols.curvature(i), want, rtol=1e-12, atol=1e-13)
+            assert (cols.curvature(4) is cols.curvature(4)) is cached
 
 
 def test_a_small_cache_gives_the_same_solution():

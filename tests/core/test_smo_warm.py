@@ -12,6 +12,7 @@ from percviz.core.problem import Problem
 from percviz.core.solvers import Status, get_solver
 from percviz.core.solvers._kernel_cache import KernelColumns
 from percviz.core.solvers._smo_newton import newton_polish
+from percviz.core.solvers.lp import min_tau
 from percviz.core.solvers.smo import warm_start_alpha
 
 SMO = get_solver("smo")
@@ -139,6 +140,27 @@ def test_a_hard_margin_warm_start_still_refuses_points_made_inseparable():
     moved[0] += 0.01  # a move that keeps them separable skips the LP: the previous w proves it, and it is right
     warm = SMO(Problem(PointSet.from_signed(moved, points.y), kernel="affine"), margin="hard", warm_start=prev.alpha)
     assert warm.run().status is Status.SEPARATOR
+
+
+def test_a_hard_margin_warm_start_that_separates_needs_no_lp(monkeypatch):
+    """Deleting a free support vector (3 → 2 of them, the old w fails): the polished start proves separability."""
+    import percviz.core.solvers.smo as smo_module
+
+    def no_lp(*args, **kwargs):
+        raise AssertionError("the separability LP ran")
+
+    points = line_set(3, n=60)
+    prev = SMO(Problem(points, kernel="affine"), margin="hard", tol=1e-3).run()
+    monkeypatch.setattr(smo_module, "min_tau", no_lp)
+    for k in np.flatnonzero(prev.alpha > 0):
+        fewer = PointSet.from_signed(np.delete(points.X, k, axis=0), np.delete(points.y, k))
+        warm = SMO(Problem(fewer, kernel="affine"), margin="hard", tol=1e-3, warm_start=np.delete(prev.alpha, k))
+        final = warm.run()
+        monkeypatch.setattr(smo_module, "min_tau", min_tau)
+        cold = SMO(Problem(fewer, kernel="affine"), margin="hard", tol=1e-3).run()
+        monkeypatch.setattr(smo_module, "min_tau", no_lp)
+        assert final.status is Status.SEPARATOR and final.metrics["train_errors"] == 0
+        assert final.metrics["objective"] == pytest.approx(cold.metrics["objective"], rel=1e-4)
 
 
 @pytest.mark.parametrize("kernel", ["affine", "rbf:gamma=0.5"])

@@ -24,6 +24,8 @@ class KernelColumns:
         self._sq = np.einsum("ij,ij->i", self.X, self.X) if isinstance(kernel, RBFKernel) else None
         self._cols: OrderedDict[int, np.ndarray] = OrderedDict()
         self.computed = 0  # columns evaluated so far (misses), for the benchmark
+        # SMO's curvatures are kept too when the budget holds every column twice (else made from the column)
+        self._curv: dict[int, np.ndarray] | None = {} if budget_bytes >= 16.0 * n * n else None
 
     def __call__(self, i: int) -> np.ndarray:
         """K(x_t, x_i) for every t (read-only)."""
@@ -36,6 +38,19 @@ class KernelColumns:
             self._cols.popitem(last=False)
         self._cols[i] = col
         return col
+
+    def curvature(self, i: int, tau: float = 1e-12) -> np.ndarray:
+        """max(K_ii + K_tt − 2 K_it, tau) for every t: the second derivative along the pair direction (i, t)."""
+        a = None if self._curv is None else self._curv.get(i)
+        if a is None:
+            a = self(i) * -2.0
+            a += self.diag
+            a += self.diag[i]
+            np.maximum(a, tau, out=a)
+            a.setflags(write=False)
+            if self._curv is not None:
+                self._curv[i] = a
+        return a
 
     def _compute(self, i: int) -> np.ndarray:
         self.computed += 1

@@ -18,7 +18,10 @@ Hard margin: the box is unbounded above (C = ∞; LIBSVM has no hard margin and 
 sets I_up, I_low and the clipping then only use the bound α ≥ 0, so the solution is the exact hard-margin one.
 Data that the kernel cannot separate are refused before solving: by the LP of `svm` on the rows y_i (1, x_i) for
 the linear and affine kernels; for RBF and Laplacian kernels (strictly positive definite) only a place carrying
-both labels can prevent it; the polynomial kernels need the LP on the n×n kernel matrix (built once).
+both labels can prevent it; the polynomial kernels need the LP on the n×n kernel matrix (built once). The LP is
+skipped when an explicit f = s + b already separates the points strictly, which proves them separable: the
+class means' difference or Fisher's direction (cold, kernels affine in x), the previous α or the polished warm
+start (warm).
 
 The bias is LIBSVM's: the mean of F over the free coefficients (0 < α_t < C), or the midpoint (m + M)/2 when
 there are none. Dual objective, ‖w‖² = αᵀQα, slacks and training errors all follow from F in O(n), so the
@@ -36,6 +39,7 @@ The default is α = 0, the algorithm as written.
 
 from __future__ import annotations
 
+import math
 from typing import Any, ClassVar
 
 import numpy as np
@@ -123,6 +127,12 @@ def _level(a: np.ndarray, y: np.ndarray, C: float, target: float) -> float | Non
     return float(bp[lo] + g_lo * (bp[hi] - bp[lo]) / (g_lo - g_hi))
 
 
+def _separates(s: np.ndarray, y: np.ndarray) -> bool:
+    """Whether f = s + b, for some bias b, puts every point strictly on its side (beyond rounding of s)."""
+    gap = s[y > 0].min(initial=np.inf) - s[y < 0].max(initial=-np.inf)
+    return bool(gap > 1e-9 * max(1.0, float(np.abs(s).max(initial=0.0))))
+
+
 def warm_start_alpha(alpha, y, C: float) -> np.ndarray:
     """A feasible start for SMO near alpha that changes its pattern of bounds as little as possible.
 
@@ -203,8 +213,9 @@ class SMO(Solver):
 
     def __init__(self, problem: Problem, *, max_iter: int | None = None, warm_start=None, **values: Any):
         self._warm = None if warm_start is None else np.array(warm_start, dtype=float)
+        self._prepared: tuple[np.ndarray, np.ndarray, int] | None = None  # the polished warm start, made once
         super().__init__(problem, max_iter=max_iter, **values)
-        if self._warm is not None:
+        if self._warm is not None and self._prepared is None:  # (the separability check may have made it)
             self._warm = warm_start_alpha(self._warm, self.problem.y, self._C)
 
     @property
@@ -221,17 +232,7 @@ class SMO(Solver):
     def _check_separable(self):
         X, y = self.problem.X, self._y
         kernel = self.problem.kernel
-        if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
-            if self._warm is not None and self._warm.shape == y.shape and np.isfinite(self._warm).all():
-                # a Live rerun: if the previous direction w = Σ α_i y_i x_i still separates the edited points
-                # strictly, that proves them separable and the LP (most of a warm start's time) is not needed
-                s = X @ (X.T @ (np.clip(self._warm, 0.0, None) * y))
-                gap = s[y > 0].min(initial=np.inf) - s[y < 0].max(initial=-np.inf)
-                if gap > 1e-9 * max(1.0, float(np.abs(s).max(initial=0.0))):
-                    return
-            tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
-            ok = tau < 0.5
-        elif isinstance(kernel, (RBFKernel, LaplacianKernel)):
+        if isinstance(kernel, (RBFKernel, LaplacianKernel)):
             # strictly positive definite kernels: any labelling of distinct points is separable, so only a
             # place carrying both labels stops it (this keeps the hard margin O(n) in memory)
             inverse = np.unique(X, axis=0, return_inverse=True)[1].reshape(-1)
@@ -247,6 +248,11 @@ class SMO(Solver):
                     "carries both labels. Use the soft margin (margin=soft) with a finite C, or move the point."
                 )
             return
+        if self._separated_cheaply():  # an explicit separator proves it: the LP (most of a run's time) is not needed
+            return
+        if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
+            tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
+            ok = tau < 0.5
         else:
             K = np.asarray(self.problem.kernel(X, X), dtype=float)
             ok, tau = kernel_separable(0.5 * (K + K.T), y)
@@ -257,6 +263,50 @@ class SMO(Solver):
                 "Use the soft margin (margin=soft) with a finite C, or a more flexible kernel."
             )
 
+    def _separated_cheaply(self) -> bool:
+        """Whether a cheap candidate f = s + b separates the points strictly (a proof of separability).
+
+        Cold, for kernels affine in x: the directions of the class means' difference and of Fisher's
+        discriminant. Warm (a Live rerun): the previous expansion s = K(y∘α), then the polished warm start
+        (the state the run starts from anyway, so it costs nothing extra when it separates).
+        """
+        y = self._y
+        if self._warm is None:
+            if not self.problem.kernel.affine_in_input:
+                return False
+            X = np.asarray(self.problem.X, dtype=float)
+            pos, neg = X[y > 0], X[y < 0]
+            diff = pos.mean(axis=0) - neg.mean(axis=0)
+            within = np.atleast_2d(np.cov(pos.T, bias=True) + np.cov(neg.T, bias=True))
+            within += 1e-9 * max(float(np.trace(within)), 1e-300) * np.eye(len(diff))
+            try:
+                fisher = np.linalg.solve(within, diff)
+            except np.linalg.LinAlgError:
+                fisher = diff
+            return any(_separates(X @ w, y) for w in (diff, fisher) if np.isfinite(w).all())
+        if self._warm.shape != y.shape or not np.isfinite(self._warm).all():
+            return False  # the warm start's own check says what is wrong with it
+        a = np.clip(self._warm, 0.0, None)
+        sv = np.flatnonzero(a)
+        if sv.size and _separates(self._cols.expansion(sv, a[sv] * y[sv]), y):
+            return True
+        a = self._warm_state()[0]
+        sv = np.flatnonzero(a)
+        return bool(sv.size) and _separates(self._cols.expansion(sv, a[sv] * y[sv]), y)
+
+    def _warm_state(self) -> tuple[np.ndarray, np.ndarray, int]:
+        """(α, F, Newton solves): the warm start projected onto the feasible set, then polished (made once)."""
+        if self._prepared is None:
+            y, C = self._y, self._C
+            alpha = warm_start_alpha(self._warm, y, C)
+            sv = np.flatnonzero(alpha)
+            F = y - self._cols.expansion(sv, alpha[sv] * y[sv])  # F = y − Σ_s α_s y_s K(·, x_s)
+            # Newton steps on the free set take the start the rest of the way (SMO's tail is slow)
+            cap = min(self._cols.capacity, WARM_NEWTON_MAX_SET)
+            solves = newton_polish(self._cols, y, alpha, F, C, self.values["tol"], max_set=cap)
+            self._prepared = (alpha, F, solves)
+        return self._prepared
+
     # -- state ------------------------------------------------------------------------------------------------
     def _reset(self):
         y, C = self._y, self._C
@@ -265,16 +315,13 @@ class SMO(Solver):
             self._alpha = np.zeros(n)
             self._F = y.copy()  # g = −e at α = 0, so F = −y·g = y
         else:
-            self._alpha = self._warm.copy()
-            sv = np.flatnonzero(self._alpha)
-            self._F = y - self._cols.expansion(sv, self._alpha[sv] * y[sv])  # F = y − Σ_s α_s y_s K(·, x_s)
-            # Newton steps on the free set take the start the rest of the way (SMO's tail is slow)
-            cap = min(self._cols.capacity, WARM_NEWTON_MAX_SET)
-            self._solves = newton_polish(self._cols, y, self._alpha, self._F, C, self.values["tol"], max_set=cap)
+            alpha, F, self._solves = self._warm_state()
+            self._alpha, self._F = alpha.copy(), F.copy()
         a = self._alpha
         pos = y > 0
-        self._up = np.where(pos, a < C, a > 0)
+        self._upneg = np.where(np.where(pos, a < C, a > 0), 0.0, -np.inf)  # 0 on I_up, −∞ off it: F + this → m
         self._lowf = np.where(pos, a > 0, a < C).astype(float)  # 1 on I_low: a factor in the choice of j
+        self._tol = float(self.values["tol"])
         self._pair: tuple[int, int] | None = None
         self._shrink_every = min(n, 1000)
         self._since_shrink = 0
@@ -289,79 +336,85 @@ class SMO(Solver):
         """
         if act is None or len(act) == len(self._y):
             self._act = None
-            self._F_a, self._up_a, self._lowf_a, self._diag_a = self._F, self._up, self._lowf, self._cols.diag
+            self._F_a, self._upneg_a, self._lowf_a, self._diag_a = self._F, self._upneg, self._lowf, self._cols.diag
         else:
             self._act = act
-            self._F_a, self._up_a = self._F[act], self._up[act]
+            self._F_a, self._upneg_a = self._F[act], self._upneg[act]
             self._lowf_a, self._diag_a = self._lowf[act], self._cols.diag[act]
+        self._fu_a = np.empty(len(self._F_a))
 
     def _select_first(self):
-        """i = argmax of F over I_up (m), and M = min of F over I_low, on the active set: the KKT violation m − M."""
+        """i = argmax of F over I_up (m), and b = m − F on I_low (0 off it), on the active set.
+
+        max b is the KKT violation m − M whenever that is positive (else max b ≤ 0 < tol: both halt), so M itself
+        is only computed for a snapshot, and b is the first factor of the choice of j in the next update.
+        """
         F = self._F_a
-        fu = np.where(self._up_a, F, -np.inf)
+        fu = np.add(F, self._upneg_a, out=self._fu_a)
         ii = int(fu.argmax())
-        self._ii, self._m = ii, float(fu[ii])
-        self._M = float(np.where(self._lowf_a > 0, F, np.inf).min())
+        m = float(fu[ii])
+        self._ii, self._m = ii, m
+        if m == -np.inf:  # no coefficient can grow (no pair left to move)
+            self._b, self._viol = np.zeros(len(F)), -np.inf
+            return
+        b = m - F
+        b *= self._lowf_a
+        self._b, self._viol = b, float(b.max())
 
     def _full_extremes(self) -> tuple[float, float]:
-        """(m, M) over every point (equal to the active ones when nothing is shrunk)."""
-        if self._act is None:
-            return self._m, self._M
+        """(m, M) over every point."""
         F = self._F
-        return float(np.where(self._up, F, -np.inf).max()), float(np.where(self._lowf > 0, F, np.inf).min())
+        m = self._m if self._act is None else float((F + self._upneg).max())
+        return m, float(np.where(self._lowf > 0, F, np.inf).min())
 
     @property
     def _gap(self) -> float:
-        return self._m - self._M
+        """The KKT violation m − M on the active set when positive (else a value ≤ 0)."""
+        return self._viol
 
     def _update(self):
-        ii, m = self._ii, self._m
+        ii = self._ii
         act = self._act
         i = ii if act is None else int(act[ii])
         y, F, alpha, C = self._y, self._F, self._alpha, self._C
-        Ki = self._cols(i)
-        Ki_a = Ki if act is None else Ki[act]
+        cols = self._cols
+        Ki = cols(i)
         # second-order choice of j (WSS 2): maximize b²/a over t ∈ I_low with b = m − F_t > 0
         # (b is zeroed off I_low and clipped at 0, so only the candidates have a positive gain)
-        b = m - self._F_a
-        b *= self._lowf_a
+        b = self._b
         np.maximum(b, 0.0, out=b)
-        a = Ki_a * -2.0
-        a += self._diag_a
-        a += Ki[i]
-        np.maximum(a, TAU, out=a)
+        a = cols.curvature(i, TAU)
+        if act is not None:
+            a = a[act]
         gain = b * b
         gain /= a
         jj = int(gain.argmax())
         j = jj if act is None else int(act[jj])
-        Kj = self._cols(j)
+        Kj = cols(j)
         # the exact step along d_i = y_i, d_j = −y_j, clipped so that both stay in [0, C]
-        delta = b[jj] / a[jj]
-        cap_i = C - alpha[i] if y[i] > 0 else alpha[i]
-        cap_j = alpha[j] if y[j] > 0 else C - alpha[j]
+        yi, yj, ai, aj = float(y[i]), float(y[j]), float(alpha[i]), float(alpha[j])
+        delta = float(b[jj] / a[jj])
+        cap_i = C - ai if yi > 0 else ai
+        cap_j = aj if yj > 0 else C - aj
         delta = min(delta, cap_i, cap_j)
-        if not np.isfinite(delta):
+        if not math.isfinite(delta):
             raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
         # at a cap the coefficient lands exactly on its bound (no rounding leaves it a hair inside)
-        if delta == cap_i:
-            alpha[i] = C if y[i] > 0 else 0.0
-        else:
-            alpha[i] += y[i] * delta
-        if delta == cap_j:
-            alpha[j] = 0.0 if y[j] > 0 else C
-        else:
-            alpha[j] -= y[j] * delta
-        for t, tt in ((i, ii), (j, jj)):
-            self._up[t] = up = alpha[t] < C if y[t] > 0 else alpha[t] > 0
-            self._lowf[t] = low = float(alpha[t] > 0 if y[t] > 0 else alpha[t] < C)
+        ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
+        aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
+        alpha[i], alpha[j] = ai, aj
+        for t, tt, at, yt in ((i, ii, ai, yi), (j, jj, aj, yj)):
+            upneg = 0.0 if (at < C if yt > 0 else at > 0) else -np.inf
+            low = 1.0 if (at > 0 if yt > 0 else at < C) else 0.0
+            self._upneg[t], self._lowf[t] = upneg, low
             if act is not None:
-                self._up_a[tt], self._lowf_a[tt] = up, low
+                self._upneg_a[tt], self._lowf_a[tt] = upneg, low
         diff = Ki - Kj
         diff *= delta
         F -= diff  # F = −y·g changes by −δ (K_·i − K_·j)
         self._pair = (i, j)
         self._since_shrink += 1
-        if self.values["shrinking"] and self._since_shrink >= self._shrink_every:
+        if self._since_shrink >= self._shrink_every and self.values["shrinking"]:
             self._shrink()
         elif act is not None:
             self._F_a = F[act]
@@ -373,17 +426,17 @@ class SMO(Solver):
         in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule)."""
         self._since_shrink = 0
         m, M = self._full_extremes()
-        up, low, F = self._up, self._lowf > 0, self._F
+        up, low, F = self._upneg == 0.0, self._lowf > 0, self._F
         stuck = (up & ~low & (F < M)) | (low & ~up & (F > m))
         self._set_active(np.flatnonzero(~stuck))
 
     def _halt(self):
-        if self._gap >= self.values["tol"]:
+        if self._viol >= self._tol:
             return None
         if self._act is not None:  # optimal on the active set: check every point, go on with all if not
             self._set_active(None)
             self._select_first()
-            if self._gap >= self.values["tol"]:
+            if self._viol >= self._tol:
                 return None
         scores = self._scores()
         if (scores > 0).all():  # a separator claim: confirm it with the exact kernel expansion (in blocks)

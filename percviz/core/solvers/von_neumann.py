@@ -10,14 +10,17 @@ import math
 
 import numpy as np
 
-from percviz.core import gram
+from percviz.core import budget, gram
+from percviz.core.dense_gram import build_dense, dense_bytes, float64_norm, g_norm_resolution
+from percviz.core.gram_operator import DenseGram
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers.base import Solver, Status, register
 from percviz.core.solvers.smoothed import SmoothedIterates, kernel_state
 
 FAMILY = "Von Neumann & primal–dual (Ramdas & Peña)"
 
-#: Below this, a computed ‖p‖_G cannot be told from 0: p·Gp carries rounding of about 1e-15.
+#: Below this, a computed ‖p‖_G cannot be told from 0: p·Gp carries rounding of about 1e-15 (a float64 G; a
+#: float32 G resolves less: dense_gram.g_norm_resolution).
 G_NORM_RESOLUTION = 1e-7
 
 
@@ -184,8 +187,13 @@ class ISNKPVN(Solver):
 
     One update is one step of the current SNKPVN call; starting a call is not an update. A call whose δ_t
     is at or below the resolution of the G-norm (G_NORM_RESOLUTION; in exact arithmetic, ‖q_t‖_G = 0)
-    returns q_t at once, since SNKPVN(q, 0) could never exit. The `bound` metric is the per-call one of
-    SNKPVN, with k counted within the call.
+    returns q_t at once, since SNKPVN(q, 0) could never exit. On a float32 G that resolution is that of
+    float32 (g_norm_resolution, ~5e-3 at n = 5000): there q_t is returned only when ‖q_t‖_G in float64 on the
+    points is ≤ ε (a certificate); when it differs from the float32 value by more than δ_t (float32 cannot
+    resolve the call), the call restarts from q_t on G built in float64, so the run ends where float64 would
+    (beyond the memory budget q_t is returned and its claim refused in float64, as every certificate on a
+    float32 G); otherwise the call goes on. A call's certificate p found on a float32 G is checked the same way:
+    above ε in float64, the call restarts in float64. The `bound` metric is the per-call one of SNKPVN, with k counted within the call.
     """
 
     name = "isnkpvn"
@@ -217,6 +225,8 @@ class ISNKPVN(Solver):
         self._margin = None
         self._bound_done = False
         self.result: np.ndarray | None = None
+        self._resolution = g_norm_resolution(self._G, G_NORM_RESOLUTION)
+        self._resolved: tuple[int, bool] = (-1, False)  # (t, whether q_t is the answer) once checked in float64
         q = np.full(n, 1.0 / n)
         self._begin(q, self._G @ q)
 
@@ -231,17 +241,48 @@ class ISNKPVN(Solver):
     def _update(self):
         return (self.it.step(),)
 
+    def _q_is_answer(self) -> bool:
+        """δ_t is at the resolution of G: is q_t the answer? On a float64 G, yes. On a float32 G, q_t is checked in
+        float64 on the points (one G·q_t, O(n·|support|) kernel values, once per call): the answer when ‖q_t‖_G ≤ ε
+        there; when float32 is off by more than δ_t (it cannot resolve this call), the run goes on with a float64 G
+        from q_t, if the memory budget holds both; failing that q_t is returned (and its claim refused)."""
+        if self._G.exact:
+            return True
+        if self._resolved[0] != self.t:
+            exact = float64_norm(self.problem, self.q)
+            unresolved = abs(exact - self.q_norm) > self.delta
+            if exact > self.values["eps"] and unresolved and self._refine():
+                return False
+            self._resolved = (self.t, exact <= self.values["eps"] or unresolved)
+        return self._resolved[1]
+
+    def _refine(self) -> bool:
+        """Restart the current call from q_t on G in float64 (built once), if the budget holds it beside the float32 G."""
+        n = self.problem.n
+        if dense_bytes(n, np.float64) + dense_bytes(n, np.float32) > budget.budget_bytes():
+            return False
+        self._G = DenseGram(build_dense(self.problem, np.float64), self.problem.kernel.spec)
+        self._resolution = G_NORM_RESOLUTION
+        self.t -= 1
+        self._begin(self.q, self._G @ self.q)
+        return True
+
     def _halt(self):
         while True:
             it = self.it
             if it.separated:
                 return Status.SEPARATOR
-            if self.delta <= G_NORM_RESOLUTION:  # ‖q_t‖_G is 0 to working precision: q_t is the answer
-                self.result = self.q
-                return Status.CERTIFICATE
+            if self.delta <= self._resolution:  # ‖q_t‖_G may be 0 to working precision
+                if self._q_is_answer():
+                    self.result = self.q
+                    return Status.CERTIFICATE
+                if self.it is not it:  # the call restarted on a float64 G
+                    continue
             if it.p_norm >= self.delta:
                 return None
             if self.delta < self.values["eps"]:  # the call returned q_{t+1} = p_k, ‖q_{t+1}‖_G < δ_t < ε
+                if not self._G.exact and float64_norm(self.problem, it.p) > self.values["eps"] and self._refine():
+                    continue  # float32 said < δ_t, float64 says > ε: the call again from q_t, in float64
                 self.result = it.p.copy()
                 return Status.CERTIFICATE
             self._begin(it.p, it.Gp)
