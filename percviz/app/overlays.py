@@ -368,16 +368,32 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     def anchor():
         return plot.mapFromScene(viewbox.sceneBoundingRect()).boundingRect()
 
+    by_x = {}  # the scene's points sorted by x, for the points array they were sorted from (a new one per edit)
+
     def crowding(rect: QRect) -> int:
-        """Points of the scene drawn inside rect (widget pixels), markers' radius included."""
+        """Points of the scene drawn inside rect (widget pixels), markers' radius included.
+
+        Only the points whose x falls in the rect's columns (one pixel wider) are tested: the placement asks
+        for four corners several times per layout pass, and testing all 100,000 points each time cost ~1.5 ms.
+        """
         if scene.n == 0:
             return 0
         o = plot.mapFromScene(viewbox.mapViewToScene(QPointF(0.0, 0.0)))
         e = plot.mapFromScene(viewbox.mapViewToScene(QPointF(1.0, 1.0)))
         X = scene.points.X
-        px = o.x() + (e.x() - o.x()) * X[:, 0]
-        py = o.y() + (e.y() - o.y()) * X[:, 1]
+        if by_x.get("X") is not X:
+            order = np.argsort(X[:, 0], kind="stable")
+            by_x.update(X=X, x=X[order, 0], y=X[order, 1])
+        xs, ys = by_x["x"], by_x["y"]
         r = 0.7 * canvas.theme.marker_size
+        sx = e.x() - o.x()
+        if sx != 0 and np.isfinite(sx):
+            lo, hi = sorted(((rect.left() - r - o.x()) / sx, (rect.right() + r - o.x()) / sx))
+            pad = 1.0 / abs(sx)  # one pixel in data units: the exact test below decides
+            i0, i1 = np.searchsorted(xs, lo - pad, "left"), np.searchsorted(xs, hi + pad, "right")
+            xs, ys = xs[i0:i1], ys[i0:i1]
+        px = o.x() + sx * xs
+        py = o.y() + (e.y() - o.y()) * ys
         inside = (px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r) & (py < rect.bottom() + r)
         return int(inside.sum())
 

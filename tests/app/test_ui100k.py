@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QPointF, QRect
 from PySide6.QtWidgets import QApplication
 
 from percviz.app import autosave as autosave_module
@@ -159,8 +160,9 @@ def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_t
     canvas, scene = w.panels["canvas"], w.session.scene
     item = canvas.points_item
     calls = []
-    real = item.setData
+    real, real_all = item.setData, canvas._set_spots
     item.setData = lambda *a, **k: (calls.append(1), real(*a, **k))  # counts the full redraws
+    canvas._set_spots = lambda *a, **k: (calls.append(1), real_all(*a, **k))
 
     def spots():
         d = item.data
@@ -180,6 +182,7 @@ def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_t
     for k in range(5):
         scene.move_point(i, 0.3 + 0.01 * k, -0.2)
     scene.end_drag()
+    qtbot.waitUntil(lambda: canvas._drawn_for is scene.points.X)  # a dragged point waits for its rerun's boundary
     assert spots() == expected()
     scene.add_point(0.05, 0.05, 1)
     scene.remove_point(i)
@@ -191,6 +194,62 @@ def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_t
     assert spots() == expected() and calls == []  # the same look keeps the drawn spots
     w.apply_theme(theme_for("dark"))
     assert spots() == expected() and calls == [1]  # a new look redraws them with its pens and brushes
+    _close(w)
+
+
+def test_the_full_draw_fills_the_same_spot_records_and_picture_as_pyqtgraphs_set_data(qtbot):
+    w = _window(qtbot, _points(N))
+    canvas, item = w.panels["canvas"], w.panels["canvas"].points_item
+    w.apply_theme(theme_for("dark"))  # a new look: drawn by the canvas's own full draw
+    QApplication.processEvents()
+
+    def record():
+        d = item.data
+        return ([d[f].tolist() for f in ("x", "y", "size", "visible", "sourceRect")]
+                + [[id(o) for o in d[f]] for f in ("symbol", "brush", "pen", "item", "data")]
+                + [item.opts["size"], id(item.opts["pen"]), item.opts["symbol"], id(item.opts["brush"])])
+
+    ours, picture = record(), canvas.plot.grab().toImage()
+    assert len(item.data) == canvas._decimator.cap
+    t, pts, shown = canvas.theme, w.scene.points, canvas._shown_points
+    symbols = [canvas._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
+    brushes = canvas._styles["point_brushes"]
+    X, cls = pts.X[shown], pts.classes[shown]
+    assert sorted(set(cls.tolist())) == [0, 1]
+    item.setData(pos=X, size=t.marker_size * 1.35, symbol=[symbols[k % 6] for k in cls],
+                 brush=[brushes[k % 6] for k in cls], pen=canvas._styles["point_pen"])
+    QApplication.processEvents()
+    assert record() == ours
+    assert canvas.plot.grab().toImage() == picture
+    _close(w)
+
+
+def test_the_captions_crowding_counts_what_testing_every_point_counts(qtbot):
+    w = _window(qtbot, _points(N))
+    crowding, canvas = w.classroom.caption._crowding, w.panels["canvas"]
+    plot, vb = canvas.plot, canvas.viewbox
+    rng = np.random.default_rng(5)
+
+    def every_point(rect):
+        o = plot.mapFromScene(vb.mapViewToScene(QPointF(0.0, 0.0)))
+        e = plot.mapFromScene(vb.mapViewToScene(QPointF(1.0, 1.0)))
+        X, r = w.scene.points.X, 0.7 * canvas.theme.marker_size
+        px, py = o.x() + (e.x() - o.x()) * X[:, 0], o.y() + (e.y() - o.y()) * X[:, 1]
+        return int(((px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r)
+                    & (py < rect.bottom() + r)).sum())
+
+    counts = []
+    for view in (None, (-0.5, 0.4, -0.3, 0.6)):
+        if view is not None:
+            vb.setRange(xRange=view[:2], yRange=view[2:], padding=0)
+            QApplication.processEvents()
+        for _ in range(40):
+            x, y = rng.integers(0, plot.width(), 2)
+            rect = QRect(int(x), int(y), int(rng.integers(1, 300)), int(rng.integers(1, 200)))
+            counts.append(every_point(rect))
+            assert crowding(rect) == counts[-1]
+        w.scene.add_point(0.01, 0.02, 1)  # a new points array: sorted again
+    assert max(counts) > 100 and min(counts) == 0
     _close(w)
 
 
