@@ -383,9 +383,14 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         X = scene.points.X
         if by_x.get("X") is not X:
             order = np.argsort(X[:, 0], kind="stable")
-            by_x.update(X=X, x=X[order, 0], y=X[order, 1])
-        xs, ys = by_x["x"], by_x["y"]
+            by_x.update(X=X, x=X[order, 0], y=X[order, 1], counts={})
+        xs, ys, counts = by_x["x"], by_x["y"], by_x["counts"]
         r = 0.7 * canvas.theme.marker_size
+        key = (o.x(), o.y(), e.x(), e.y(), r, rect.left(), rect.top(), rect.right(), rect.bottom())
+        if key in counts:  # one layout pass places the caption many times over the same plot
+            return counts[key]
+        if len(counts) > 256:
+            counts.clear()
         sx = e.x() - o.x()
         if sx != 0 and np.isfinite(sx):
             lo, hi = sorted(((rect.left() - r - o.x()) / sx, (rect.right() + r - o.x()) / sx))
@@ -395,7 +400,8 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         px = o.x() + sx * xs
         py = o.y() + (e.y() - o.y()) * ys
         inside = (px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r) & (py < rect.bottom() + r)
-        return int(inside.sum())
+        counts[key] = int(inside.sum())
+        return counts[key]
 
     note = _LineLabel(canvas)  # the caption in the title row (for the title), when no corner of the plot is free
     note.setObjectName("run_caption_line")

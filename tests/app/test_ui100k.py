@@ -305,3 +305,64 @@ def test_a_large_scene_starts_rho_once_still_and_it_bounds_the_true_separators_m
     assert margins.min() > 0 and values[-1] >= margins.min() - 1e-9
     _close(w)
     qtbot.waitUntil(lambda: not live_threads(), timeout=60000)  # the feature picture of 1,300 points
+
+
+# -- the curves panel's kept plots --------------------------------------------------------------------------------
+
+def _curves_look(view) -> list:
+    """Everything the curves panel draws, by plot: axes, names, lines, log boxes, every curve's style and data."""
+
+    def pen(p):
+        return (p.color().name(), p.widthF(), int(p.style().value))
+
+    out = [list(view.plots), view.legend.text()]
+    for g, p in view.plots.items():
+        axes = [(pen(p.getAxis(a).pen()), pen(p.getAxis(a).textPen()), p.getAxis(a).style["tickFont"].toString(),
+                 p.getAxis(a).label.font().toString(), p.getAxis(a).labelText, p.getAxis(a).labelStyle,
+                 p.getAxis(a).label.isVisible()) for a in ("left", "bottom")]
+        lines = [(pen(view.cursors[g].pen), view.cursors[g].isVisible())]
+        if g in view.references:
+            lines.append((pen(view.references[g].pen), view.references[g].isVisible(), view.references[g].value()))
+        box = view.log_boxes[g]
+        out.append((g, axes, lines, box.text(), box.font().toString(), box.isChecked(), box.isVisible(),
+                    p.vb.viewRange()))
+    for k, c in view.curves.items():
+        x, y = c.getOriginalDataset()
+        o = c.opts
+        out.append((k, pen(o["pen"]), o["symbol"], o["symbolSize"],
+                    None if o["symbol"] is None else (o["symbolPen"].color().name(), o["symbolBrush"].color().name()),
+                    np.asarray(x).tolist(), np.nan_to_num(np.asarray(y), nan=-7.0).tolist()))
+    return out
+
+
+@pytest.mark.parametrize("upto", [1, None])  # a lone first value (dots), and a whole run
+def test_a_new_theme_restyles_the_kept_plots_to_what_a_panel_built_in_it_shows(qtbot, upto):
+    from percviz.app.curves import CurvesView
+    from percviz.core import datasets
+    from percviz.core.problem import Problem
+    from percviz.core.solvers import get_solver
+
+    prob = Problem(datasets.separable(), kernel="affine")
+    snkp, other = get_solver("snkp"), get_solver("perceptron")
+    snaps = list(snkp(prob).snapshots())[:upto]
+    dark = theme_for("dark", 2.0)
+    views = []
+    for theme in (None, dark):
+        view = CurvesView(None, theme=theme)
+        qtbot.addWidget(view)
+        view.resize(700, 500)
+        view.show()
+        qtbot.waitExposed(view)
+        views.append(view)
+    kept, built = views
+    kept.set_problem(Problem(datasets.separable(), kernel="linear"), other)  # its plots go back to the pool
+    for view in (kept, built):
+        view.set_problem(prob, snkp)
+        view.set_reference(0.05)
+        view.set_history(snaps)
+    pool = {g: id(p) for g, p in kept.plots.items()}
+    kept.apply_theme(dark)
+    QApplication.processEvents()
+    assert {g: id(p) for g, p in kept.plots.items()} == pool  # restyled, not built again
+    assert _curves_look(kept) == _curves_look(built)
+    assert kept.layout_widget.grab().toImage() == built.layout_widget.grab().toImage()
