@@ -351,8 +351,12 @@ class MainWindow(QMainWindow):
     def apply_theme(self, theme) -> None:
         """Restyle every panel (and the class buttons) with a percviz.app.theme.Theme."""
         self.theme = theme
-        for panel in self.panels.values():
-            panel.apply_theme(theme)
+        split = self.scene.n > SPLIT_RESTART_N and self.isVisible()
+        for name, panel in self.panels.items():
+            if split and name != "canvas":  # a large scene: each other panel restyles and repaints in a turn of its own
+                self.session.frames.first_draw(f"theme:{name}", lambda p=panel: p.apply_theme(self.theme))
+            else:
+                panel.apply_theme(theme)
         self.controls.apply_theme(theme)
         if self.input_layer is not None:
             self.input_layer.apply_theme(theme)

@@ -232,7 +232,11 @@ class RunOverlay(QLabel):
         return parent.rect() if parent is not None else QRect()
 
     def place(self) -> None:
-        self.adjustSize()
+        m = self.contentsMargins()
+        size_key = (self.text(), self.font().key(), m.left(), m.top(), m.right(), m.bottom())
+        if size_key != getattr(self, "_sized_for", None):  # a rich-text size costs ~2 ms at presentation type
+            self.adjustSize()
+            self._sized_for = size_key
         area = self._area()
         m, w, h = self.MARGIN, self.width(), self.height()
         corners = {

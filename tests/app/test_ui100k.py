@@ -366,3 +366,17 @@ def test_a_new_theme_restyles_the_kept_plots_to_what_a_panel_built_in_it_shows(q
     assert {g: id(p) for g, p in kept.plots.items()} == pool  # restyled, not built again
     assert _curves_look(kept) == _curves_look(built)
     assert kept.layout_widget.grab().toImage() == built.layout_widget.grab().toImage()
+
+
+def test_a_large_scenes_new_theme_reaches_every_panel_and_the_caption_in_later_turns_the_last_one_winning(qtbot):
+    w = _window(qtbot, _points(N + 5000))
+    assert w.scene.n > session_module.SPLIT_RESTART_N
+    w.classroom.set_theme("dark")
+    dark = w.classroom.theme
+    assert w.panels["canvas"].theme is dark and w.panels["curves"].theme is not dark  # the others come later
+    w.classroom.set_theme("light")  # before the dark one has reached them: the last one is what they get
+    light = w.classroom.theme
+    w.session.wait_idle()
+    assert all(p.theme is light for p in w.panels.values()) and w.classroom.caption.theme is light
+    assert w.panels["curves"].layout_widget.backgroundBrush().color().name() == light.background
+    _close(w)
