@@ -380,3 +380,24 @@ def test_a_large_scenes_new_theme_reaches_every_panel_and_the_caption_in_later_t
     assert all(p.theme is light for p in w.panels.values()) and w.classroom.caption.theme is light
     assert w.panels["curves"].layout_widget.backgroundBrush().color().name() == light.background
     _close(w)
+
+
+def test_a_large_presets_view_reaches_the_curves_in_a_later_turn_with_the_run_drawn_again(qtbot):
+    from percviz.core.presets import ViewSettings
+
+    w = _window(qtbot, _points(50), algorithm="snkp")
+    view = ViewSettings(panels=("canvas", "curves"), curves=("margin", "alpha_g_norm"), log_y=True)
+    w.load_preset(Preset(points=_points(N + 5000), algorithm="snkp", kernel="affine", view=view))
+    curves = w.panels["curves"]
+    w.session.wait_idle()
+    w.session.step()
+    w.session.step()
+    w.session.wait_idle()
+    QApplication.processEvents()
+    assert curves.view_curves == ("margin", "alpha_g_norm")
+    assert set(curves.curves) == {"margin", "alpha_g_norm"}
+    assert all(box.isChecked() for box in curves.log_boxes.values())  # log_y: every plot logarithmic
+    its = [s.iteration for s in w.session.history]
+    assert its[-1] == 2 and curves.series("margin")[0].tolist() == its  # the whole run, drawn with the view
+    np.testing.assert_allclose(curves.series("margin")[1], [s.metrics["margin"] for s in w.session.history])
+    _close(w)
