@@ -58,6 +58,8 @@ def main() -> int:
           f"CPU gaps > 250 ms: {int((c > 250).sum())}, > 1 s: {int((c > 1000).sum())}")
     print("  RSS now (MB) by action:", ", ".join(f"{i}: {mb:.0f}" for i, mb in r.rss_now_mb))
     print("  peak RSS (MB) by action:", ", ".join(f"{i}: {mb:.0f}" for i, mb in r.rss_mb))
+    for cpu, wall, label in sorted(soak.meter.slow, reverse=True)[:12]:
+        print(f"  CPU gap {cpu:.0f} ms ({wall:.0f} ms wall) during {label}")
     for e in r.exceptions[:10]:
         print("  exception:", e)
     return 0 if not r.exceptions and not r.stale else 1

@@ -19,6 +19,7 @@ from typing import Any, Iterator
 from PySide6.QtCore import QObject, Signal
 
 from percviz.app.background import BackgroundThread, error_text, live_threads
+from percviz.core.errors import PercvizError
 from percviz.core.grid import one_blas_thread
 
 __all__ = ["MAX_HOLD", "SnapshotWorker", "error_text", "live_threads"]
@@ -199,7 +200,8 @@ class SnapshotWorker(QObject):
             except StopIteration:
                 ended = True
             except Exception as exc:  # reported to the UI; the thread keeps serving
-                traceback.print_exc()
+                if not isinstance(exc, PercvizError):
+                    traceback.print_exc()
                 error = error_text(exc, who)
             self._finish_update(job_id, snap, error, ended)
             if not timed and time.monotonic() - last_yield > _YIELD_EVERY:

@@ -26,6 +26,8 @@ class GapMeter(QObject):
         self.cpus: list[float] = []
         self.worst_wall = self.worst_cpu = 0.0
         self.worst_wall_label = self.worst_cpu_label = ""
+        self.slow: list[tuple[float, float, str]] = []  # (CPU ms, wall ms, label) of every CPU gap over slow_ms
+        self.slow_ms = 200.0
         self._last: tuple[float, float] | None = None
         self._timer = QTimer(self)
         self._timer.setObjectName("gap_beat")
@@ -51,6 +53,8 @@ class GapMeter(QObject):
             self.cpus.append(cpu)
             if wall > self.worst_wall:
                 self.worst_wall, self.worst_wall_label = wall, self.label
+            if cpu > self.slow_ms:
+                self.slow.append((cpu, wall, self.label))
             if cpu > self.worst_cpu:
                 self.worst_cpu, self.worst_cpu_label = cpu, self.label
         self._last = now

@@ -18,7 +18,7 @@ import numpy as np
 from gap_meter import GapMeter
 from PySide6.QtCore import QEventLoop, QPoint, QPointF, Qt, QTimer
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit, QSlider, QWidget
+from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QLineEdit, QSlider, QWidget
 
 from percviz.core.solvers import load_all
 
@@ -87,6 +87,12 @@ class Soak:
     def _action(self, name: str) -> None:
         self.meter.label = name
 
+    def _state(self) -> str:
+        """The scene the action meets: algorithm, kernel, φ-map, number of points, Live."""
+        st, live = self.w.scene.settings, self.w.findChild(QCheckBox, "live")
+        on = "live" if live is not None and live.isChecked() else "not live"
+        return f"{st.algorithm}, {st.kernel}, {st.features}, n={len(self.w.scene.points.X)}, {on}"
+
     # -- what is recorded ------------------------------------------------------------------------------------
     def _collect_gaps(self) -> None:
         m, r = self.meter, self.report
@@ -114,7 +120,7 @@ class Soak:
                 if time.perf_counter() - t0 > time_limit_s:
                     break
                 name = self._choose()
-                self._action = name
+                self._action = f"{name} [{self._state()}]"
                 self.report.counts[name] = self.report.counts.get(name, 0) + 1
                 getattr(self, "_do_" + name)()
                 self.report.actions += 1  # the action's own handling counts in the gaps: it is the UI's work

@@ -116,7 +116,8 @@ class InputSpaceSVM(SVM):
         self._rect = default_rect(X)
         svm = solve_dual(self._K, y, self._C)
         if svm.status not in _OK:
-            raise DataError(f"The starting SVM could not be solved (Clarabel status: {svm.status}).")
+            hint = "Use the soft margin (margin=soft)." if self._C is None else "Lower C or scale the points down."
+            raise DataError(f"The starting SVM could not be solved (Clarabel status: {svm.status}). {hint}")
         omega = akaho.Omega(X.copy(), svm.alpha * y, np.zeros_like(X), svm.bias)
         top = float(svm.alpha.max(initial=0.0))
         self._union = svm.alpha > akaho.SV_FRACTION * top
