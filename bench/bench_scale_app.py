@@ -10,7 +10,8 @@ For each n, in one process, side by side:
 Targets at 100k: SNKP ≥ 100 iterations/s, NKP ≥ 10,000 updates/s in the worker. Both are reported as measured.
 
 --actions: at n only, every action a person takes (open, first Step, Run, scrub the history, add/drag/delete a
-point, autosave, algorithm and kernel change), each under bench/ui_stall_probe.StallProbe: the worst gap between
+point, autosave, undo, algorithm changes to each kernel-family and classical rule, kernel changes, F5 on/off,
+theme changes, each view closed and opened), each under bench/ui_stall_probe.StallProbe: the worst gap between
 two turns of the event loop in wall time and in UI-thread time (time.thread_time, which machine load does not
 inflate), with the stacks sampled in the longest stalls (--stacks). Target: no UI-thread stretch over 100 ms.
 """
@@ -117,7 +118,12 @@ def _settle(window, seconds: float) -> None:
     window.session.wait_idle(30)
 
 
-def actions(n: int, folder: Path, stacks: bool) -> list[tuple[str, dict, str]]:
+#: The algorithm changes of --actions (after NKP): the other kernel-family algorithms and the classical rules.
+ALGORITHMS = ("kernel-perceptron", "nvn", "snkpvn", "isnkpvn", "perceptron", "normalized-perceptron",
+              "batch-perceptron", "fixed-increment", "variable-increment", "winnow", "relaxation", "lms", "nkp")
+
+
+def actions(n: int, folder: Path, stacks: bool, only: str = "") -> list[tuple[str, dict, str]]:
     """Each action of a session at n points under the stall probe: (name, figures, stall report)."""
     import resource
 
@@ -156,21 +162,40 @@ def actions(n: int, folder: Path, stacks: bool) -> list[tuple[str, dict, str]]:
             session.show_index(len(session.history) * (19 - k) // 20)
             QTimer.singleShot(30, lambda: scrub(k + 1))
 
+    def toggle(name: str):
+        act = w.view_actions[name]
+        return lambda: act.setChecked(not act.isChecked())
+
+    present = w.classroom.actions["presentation"]
     plan = [
         ("open", lambda: w.classroom.files.open_path(path, confirm=False), 3.0),
         ("first Step", session.step, 1.0),
+        ("Play 2 s", session.play, 2.0),
+        ("pause", session.pause, 0.5),
         ("Run SNKP 3 s", session.run_to_end, 3.0),
         ("pause + scrub", lambda: (session.pause(), scrub()), 1.5),
         ("add point", lambda: scene.add_point(0.5, 0.5, 0), 2.0),
         ("autosave (timer's write)", w.classroom.files.autosaver.save_in_background, 2.0),
         ("drag point (20 moves)", drag, 2.0),
         ("delete point", lambda: scene.remove_point(3), 2.0),
+        ("undo (the delete)", scene.undo, 2.0),
         ("algorithm → NKP", lambda: scene.set_settings(algorithm="nkp"), 2.0),
         ("Run NKP 3 s", session.run_to_end, 3.0),
         ("pause", session.pause, 0.5),
         ("kernel → linear", lambda: scene.set_settings(kernel="linear"), 2.0),
-        ("algorithm → SNKP", lambda: scene.set_settings(algorithm="snkp"), 2.0),
+        ("kernel → affine", lambda: scene.set_settings(kernel="affine"), 2.0),
     ]
+    plan += [(f"algorithm → {a}", lambda a=a: scene.set_settings(algorithm=a), 2.0) for a in ALGORITHMS]
+    plan += [
+        ("algorithm → SNKP", lambda: scene.set_settings(algorithm="snkp"), 2.0),
+        ("F5 (presentation on)", present.trigger, 2.0),
+        ("F5 (presentation off)", present.trigger, 2.0),
+        ("theme → dark", lambda: w.classroom.set_theme("dark"), 2.0),
+        ("theme → light", lambda: w.classroom.set_theme("light"), 2.0),
+    ]
+    plan += [(f"view {name} {verb}", toggle(name), 2.0) for name in w.view_actions for verb in ("off", "on")]
+    if only:
+        plan = [row for row in plan if any(o in row[0] for o in only.split(",")) or row[0] == "open"]
     for name, act, seconds in plan:
         w.classroom.files.autosaver.mark_dirty()  # the autosave's timer is off (PERCVIZ_AUTOSAVE_MS): only "autosave" writes
         probe.start()
@@ -192,6 +217,7 @@ def main(argv=None) -> None:
     ap.add_argument("--seconds", type=float, default=3.0)
     ap.add_argument("--actions", action="store_true", help="the per-action stall probe at n (see the docstring)")
     ap.add_argument("--stacks", action="store_true", help="with --actions: the stacks sampled in the longest stalls")
+    ap.add_argument("--only", default="", help="with --actions: only the actions whose names hold one of these (a,b)")
     a = ap.parse_args(argv)
     from PySide6.QtWidgets import QApplication
 
@@ -200,13 +226,15 @@ def main(argv=None) -> None:
         os.environ.setdefault("PERCVIZ_AUTOSAVE_MS", str(10**9))
         with tempfile.TemporaryDirectory() as tmp:
             os.environ.setdefault("PERCVIZ_DATA_DIR", tmp)
-            rows = actions(a.n, Path(tmp), a.stacks)
+            rows = actions(a.n, Path(tmp), a.stacks, a.only)
         print(f"n = {a.n}: worst gap between event-loop turns, wall and UI-thread time (target: ≤ 100 ms)")
-        print(f"{'action':<24} {'wall ms':>8} {'p95 ms':>7} {'UI cpu ms':>10} {'maxRSS MB':>10}")
+        print(f"{'action':<30} {'wall ms':>8} {'p95 ms':>7} {'UI cpu ms':>10} {'maxRSS MB':>10}")
         for name, f, rep in rows:
-            print(f"{name:<24} {f['worst_wall_ms']:>8.0f} {f['p95_wall_ms']:>7.0f} {f['worst_cpu_ms']:>10.0f} {f['rss_mb']:>10.0f}")
+            print(f"{name:<30} {f['worst_wall_ms']:>8.0f} {f['p95_wall_ms']:>7.0f} {f['worst_cpu_ms']:>10.0f} {f['rss_mb']:>10.0f}")
             if rep:
                 print(rep)
+        name, f, _ = max(rows, key=lambda r: r[1]["worst_cpu_ms"])
+        print(f"worst UI-thread turn: {f['worst_cpu_ms']:.0f} ms ({name}); load {os.getloadavg()[0]:.1f}")
         return
     with tempfile.TemporaryDirectory() as tmp:
         rows = [measure(n, a.seconds, Path(tmp)) for n in (a.anchor, a.n)]

@@ -901,12 +901,41 @@ class CanvasView(QWidget, Panel):
             X, cls = X[shown], cls[shown]
         style = (symbols, id(edge), id(brushes), t.marker_size)
         if not self._patch_spots(X, cls, style):
-            self.points_item.setData(
-                pos=X, size=t.marker_size * 1.35, symbol=[symbols[k % 6] for k in cls],
-                brush=[brushes[k % 6] for k in cls], pen=edge,
-            )
+            self._set_spots(X, cls, t.marker_size * 1.35, symbols, brushes, edge)
             self._drawn_spots = (np.array(X, dtype=float), np.array(cls), style, _spot_hash(X, cls))
         self._draw_hover()
+
+    def _set_spots(self, X, cls, size, symbols, brushes, pen) -> None:
+        """All the spots at once: the record pyqtgraph's setData(pos, size, symbol=[…], brush=[…], pen) builds,
+        filled class by class with numpy (setData spends ~30 ms of per-spot Python on 10,000 spots).
+
+        Relies on pyqtgraph 0.14's ScatterPlotItem internals (`data` records, `fragmentAtlas`, `sourceRect`),
+        as `_patch_spots` does; a test compares the record and the picture with setData's.
+        """
+        item = self.points_item
+        item.clear()
+        item.setPen(pen, update=False)
+        item.setSize(size, update=False)
+        data = np.empty(len(X), dtype=item.data.dtype)  # object fields start as None, as in addPoints
+        data["size"], data["visible"] = -1, True  # -1: the item's size (opts), as addPoints leaves it
+        data["x"], data["y"] = X[:, 0], X[:, 1]
+        k = np.asarray(cls) % 6
+        table = {"symbol": np.empty(6, dtype=object), "brush": np.empty(6, dtype=object)}
+        for j in range(6):
+            table["symbol"][j], table["brush"][j] = symbols[j], brushes[j]
+        data["symbol"], data["brush"] = table["symbol"][k], table["brush"][k]
+        if item.opts["pxMode"] and item.opts["useCache"]:  # each class's place in the symbol atlas, looked up once
+            used = np.unique(k)
+            rects = item.fragmentAtlas[[(symbols[j], item.opts["size"], item.opts["pen"], brushes[j]) for j in used]]
+            for j, rect in zip(used, rects):
+                data["sourceRect"][k == j] = rect
+        item.data = data
+        item.prepareGeometryChange()
+        item.informViewBoundsChanged()
+        item.bounds = [None, None]
+        item.invalidate()
+        item.updateSpots(data)
+        item.sigPlotChanged.emit(item)
 
     def _patch_spots(self, X, cls, style) -> bool:
         """Swap only the spots that changed (an edit changes at most a few of the drawn ones); False: redraw all.

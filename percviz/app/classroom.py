@@ -44,6 +44,7 @@ from percviz.app.live import LiveMode
 from percviz.app.presentation_bar import PresentationLayout
 from percviz.app.overlays import SHORTCUT_ROWS, RunOverlay, attach_run_overlay
 from percviz.app.prefs import Preferences
+from percviz.app.session import SPLIT_RESTART_N
 from percviz.app.theme import PRESENTATION_SCALE, THEMES, Theme, theme_for
 
 PICTURE_FILTERS = "PNG picture (*.png);;SVG drawing (*.svg)"
@@ -398,8 +399,12 @@ class Classroom(QObject):
             for panel in w.panels.values():
                 if hasattr(panel, "apply_theme"):
                     panel.apply_theme(theme)
+        frames = getattr(getattr(w, "session", None), "frames", None)
+        split = frames is not None and w.scene.n > SPLIT_RESTART_N and w.isVisible()
         for item in (self.caption, self.help, self.info):
-            if item is not None:
+            if item is not None and split:  # a large scene: restyled in turns of their own, as the panels are
+                frames.first_draw(f"theme:{type(item).__name__}", lambda it=item: it.apply_theme(self.theme))
+            elif item is not None:
                 item.apply_theme(theme)
         self.animations.theme = theme
         self.style_fields(theme)

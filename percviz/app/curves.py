@@ -111,10 +111,10 @@ class _Buffers:
 def _show_as_dots(curve) -> None:
     """Dots of the curve's own colour at its values: what shows a curve that has no segment to draw."""
     colour = curve.opts["pen"].color() if hasattr(curve.opts["pen"], "color") else "w"
-    curve.setSymbol("o")
-    curve.setSymbolSize(7)
-    curve.setSymbolPen(colour)
-    curve.setSymbolBrush(colour)
+    style = {"symbol": "o", "symbolSize": 7, "symbolPen": pg.mkPen(colour), "symbolBrush": pg.mkBrush(colour)}
+    if any(curve.opts[k] != v for k, v in style.items()):  # one restyle (the four setters restyled four times)
+        curve.opts.update(style)
+        curve.updateItems(styleUpdate=True)
 
 
 class CurvesView(QWidget, Panel):
@@ -295,7 +295,10 @@ class CurvesView(QWidget, Panel):
         self.title.setText("Convergence" if theme.presentation else "Convergence  (x axis: iteration k)")
         self.legend.setFont(theme.font(theme.font_pt * (0.8 if theme.presentation else 1.0)))
         self.message.setFont(theme.font())
-        self._build_plots(self.buffers.keys, fresh=True)
+        for g, entry in getattr(self, "_pool", {}).items():  # restyled in place: a new PlotItem costs ~15 ms
+            self._style_plot(g, *entry)
+            _fit_axis_label(entry[0])  # the name's room at the new type size
+        self._build_plots(self.buffers.keys)  # new curves in the theme's pens
         self._dirty = True
         self.flush()
 
@@ -304,19 +307,13 @@ class CurvesView(QWidget, Panel):
         t = self.theme
         return [t.foreground, *t.class_colors]
 
-    def _build_plots(self, keys, fresh: bool = False) -> None:
+    def _build_plots(self, keys) -> None:
         """One plot per metric group of keys. A group's plot, axes, cursor, reference line and log box are kept
-        for the next algorithm that has the group (building a PlotItem costs ~15 ms: three per algorithm change
-        were the soak's worst stall); only its curves are new. fresh: build everything again (a new theme)."""
+        for the next algorithm that has the group, and for a new theme (restyled: `_style_plot`); building a
+        PlotItem costs ~15 ms, three per algorithm change were the soak's worst stall. Only its curves are new;
+        the layout is only rebuilt when the plots shown change."""
         t = self.theme
-        self.layout_widget.clear()
         pool = getattr(self, "_pool", {})
-        if fresh:
-            for _p, _cursor, _ref, box in pool.values():
-                self.box_row.removeWidget(box)
-                box.hide()  # hidden at once: deleteLater leaves it painted until the next event-loop turn
-                box.deleteLater()
-            pool = {}
         self._pool = pool
         for k, g in getattr(self, "_curve_group", {}).items():  # the last algorithm's curves leave their plots
             if g in pool and k in self.curves:
@@ -371,15 +368,11 @@ class CurvesView(QWidget, Panel):
             self.plots[g] = p
             p.setLogMode(y=box.isChecked())
             p.vb.disableAutoRange()  # setLogMode turns pyqtgraph's auto-range back on
-        self._wide = None
         self._arrange()
         self._update_references()
 
     def _new_plot(self, g: str, title: str):
         """A group's plot with its axes, cursor line, reference line and log box (kept in the pool)."""
-        t = self.theme
-        font = t.font()
-        label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
         p = pg.PlotItem(axisItems={"left": _DecadeAxis("left"), "bottom": _IterationAxis("bottom")})
         p.showGrid(x=False, y=False)
         p.setMenuEnabled(False)
@@ -387,30 +380,40 @@ class CurvesView(QWidget, Panel):
         p.vb.disableAutoRange()
         p.vb.sigRangeChangedManually.connect(lambda *_, g=g: self.following.__setitem__(g, False))
         for name in ("left", "bottom"):
-            ax = p.getAxis(name)
-            ax.setPen(pg.mkPen(t.foreground, width=1))
-            ax.setTextPen(pg.mkPen(t.foreground))
-            ax.setTickFont(font)
-            ax.label.setFont(font)
-            ax.enableAutoSIPrefix(False)
-        p.setLabel("left", title.split(",")[0].lower(), **label_style)  # the x axis is named in the title row
-        cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(t.highlight, width=t.thin_line_width))
+            p.getAxis(name).enableAutoSIPrefix(False)
+        cursor = pg.InfiniteLine(angle=90, movable=False)
         cursor.setZValue(50)
         cursor.hide()
         p.addItem(cursor, ignoreBounds=True)
-        ref_pen = pg.mkPen(t.foreground, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DotLine)
-        ref = pg.InfiniteLine(angle=0, movable=False, pen=ref_pen)
+        ref = pg.InfiniteLine(angle=0, movable=False)
         ref.hide()
         p.addItem(ref, ignoreBounds=True)
         box = QCheckBox(f"log {title.split(',')[0].lower()}")
-        box.setFont(font)
         box.setAccessibleName(f"log scale {g}")
         box.setToolTip(f"Logarithmic y axis for the plot '{title}'")
         box.toggled.connect(lambda on, g=g: self._set_log(g, on))
         self.box_row.addWidget(box, 0, Qt.AlignmentFlag.AlignTop)
         box.hide()
         p.vb.sigResized.connect(lambda *_, p=p: _fit_axis_label(p))
+        self._style_plot(g, p, cursor, ref, box)
         return p, cursor, ref, box
+
+    def _style_plot(self, g: str, p, cursor, ref, box) -> None:
+        """A group's plot in the current theme: axes, their name, the cursor and reference lines, the log box."""
+        t = self.theme
+        font = t.font()
+        label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
+        for name in ("left", "bottom"):
+            ax = p.getAxis(name)
+            ax.setPen(pg.mkPen(t.foreground, width=1))
+            ax.setTextPen(pg.mkPen(t.foreground))
+            ax.setTickFont(font)
+            ax.label.setFont(font)
+        title = dict(GROUPS)[g]
+        p.setLabel("left", title.split(",")[0].lower(), **label_style)  # the x axis is named in the title row
+        cursor.setPen(pg.mkPen(t.highlight, width=t.thin_line_width))
+        ref.setPen(pg.mkPen(t.foreground, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DotLine))
+        box.setFont(font)
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
@@ -419,14 +422,14 @@ class CurvesView(QWidget, Panel):
     def _arrange(self) -> None:
         """Stack the plots in a column, or side by side when the panel is much wider than tall."""
         wide = self.width() > 2.2 * max(1, self.height())
-        if wide == getattr(self, "_wide", None):
-            return
-        self._wide = wide
+        shown = list(self.plots.values())
+        if wide == getattr(self, "_wide", None) and shown == getattr(self, "_arranged", None):
+            return  # the same plots in the same places: re-adding them cost a layout pass (~5 ms a plot)
+        self._wide, self._arranged = wide, shown
         ci = self.layout_widget.ci
-        for p in self.plots.values():
-            if p in ci.items:
-                ci.removeItem(p)
-        for i, p in enumerate(self.plots.values()):
+        for p in list(ci.items):
+            ci.removeItem(p)
+        for i, p in enumerate(shown):
             ci.addItem(p, row=0 if wide else i, col=i if wide else 0)
 
     def _set_log(self, group: str, on: bool) -> None:

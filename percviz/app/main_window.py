@@ -307,7 +307,9 @@ class MainWindow(QMainWindow):
         self.view_settings = preset.view
         self._pending_view = preset.view
         if self.scene.n > SPLIT_RESTART_N:  # the view (docks, curves, theme) in a turn after the points' drawing
-            QTimer.singleShot(1, self, self._apply_pending_view)  # (a timer: 0 would be a posted call, same turn)
+            # (timers: 0 would be a posted call, same turn; two in a row, so that the view comes a turn after the
+            # split restart's, which the edit's timer runs in the next one)
+            QTimer.singleShot(1, self, lambda: QTimer.singleShot(1, self, self._apply_pending_view))
         else:
             self._apply_pending_view()
         self.setWindowTitle(f"{preset.title} — percviz" if preset.title else "percviz")
@@ -351,8 +353,12 @@ class MainWindow(QMainWindow):
     def apply_theme(self, theme) -> None:
         """Restyle every panel (and the class buttons) with a percviz.app.theme.Theme."""
         self.theme = theme
-        for panel in self.panels.values():
-            panel.apply_theme(theme)
+        split = self.scene.n > SPLIT_RESTART_N and self.isVisible()
+        for name, panel in self.panels.items():
+            if split and name != "canvas":  # a large scene: each other panel restyles and repaints in a turn of its own
+                self.session.frames.first_draw(f"theme:{name}", lambda p=panel: p.apply_theme(self.theme))
+            else:
+                panel.apply_theme(theme)
         self.controls.apply_theme(theme)
         if self.input_layer is not None:
             self.input_layer.apply_theme(theme)
@@ -479,11 +485,6 @@ class MainWindow(QMainWindow):
         """Whether a panel is shown (or will be when the window is): only those are fed."""
         return self.panels[name].feed.shown()
 
-    def _feed_stale(self) -> None:
-        """Every shown panel that missed part of the run catches up (heavy ones after a drag's pause)."""
-        for panel in self.panels.values():
-            panel.catch_up(defer=True)
-
     def _panel_failed(self, name: str) -> None:
         self.show_message(f"The {name} panel could not draw this run (details on the console).", 8000)
 
@@ -513,11 +514,24 @@ class MainWindow(QMainWindow):
             canvas.set_view_range(*view.range)
         else:
             canvas.fit_to_data()
-        for panel in self.panels.values():
+        split = self.scene.n > SPLIT_RESTART_N and self.isVisible()
+        now = [p for name, p in self.panels.items() if not split or name == "canvas"]
+        for name, panel in self.panels.items():
+            if panel not in now:  # a large scene: each other panel takes the view and draws in a turn of its own
+                self.session.frames.first_draw(f"view:{name}", lambda p=panel: self._apply_panel_view(p, view))
+        for panel in now:
             panel.apply_view(view)
-        for panel in self.panels.values():  # drawn again with the view applied
+        for panel in now:  # drawn again with the view applied
             panel.feed.invalidate()
-        self._feed_stale()
+        for panel in now:  # (heavy ones after a drag's pause)
+            panel.catch_up(defer=True)
+
+    @staticmethod
+    def _apply_panel_view(panel, view) -> None:
+        """One panel takes a preset's view and draws the run again with it (if it is shown)."""
+        panel.apply_view(view)
+        panel.feed.invalidate()
+        panel.catch_up()
 
     def _about(self) -> None:
         from percviz import __version__

@@ -232,7 +232,11 @@ class RunOverlay(QLabel):
         return parent.rect() if parent is not None else QRect()
 
     def place(self) -> None:
-        self.adjustSize()
+        m = self.contentsMargins()
+        size_key = (self.text(), self.font().key(), m.left(), m.top(), m.right(), m.bottom())
+        if size_key != getattr(self, "_sized_for", None):  # a rich-text size costs ~2 ms at presentation type
+            self.adjustSize()
+            self._sized_for = size_key
         area = self._area()
         m, w, h = self.MARGIN, self.width(), self.height()
         corners = {
@@ -368,18 +372,40 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     def anchor():
         return plot.mapFromScene(viewbox.sceneBoundingRect()).boundingRect()
 
+    by_x = {}  # the scene's points sorted by x, for the points array they were sorted from (a new one per edit)
+
     def crowding(rect: QRect) -> int:
-        """Points of the scene drawn inside rect (widget pixels), markers' radius included."""
+        """Points of the scene drawn inside rect (widget pixels), markers' radius included.
+
+        Only the points whose x falls in the rect's columns (one pixel wider) are tested: the placement asks
+        for four corners several times per layout pass, and testing all 100,000 points each time cost ~1.5 ms.
+        """
         if scene.n == 0:
             return 0
         o = plot.mapFromScene(viewbox.mapViewToScene(QPointF(0.0, 0.0)))
         e = plot.mapFromScene(viewbox.mapViewToScene(QPointF(1.0, 1.0)))
         X = scene.points.X
-        px = o.x() + (e.x() - o.x()) * X[:, 0]
-        py = o.y() + (e.y() - o.y()) * X[:, 1]
+        if by_x.get("X") is not X:
+            order = np.argsort(X[:, 0], kind="stable")
+            by_x.update(X=X, x=X[order, 0], y=X[order, 1], counts={})
+        xs, ys, counts = by_x["x"], by_x["y"], by_x["counts"]
         r = 0.7 * canvas.theme.marker_size
+        key = (o.x(), o.y(), e.x(), e.y(), r, rect.left(), rect.top(), rect.right(), rect.bottom())
+        if key in counts:  # one layout pass places the caption many times over the same plot
+            return counts[key]
+        if len(counts) > 256:
+            counts.clear()
+        sx = e.x() - o.x()
+        if sx != 0 and np.isfinite(sx):
+            lo, hi = sorted(((rect.left() - r - o.x()) / sx, (rect.right() + r - o.x()) / sx))
+            pad = 1.0 / abs(sx)  # one pixel in data units: the exact test below decides
+            i0, i1 = np.searchsorted(xs, lo - pad, "left"), np.searchsorted(xs, hi + pad, "right")
+            xs, ys = xs[i0:i1], ys[i0:i1]
+        px = o.x() + sx * xs
+        py = o.y() + (e.y() - o.y()) * ys
         inside = (px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r) & (py < rect.bottom() + r)
-        return int(inside.sum())
+        counts[key] = int(inside.sum())
+        return counts[key]
 
     note = _LineLabel(canvas)  # the caption in the title row (for the title), when no corner of the plot is free
     note.setObjectName("run_caption_line")

@@ -7,6 +7,7 @@ from types import SimpleNamespace
 
 import numpy as np
 import pytest
+from PySide6.QtCore import QPointF, QRect
 from PySide6.QtWidgets import QApplication
 
 from percviz.app import autosave as autosave_module
@@ -159,8 +160,9 @@ def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_t
     canvas, scene = w.panels["canvas"], w.session.scene
     item = canvas.points_item
     calls = []
-    real = item.setData
+    real, real_all = item.setData, canvas._set_spots
     item.setData = lambda *a, **k: (calls.append(1), real(*a, **k))  # counts the full redraws
+    canvas._set_spots = lambda *a, **k: (calls.append(1), real_all(*a, **k))
 
     def spots():
         d = item.data
@@ -180,6 +182,7 @@ def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_t
     for k in range(5):
         scene.move_point(i, 0.3 + 0.01 * k, -0.2)
     scene.end_drag()
+    qtbot.waitUntil(lambda: canvas._drawn_for is scene.points.X)  # a dragged point waits for its rerun's boundary
     assert spots() == expected()
     scene.add_point(0.05, 0.05, 1)
     scene.remove_point(i)
@@ -191,6 +194,62 @@ def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_t
     assert spots() == expected() and calls == []  # the same look keeps the drawn spots
     w.apply_theme(theme_for("dark"))
     assert spots() == expected() and calls == [1]  # a new look redraws them with its pens and brushes
+    _close(w)
+
+
+def test_the_full_draw_fills_the_same_spot_records_and_picture_as_pyqtgraphs_set_data(qtbot):
+    w = _window(qtbot, _points(N))
+    canvas, item = w.panels["canvas"], w.panels["canvas"].points_item
+    w.apply_theme(theme_for("dark"))  # a new look: drawn by the canvas's own full draw
+    QApplication.processEvents()
+
+    def record():
+        d = item.data
+        return ([d[f].tolist() for f in ("x", "y", "size", "visible", "sourceRect")]
+                + [[id(o) for o in d[f]] for f in ("symbol", "brush", "pen", "item", "data")]
+                + [item.opts["size"], id(item.opts["pen"]), item.opts["symbol"], id(item.opts["brush"])])
+
+    ours, picture = record(), canvas.plot.grab().toImage()
+    assert len(item.data) == canvas._decimator.cap
+    t, pts, shown = canvas.theme, w.scene.points, canvas._shown_points
+    symbols = [canvas._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
+    brushes = canvas._styles["point_brushes"]
+    X, cls = pts.X[shown], pts.classes[shown]
+    assert sorted(set(cls.tolist())) == [0, 1]
+    item.setData(pos=X, size=t.marker_size * 1.35, symbol=[symbols[k % 6] for k in cls],
+                 brush=[brushes[k % 6] for k in cls], pen=canvas._styles["point_pen"])
+    QApplication.processEvents()
+    assert record() == ours
+    assert canvas.plot.grab().toImage() == picture
+    _close(w)
+
+
+def test_the_captions_crowding_counts_what_testing_every_point_counts(qtbot):
+    w = _window(qtbot, _points(N))
+    crowding, canvas = w.classroom.caption._crowding, w.panels["canvas"]
+    plot, vb = canvas.plot, canvas.viewbox
+    rng = np.random.default_rng(5)
+
+    def every_point(rect):
+        o = plot.mapFromScene(vb.mapViewToScene(QPointF(0.0, 0.0)))
+        e = plot.mapFromScene(vb.mapViewToScene(QPointF(1.0, 1.0)))
+        X, r = w.scene.points.X, 0.7 * canvas.theme.marker_size
+        px, py = o.x() + (e.x() - o.x()) * X[:, 0], o.y() + (e.y() - o.y()) * X[:, 1]
+        return int(((px > rect.left() - r) & (px < rect.right() + r) & (py > rect.top() - r)
+                    & (py < rect.bottom() + r)).sum())
+
+    counts = []
+    for view in (None, (-0.5, 0.4, -0.3, 0.6)):
+        if view is not None:
+            vb.setRange(xRange=view[:2], yRange=view[2:], padding=0)
+            QApplication.processEvents()
+        for _ in range(40):
+            x, y = rng.integers(0, plot.width(), 2)
+            rect = QRect(int(x), int(y), int(rng.integers(1, 300)), int(rng.integers(1, 200)))
+            counts.append(every_point(rect))
+            assert crowding(rect) == counts[-1]
+        w.scene.add_point(0.01, 0.02, 1)  # a new points array: sorted again
+    assert max(counts) > 100 and min(counts) == 0
     _close(w)
 
 
@@ -246,3 +305,99 @@ def test_a_large_scene_starts_rho_once_still_and_it_bounds_the_true_separators_m
     assert margins.min() > 0 and values[-1] >= margins.min() - 1e-9
     _close(w)
     qtbot.waitUntil(lambda: not live_threads(), timeout=60000)  # the feature picture of 1,300 points
+
+
+# -- the curves panel's kept plots --------------------------------------------------------------------------------
+
+def _curves_look(view) -> list:
+    """Everything the curves panel draws, by plot: axes, names, lines, log boxes, every curve's style and data."""
+
+    def pen(p):
+        return (p.color().name(), p.widthF(), int(p.style().value))
+
+    out = [list(view.plots), view.legend.text()]
+    for g, p in view.plots.items():
+        axes = [(pen(p.getAxis(a).pen()), pen(p.getAxis(a).textPen()), p.getAxis(a).style["tickFont"].toString(),
+                 p.getAxis(a).label.font().toString(), p.getAxis(a).labelText, p.getAxis(a).labelStyle,
+                 p.getAxis(a).label.isVisible()) for a in ("left", "bottom")]
+        lines = [(pen(view.cursors[g].pen), view.cursors[g].isVisible())]
+        if g in view.references:
+            lines.append((pen(view.references[g].pen), view.references[g].isVisible(), view.references[g].value()))
+        box = view.log_boxes[g]
+        out.append((g, axes, lines, box.text(), box.font().toString(), box.isChecked(), box.isVisible(),
+                    p.vb.viewRange()))
+    for k, c in view.curves.items():
+        x, y = c.getOriginalDataset()
+        o = c.opts
+        out.append((k, pen(o["pen"]), o["symbol"], o["symbolSize"],
+                    None if o["symbol"] is None else (o["symbolPen"].color().name(), o["symbolBrush"].color().name()),
+                    np.asarray(x).tolist(), np.nan_to_num(np.asarray(y), nan=-7.0).tolist()))
+    return out
+
+
+@pytest.mark.parametrize("upto", [1, None])  # a lone first value (dots), and a whole run
+def test_a_new_theme_restyles_the_kept_plots_to_what_a_panel_built_in_it_shows(qtbot, upto):
+    from percviz.app.curves import CurvesView
+    from percviz.core import datasets
+    from percviz.core.problem import Problem
+    from percviz.core.solvers import get_solver
+
+    prob = Problem(datasets.separable(), kernel="affine")
+    snkp, other = get_solver("snkp"), get_solver("perceptron")
+    snaps = list(snkp(prob).snapshots())[:upto]
+    dark = theme_for("dark", 2.0)
+    views = []
+    for theme in (None, dark):
+        view = CurvesView(None, theme=theme)
+        qtbot.addWidget(view)
+        view.resize(700, 500)
+        view.show()
+        qtbot.waitExposed(view)
+        views.append(view)
+    kept, built = views
+    kept.set_problem(Problem(datasets.separable(), kernel="linear"), other)  # its plots go back to the pool
+    for view in (kept, built):
+        view.set_problem(prob, snkp)
+        view.set_reference(0.05)
+        view.set_history(snaps)
+    pool = {g: id(p) for g, p in kept.plots.items()}
+    kept.apply_theme(dark)
+    QApplication.processEvents()
+    assert {g: id(p) for g, p in kept.plots.items()} == pool  # restyled, not built again
+    assert _curves_look(kept) == _curves_look(built)
+    assert kept.layout_widget.grab().toImage() == built.layout_widget.grab().toImage()
+
+
+def test_a_large_scenes_new_theme_reaches_every_panel_and_the_caption_in_later_turns_the_last_one_winning(qtbot):
+    w = _window(qtbot, _points(N + 5000))
+    assert w.scene.n > session_module.SPLIT_RESTART_N
+    w.classroom.set_theme("dark")
+    dark = w.classroom.theme
+    assert w.panels["canvas"].theme is dark and w.panels["curves"].theme is not dark  # the others come later
+    w.classroom.set_theme("light")  # before the dark one has reached them: the last one is what they get
+    light = w.classroom.theme
+    w.session.wait_idle()
+    assert all(p.theme is light for p in w.panels.values()) and w.classroom.caption.theme is light
+    assert w.panels["curves"].layout_widget.backgroundBrush().color().name() == light.background
+    _close(w)
+
+
+def test_a_large_presets_view_reaches_the_curves_in_a_later_turn_with_the_run_drawn_again(qtbot):
+    from percviz.core.presets import ViewSettings
+
+    w = _window(qtbot, _points(50), algorithm="snkp")
+    view = ViewSettings(panels=("canvas", "curves"), curves=("margin", "alpha_g_norm"), log_y=True)
+    w.load_preset(Preset(points=_points(N + 5000), algorithm="snkp", kernel="affine", view=view))
+    curves = w.panels["curves"]
+    w.session.wait_idle()
+    w.session.step()
+    w.session.step()
+    w.session.wait_idle()
+    QApplication.processEvents()
+    assert curves.view_curves == ("margin", "alpha_g_norm")
+    assert set(curves.curves) == {"margin", "alpha_g_norm"}
+    assert all(box.isChecked() for box in curves.log_boxes.values())  # log_y: every plot logarithmic
+    its = [s.iteration for s in w.session.history]
+    assert its[-1] == 2 and curves.series("margin")[0].tolist() == its  # the whole run, drawn with the view
+    np.testing.assert_allclose(curves.series("margin")[1], [s.metrics["margin"] for s in w.session.history])
+    _close(w)
