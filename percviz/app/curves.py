@@ -386,13 +386,9 @@ class CurvesView(QWidget, Panel):
         p.hideButtons()
         p.vb.disableAutoRange()
         p.vb.sigRangeChangedManually.connect(lambda *_, g=g: self.following.__setitem__(g, False))
+        t.style_axes([p.getAxis("left"), p.getAxis("bottom")])
         for name in ("left", "bottom"):
-            ax = p.getAxis(name)
-            ax.setPen(pg.mkPen(t.foreground, width=1))
-            ax.setTextPen(pg.mkPen(t.foreground))
-            ax.setTickFont(font)
-            ax.label.setFont(font)
-            ax.enableAutoSIPrefix(False)
+            p.getAxis(name).enableAutoSIPrefix(False)
         p.setLabel("left", title.split(",")[0].lower(), **label_style)  # the x axis is named in the title row
         cursor = pg.InfiniteLine(angle=90, movable=False, pen=pg.mkPen(t.highlight, width=t.thin_line_width))
         cursor.setZValue(50)

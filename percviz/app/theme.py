@@ -111,6 +111,17 @@ class Theme:
         f.setBold(bold)
         return f
 
+    def style_axes(self, axes) -> None:
+        """pyqtgraph axes in the theme: axis line, tick labels and axis name in the foreground colour and font."""
+        import pyqtgraph as pg
+
+        font = self.font()
+        for ax in axes:
+            ax.setPen(pg.mkPen(self.foreground, width=1))
+            ax.setTextPen(pg.mkPen(self.foreground))
+            ax.setTickFont(font)
+            ax.label.setFont(font)
+
     @property
     def disabled_text(self) -> str:
         """Text colour of disabled widgets: 45 % of the way from the panel colour to the foreground."""

@@ -70,3 +70,27 @@ def test_the_mark_stays_at_presentation_size_in_the_dark_themes(hall_window):
     w = hall_window(SHIPPED_DIR / "thin-margin.json")
     w.classroom.set_presentation(True)
     _check_marks(w, [n for n, t in THEMES.items() if t.dark])
+
+
+def test_canvas_and_curves_axes_take_each_themes_colour_and_font(hall_window):
+    """Theme.style_axes, shared by the canvas (its colour bar too) and the curves: every axis follows a theme change."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    for name, presenting in (("hc-dark", False), ("light", False), ("dark", True)):
+        w.classroom.set_theme(name)
+        w.classroom.set_presentation(presenting)
+        QApplication.processEvents()
+        t = w.classroom.theme
+        canvas, curves = w.panels["canvas"], w.panels["curves"]
+        item = canvas.plot.getPlotItem()
+        axes = {"canvas left": item.getAxis("left"), "canvas bottom": item.getAxis("bottom"),
+                "colour bar": canvas.colorbar.axis}
+        for g, p in curves.plots.items():
+            axes.update({f"{g} left": p.getAxis("left"), f"{g} bottom": p.getAxis("bottom")})
+        assert len(axes) >= 5
+        for where, ax in axes.items():
+            assert ax.pen().color().name() == QColor(t.foreground).name(), (name, where)
+            assert ax.textPen().color().name() == QColor(t.foreground).name(), (name, where)
+            assert ax.style["tickFont"].pointSizeF() == pytest.approx(t.font_pt), (name, where)
+            assert ax.label.font().pointSizeF() == pytest.approx(t.font_pt), (name, where)
+            if not where.startswith("canvas"):
+                assert not ax.autoSIPrefix, where  # plain numbers on the colour bar and the curves, no "×1e-3"
