@@ -135,11 +135,12 @@ class Theme:
         return table.get(role) or (self.foreground, self.background, self.grid)
 
     def field_style_sheet(self, kind: str) -> str:
-        """A style sheet for one field ('edit' or 'check'): borders the Fusion style draws black on a black window.
+        """A style sheet for one field ('edit' or 'check'): borders the Fusion style draws black on a black window,
+        and in presentation check boxes scaled with the text (Fusion's stay 13 px beside 20 pt labels).
 
         Set on each field, never on the window: a window style sheet stops the presentation font reaching
         the menus and labels."""
-        if not self.dark:
+        if not self.dark and not (kind == "check" and self.presentation):
             return ""
         w = max(1, round(self.scale))
         font = f"font-size: {self.font_pt:.1f}pt;"

@@ -66,10 +66,12 @@ def test_a_checked_box_shows_a_mark_in_every_theme_and_both_states_stand_out(hal
     _check_marks(w, list(THEMES))
 
 
-def test_the_mark_stays_at_presentation_size_in_the_dark_themes(hall_window):
+def test_presentation_check_boxes_grow_with_the_text_and_keep_the_mark(hall_window):
     w = hall_window(SHIPPED_DIR / "thin-margin.json")
     w.classroom.set_presentation(True)
-    _check_marks(w, [n for n, t in THEMES.items() if t.dark])
+    _check_marks(w, list(THEMES))
+    box = next(b for b in w.findChildren(QCheckBox) if b.isVisible())
+    assert _indicator(box, True).shape[0] >= 2 * 13  # Fusion's own indicator stays 13 px at any font size
 
 
 def test_canvas_and_curves_axes_take_each_themes_colour_and_font(hall_window):
