@@ -245,3 +245,22 @@ def test_tab_titles_and_the_curves_title_are_never_elided_at_2x(qtbot, hall_wind
         fm = QFontMetrics(title.font())
         assert title.shown_text in (title.text(), title.text().split("  ")[0], "")
         assert fm.horizontalAdvance(title.shown_text) <= title.width()
+
+
+def test_the_caption_never_shows_a_cut_algorithm_name_when_presenting(qtbot, hall_window):
+    """2× at 1920×1080: "Fixed-increment single-sampl…" on the plot before; the bar names the algorithm whole."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={}, max_iter=20000)
+    w.resize(1920, 1080)
+    w.session.wait_idle()
+    w.session.advance_sync(300)
+    cap = w.classroom.caption
+    w.classroom.set_presentation(True)
+    _settle()
+    qtbot.waitUntil(lambda: "iteration 300" in cap.plain_text, timeout=10000)
+    assert cap.isVisible() and "iteration 300" in cap.text()
+    assert "…" not in cap.text(), cap.text()  # what the label draws (plain_text is the whole wording)
+    assert w.classroom.presentation_layout.bar.isVisible()
+    w.classroom.set_presentation(False)
+    _settle()
+    assert "Fixed-increment single-sampl" in cap.text()  # the desk keeps the name, shortened where it must be
