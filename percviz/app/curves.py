@@ -153,7 +153,7 @@ class CurvesView(QWidget, Panel):
 
         self.toolbar = QHBoxLayout()
         self.toolbar.setContentsMargins(4, 2, 4, 0)
-        self.title = _ElidedLabel("Convergence")
+        self.title = _WholeLabel("Convergence")
         self.title.setToolTip("Metrics of the run against the iteration k")
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.toolbar.addWidget(self.title, 1)
@@ -403,12 +403,7 @@ class CurvesView(QWidget, Panel):
         t = self.theme
         font = t.font()
         label_style = {"color": t.foreground, "font-size": f"{t.font_pt:.0f}pt"}
-        for name in ("left", "bottom"):
-            ax = p.getAxis(name)
-            ax.setPen(pg.mkPen(t.foreground, width=1))
-            ax.setTextPen(pg.mkPen(t.foreground))
-            ax.setTickFont(font)
-            ax.label.setFont(font)
+        t.style_axes([p.getAxis("left"), p.getAxis("bottom")])
         title = dict(GROUPS)[g]
         p.setLabel("left", title.split(",")[0].lower(), **label_style)  # the x axis is named in the title row
         cursor.setPen(pg.mkPen(t.highlight, width=t.thin_line_width))
@@ -619,15 +614,19 @@ class CurvesView(QWidget, Panel):
         return self.buffers.series(key)
 
 
-class _ElidedLabel(QLabel):
-    """A one-line label that ends in "…" when it is given less room than its text needs."""
+class _WholeLabel(QLabel):
+    """A one-line label that shows its text, or its part before a double space, only whole (never "Converge…")."""
+
+    @property
+    def shown_text(self) -> str:
+        fm = QFontMetrics(self.font())
+        return next((t for t in (self.text(), self.text().split("  ")[0]) if fm.horizontalAdvance(t) <= self.width()), "")
 
     def paintEvent(self, event) -> None:
         painter = QPainter(self)
         painter.setFont(self.font())
         painter.setPen(self.palette().color(self.foregroundRole()))
-        text = QFontMetrics(self.font()).elidedText(self.text(), Qt.TextElideMode.ElideRight, self.width())
-        painter.drawText(self.rect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), text)
+        painter.drawText(self.rect(), int(Qt.AlignmentFlag.AlignLeft | Qt.AlignmentFlag.AlignVCenter), self.shown_text)
         painter.end()
 
 

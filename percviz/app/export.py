@@ -3,7 +3,7 @@
 - `save_picture(widget, path, scale)`: PNG (raster at `scale` × the widget's size) or SVG (vector).
 - `export_run(preset_or_path, out, ...)`: runs the preset's algorithm, renders the canvas (and
   optionally the curves) offscreen for every iteration from `start` to `end`, and writes a GIF
-  (Pillow, one palette for all frames) or an MP4 (imageio's ffmpeg plugin; imageio-ffmpeg ships ffmpeg).
+  (Pillow, one palette for all frames, Floyd–Steinberg dithered where the colour map is drawn) or an MP4 (imageio's ffmpeg plugin; imageio-ffmpeg ships ffmpeg).
   Works without a window: `percviz export PRESET.json --out run.gif` calls `run_export(args)`.
   The run is computed first, so every frame shares its axes and colour scale (fitted once to the whole run)
   and the curves carry the ρ_K line as in the window.
@@ -215,6 +215,20 @@ class FrameRenderer(QWidget):
         self.last_frame = image_to_array(render_widget(self, self.scale))
         return self.last_frame
 
+    def gradient_rects(self) -> list[tuple[int, int, int, int]]:
+        """Where the frames show the colour map (the canvas's plot and its colour bar): (left, top, right, bottom)."""
+        canvas = self.panels.get("canvas")
+        if canvas is None:
+            return []
+        out = []
+        for item in (canvas.viewbox, canvas.colorbar.bar):
+            r = canvas.plot.mapFromScene(item.sceneBoundingRect()).boundingRect()
+            r.moveTopLeft(canvas.plot.mapTo(self, r.topLeft()))
+            r = r.intersected(self.rect())
+            if not r.isEmpty():
+                out.append(tuple(round(v * self.scale) for v in (r.left(), r.top(), r.right() + 1, r.bottom() + 1)))
+        return out
+
     @Slot(object)
     def note_snapshot(self, snapshot) -> None:
         """Remember a snapshot that is not drawn (before `start`), so the curves show the whole run."""
@@ -253,15 +267,21 @@ class FrameWriter:
         self._tmp = self.path.with_name(f".{self.path.name}.part{self.ext}")
         self._gif_frames: list = []
         self._palette = None  # set_palette: every GIF frame shares it, so what does not change stays pixel-identical
+        self._gradients: list[tuple[int, int, int, int]] = []  # boxes dithered on their own (see set_palette)
         self._mp4 = None
 
-    def set_palette(self, frame: np.ndarray | None) -> None:
-        """One GIF palette for every frame, read from this picture (the last frame, with the run's colours)."""
+    def set_palette(self, frame: np.ndarray | None, gradients=()) -> None:
+        """One GIF palette for every frame, read from this picture (the last frame, with the run's colours).
+
+        The boxes in `gradients` (left, top, right, bottom: the colour map) are Floyd–Steinberg dithered, each on its
+        own: 255 shared colours band a dark gradient, and dithering the whole frame would carry each frame's changes
+        into the fixed axes beside them; a box drawn the same in two frames is dithered the same."""
         if self.ext == ".gif" and frame is not None:
             from PIL import Image
 
             rgb = np.ascontiguousarray(frame[..., :3], dtype=np.uint8)
             self._palette = Image.fromarray(rgb, "RGB").quantize(colors=255, method=Image.Quantize.FASTOCTREE)
+            self._gradients = [tuple(int(v) for v in box) for box in gradients]
 
     def append(self, frame: np.ndarray) -> None:
         frame = np.ascontiguousarray(frame[..., :3], dtype=np.uint8)
@@ -276,7 +296,11 @@ class FrameWriter:
 
             image = Image.fromarray(frame, "RGB")
             if self._palette is not None:
-                image = image.quantize(palette=self._palette, dither=Image.Dither.NONE)
+                whole = image
+                image = whole.quantize(palette=self._palette, dither=Image.Dither.NONE)
+                for box in self._gradients:
+                    part = whole.crop(box).quantize(palette=self._palette, dither=Image.Dither.FLOYDSTEINBERG)
+                    image.paste(part, box[:2])
             else:
                 image = image.quantize(colors=255, method=Image.Quantize.FASTOCTREE)
             self._gif_frames.append(image)
@@ -467,7 +491,8 @@ def export_run(preset_or_path, out: "str | os.PathLike", steps: int | None = Non
         run = list(iter_frames(solver, first, last))
         drawn_snaps = [s for s, drawn in run if drawn]
         writer.set_palette(renderer.fix_scales([s for s, _ in run], scene_rho(solver.problem, type(solver)),
-                                               colour_level(drawn_snaps, solver.problem, type(solver))))
+                                               colour_level(drawn_snaps, solver.problem, type(solver))),
+                           renderer.gradient_rects())
         total, shown = last - first + 1, None
         for snap, drawn in run:
             if cancel is not None and cancel():
@@ -552,7 +577,7 @@ def _export_loop(solver, first: int, last: int, writer: FrameWriter, frames: que
                     sample = frames.get(timeout=_POLL_S)
                 except queue.Empty:
                     continue
-            writer.set_palette(sample if isinstance(sample, np.ndarray) else None)
+            writer.set_palette(*(sample if isinstance(sample, tuple) else (None,)))  # (last frame, gradient boxes)
         for snap, drawn in run:
             if cancel.is_set():
                 break
@@ -644,7 +669,8 @@ class AnimationExport(QObject):
             self.renderer.note_snapshot(value)
         elif kind == "scales":
             frame = self.renderer.fix_scales(*value)
-            self._frames.put(frame if frame is not None else False)  # False: no picture, the worker goes on
+            # False: no picture, the worker goes on
+            self._frames.put((frame, self.renderer.gradient_rects()) if frame is not None else False)
         else:
             self.progress.emit(*value)
 

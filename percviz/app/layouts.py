@@ -5,18 +5,23 @@ tabbed in a wide column) or a 2×2 grid (canvas | weight over curves | feature);
 (Ctrl+M, or a double-click on a dock's title) lets one view fill the window and the same again restores it.
 Whatever the layout, a geometry plot is at least MIN_PLOT or its view is a tab: a 2×2 grid too small for that
 (1280×800) keeps the canvas over the curves but tabs the weight and feature views, says so in the status bar,
-and becomes a grid again when the window grows.
+and becomes a grid again when the window grows. Tab titles are never elided: where the dock titles do not fit
+their tab bar whole (2× presentation at 1280×800), the tabs take the short titles of SHORT_TITLES.
 """
 
 from __future__ import annotations
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
-from PySide6.QtWidgets import QDockWidget, QWidget
+from PySide6.QtGui import QFontMetrics
+from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
 
 #: The docked geometry views.
 GEOMETRY = ("weight", "feature")
 #: A view's plot must be at least this large (px) or the view is a tab.
 MIN_PLOT = (300, 250)
+#: Dock titles for tab bars too narrow for the full ones: whole words a hall can read, both tabs in view
+#: (an elided "Weight s…", or scroll arrows hiding a tab, tell the audience less).
+SHORT_TITLES = {"weight": "Weights", "feature": "Features"}
 
 
 class Layouts(QObject):
@@ -120,6 +125,7 @@ class Layouts(QObject):
         w = self.window
         if self.maximised is not None or not w.isVisible():
             return
+        self.fit_tab_titles()
         if self.layout == "grid":
             self._fit_grid()
         elif not self.chosen and self.too_small():
@@ -143,6 +149,30 @@ class Layouts(QObject):
             names = " and ".join(n for n in GEOMETRY if w.docks[n] in self._docks())
             w.show_message(f"2×2 grid: the {names} views are tabs here; stacked, a plot would be under "
                            f"{MIN_PLOT[0]}×{MIN_PLOT[1]} px (enlarge the window for the grid).", 10000)
+
+    def fit_tab_titles(self) -> None:
+        """Full dock titles on a tab bar where they all fit whole, else the short ones (SHORT_TITLES)."""
+        w = self.window
+        by_title, titles = {}, {}
+        for name, dock in w.docks.items():
+            full = dock.property("full_title") or dock.windowTitle()
+            dock.setProperty("full_title", full)
+            by_title[dock.windowTitle()] = dock
+            titles[dock] = full  # untabbed docks keep their full title
+        for bar in w.findChildren(QTabBar):
+            docks = [by_title.get(bar.tabText(i)) for i in range(bar.count())]
+            if bar.parent() is not w or not bar.isVisible() or not docks or None in docks:
+                continue
+            fm = QFontMetrics(bar.font())
+            # the bar's width with each tab at its full title: the style's padding plus the title's advance
+            need = sum(bar.tabSizeHint(i).width() - fm.horizontalAdvance(bar.tabText(i))
+                       + fm.horizontalAdvance(titles[d]) for i, d in enumerate(docks))
+            if need > bar.width():
+                for d in docks:
+                    titles[d] = SHORT_TITLES.get(d.objectName(), titles[d])
+        for dock, title in titles.items():
+            if dock.windowTitle() != title:
+                dock.setWindowTitle(title)
 
     # -- maximise ------------------------------------------------------------------------------------
     def _view_at_mouse(self) -> str:

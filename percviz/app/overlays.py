@@ -200,7 +200,8 @@ class RunOverlay(QLabel):
         room = min(room, max(0.4 * room, QFontMetrics(self.font()).horizontalAdvance(iteration or "iteration 0000")))
         if algo and room > 40:  # a long algorithm name is shortened rather than cut off by the plot's edge
             metrics = QFontMetrics(self.theme.font(0.65 * self.point_size, bold=True))
-            algo = metrics.elidedText(algo, Qt.ElideRight, int(room))
+            short = metrics.elidedText(algo, Qt.ElideRight, int(room))
+            algo = "" if short != algo and self.theme.presentation else short  # presenting: the bar names it whole
         lines = []
         if algo:
             lines.append(f"<span style='font-size:{small}'>{html.escape(algo)}</span>")

@@ -61,10 +61,11 @@ def _geometry(name: str):
     return parts, rho, rho_row, len(snaps)
 
 
-@pytest.mark.parametrize("name", ["xor-rbf.json", "notes-80-separable.json"])
-def test_gif_frames_share_axes_and_colour_bar(qapp, tmp_path, name):
+@pytest.mark.parametrize("name, theme", [("xor-rbf.json", "light"), ("notes-80-separable.json", "light"),
+                                         ("xor-rbf.json", "hc-dark")])
+def test_gif_frames_share_axes_and_colour_bar(qapp, tmp_path, name, theme):
     out = tmp_path / "run.gif"
-    export_run(SHIPPED_DIR / name, out, panels=PANELS, size=SIZE)
+    export_run(SHIPPED_DIR / name, out, panels=PANELS, size=SIZE, theme=theme)
     frames = iio.imread(out, index=None)
     parts, _rho, _row, count = _geometry(name)
     assert frames.shape[0] == count >= 5
@@ -112,3 +113,42 @@ def test_the_window_export_on_its_thread_keeps_them_too(qtbot, tmp_path):
         r = parts[part]
         crop = frames[:, r.top():r.bottom() + 1, r.left():r.right() + 1]
         assert all(np.array_equal(c, crop[-1]) for c in crop), part
+
+
+@pytest.mark.parametrize("theme", ["dark", "hc-dark"])
+def test_dark_gif_colour_map_has_no_bands(qapp, tmp_path, theme):
+    """Where the drawn frame is a smooth gradient, the GIF's frame averaged over 9×9 px stays within BAND levels of
+    the drawn one (255 shared colours without dithering: bands up to 11 levels off, in the map and its colour bar)."""
+    from scipy.ndimage import maximum_filter, uniform_filter
+
+    band = 6.0
+    name = "xor-rbf.json"
+    out = tmp_path / f"{theme}.gif"
+    export_run(SHIPPED_DIR / name, out, panels=PANELS, size=SIZE, theme=theme)
+    gif = iio.imread(out, index=None)[..., :3].astype(float)
+    preset = as_preset(SHIPPED_DIR / name)
+    solver = preset.make_solver()
+    renderer = FrameRenderer(preset, PANELS, SIZE, theme_for(theme, 1.0))
+    renderer.set_problem(solver.problem, type(solver))
+    run = list(iter_frames(solver, 0, 10**6))
+    snaps = [s for s, _ in run]
+    renderer.fix_scales(snaps, scene_rho(solver.problem, type(solver)), colour_level(snaps, solver.problem, type(solver)))
+    drawn = np.array([renderer.render_frame(s)[..., :3] for s, shown in run if shown], float)  # before quantising
+    canvas = renderer.panels["canvas"]
+    fields = {"map": _rect_in(renderer, canvas.plot, canvas.viewbox.sceneBoundingRect()),
+              "colour bar": _rect_in(renderer, canvas.plot, canvas.colorbar.bar.sceneBoundingRect())}
+    renderer.close()
+    renderer.deleteLater()
+    assert gif.shape == drawn.shape
+    for field, r in fields.items():
+        worst, smooth_px = 0.0, 0
+        for a, b in zip(drawn[:, r.top():r.bottom(), r.left():r.right()], gif[:, r.top():r.bottom(), r.left():r.right()]):
+            edge = np.zeros(a.shape[:2], bool)  # points, lines, text: steps of more than 3 levels in the drawing
+            edge[:, 1:] |= np.abs(np.diff(a, axis=1)).max(-1) > 3
+            edge[1:] |= np.abs(np.diff(a, axis=0)).max(-1) > 3
+            smooth = ~maximum_filter(edge, size=11)
+            off = np.abs(uniform_filter(b, size=(9, 9, 1)) - uniform_filter(a, size=(9, 9, 1))).max(-1)[smooth]
+            smooth_px += off.size
+            worst = max(worst, float(off.max()))
+        assert smooth_px > 1000, field  # there is a gradient to judge
+        assert worst < band, f"{theme} {field}: a band {worst:.1f} levels off the drawn gradient"

@@ -172,3 +172,95 @@ def test_the_presentation_caption_says_the_outcome_and_which_margin_without_cove
     w.classroom.set_presentation(False)
     _settle()
     assert not note.isVisible() and w.panels["canvas"].title.isVisible()  # the desk: the caption is on the plot
+
+
+def test_tab_titles_and_the_curves_title_are_never_elided_at_2x(qtbot, hall_window):
+    from PySide6.QtWidgets import QTabBar
+
+    from percviz.app.layouts import GEOMETRY, SHORT_TITLES
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={}, max_iter=20000)
+    for name in GEOMETRY:
+        w.view_actions[name].setChecked(True)
+        w.docks[name].show()
+    w.session.wait_idle()
+    full = {n: w.docks[n].windowTitle() for n in GEOMETRY}
+
+    def tab_bars():
+        return [b for b in w.findChildren(QTabBar) if b.parent() is w and b.isVisible() and b.count() > 1]
+
+    def whole(bar):
+        """'' when every tab shows its whole title inside the bar (no "Weight s…", no scroll arrows), else why not."""
+        for i in range(bar.count()):
+            r, text = bar.tabRect(i), bar.tabText(i)
+            need = bar.tabSizeHint(i).width()  # the style's padding + QFontMetrics' advance of the title
+            if r.width() < need or not bar.rect().contains(r):
+                return f"{text!r}: {r.width()} px of {need}, tab {r.getRect()} in bar {bar.rect().getRect()}"
+        return ""
+
+    dock = w.docks["weight"]
+    name = {t: n for n in GEOMETRY for t in (full[n], SHORT_TITLES[n])}
+
+    def fits_full(bar):
+        """Whether the full titles would fit the bar whole (the style's padding + QFontMetrics' advance of each)."""
+        fm, titles = QFontMetrics(bar.font()), [bar.tabText(i) for i in range(bar.count())]
+        need = sum(bar.tabSizeHint(i).width() - fm.horizontalAdvance(t) + fm.horizontalAdvance(full[name[t]])
+                   for i, t in enumerate(titles))
+        return need <= bar.width()
+
+    def titles(bar):
+        return {bar.tabText(i) for i in range(bar.count())}
+
+    # 2× presentation with the geometry column 320 px wide (as the small-screen fit leaves it at 1280×800 after a
+    # run), then 560 px, then the desk
+    qtbot.waitUntil(lambda: bool(tab_bars()), timeout=10000)
+    chosen = name[tab_bars()[0].tabText(tab_bars()[0].currentIndex())]
+    for presenting, column in ((True, 320), (True, 560), (False, None)):
+        if presenting != w.classroom.presenting:
+            QTest.keyClick(w, Qt.Key.Key_F5)
+        pt = 18 if presenting else 12  # the bar has the presentation font (2 × 10 pt), or the desk's again
+
+        def settled():
+            """The tab bars have the mode's font, their titles are whole words, whole in their tabs, and the
+            full ones wherever those fit (the fit runs once the plots stop resizing)."""
+            bars = tab_bars()
+            return bool(bars) and all(
+                (b.font().pointSizeF() >= pt) == presenting and not whole(b) and titles(b) <= set(name)
+                and titles(b) == ({full[n] for n in GEOMETRY} if fits_full(b) else set(SHORT_TITLES.values()))
+                for b in bars)
+
+        qtbot.waitUntil(lambda: bool(tab_bars()), timeout=10000)
+        if column:
+            w.resizeDocks([dock], [column], Qt.Orientation.Horizontal)
+            qtbot.waitUntil(lambda: abs(dock.width() - column) < 12, timeout=5000)
+        qtbot.waitUntil(settled, timeout=10000)
+        bar = tab_bars()[0]
+        if column == 320:
+            assert not fits_full(bar) and titles(bar) == {"Weights", "Features"}  # 2× at 1280×800: the short ones
+        else:
+            assert fits_full(bar) and titles(bar) == {"Weight space", "Feature space"}  # wider, and the desk
+        assert name[bar.tabText(bar.currentIndex())] == chosen  # retitled tabs still show the view that was shown
+        title = w.panels["curves"].title
+        fm = QFontMetrics(title.font())
+        assert title.shown_text in (title.text(), title.text().split("  ")[0], "")
+        assert fm.horizontalAdvance(title.shown_text) <= title.width()
+
+
+def test_the_caption_never_shows_a_cut_algorithm_name_when_presenting(qtbot, hall_window):
+    """2× at 1920×1080: "Fixed-increment single-sampl…" on the plot before; the bar names the algorithm whole."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={}, max_iter=20000)
+    w.resize(1920, 1080)
+    w.session.wait_idle()
+    w.session.advance_sync(300)
+    cap = w.classroom.caption
+    w.classroom.set_presentation(True)
+    _settle()
+    qtbot.waitUntil(lambda: "iteration 300" in cap.plain_text, timeout=10000)
+    assert cap.isVisible() and "iteration 300" in cap.text()
+    assert "…" not in cap.text(), cap.text()  # what the label draws (plain_text is the whole wording)
+    assert w.classroom.presentation_layout.bar.isVisible()
+    w.classroom.set_presentation(False)
+    _settle()
+    assert "Fixed-increment single-sampl" in cap.text()  # the desk keeps the name, shortened where it must be
