@@ -172,3 +172,35 @@ def test_the_presentation_caption_says_the_outcome_and_which_margin_without_cove
     w.classroom.set_presentation(False)
     _settle()
     assert not note.isVisible() and w.panels["canvas"].title.isVisible()  # the desk: the caption is on the plot
+
+
+def test_f5_f5_keeps_the_geometry_views_open_and_leaves_no_ghost_tab_bar(qtbot, hall_window):
+    """Leaving presentation restored the dock state, and Qt's restoreState (a) hid and showed the docks, which the
+    window took as the user closing the weight and feature views (the next algorithm change closed them), and
+    (b) left the old tab bars shown: a second, presentation-sized row of tabs under the real one."""
+    from PySide6.QtWidgets import QTabBar
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.controls.select_algorithm("fixed-increment")
+    w.view_actions["feature"].setChecked(True)
+    _settle()
+
+    def shown_bars():
+        return [b for b in w.findChildren(QTabBar) if b.parent() is w and b.count() and b.isVisible()]
+
+    qtbot.waitUntil(lambda: len(shown_bars()) == 1, timeout=5000)  # 1280×800: the geometry views are tabs
+    QTest.qWait(1000)  # and every deferred layout has run
+    for _ in range(2):
+        for _ in range(2):
+            QTest.keyClick(w, Qt.Key.Key_F5)
+            _settle()
+            QTest.qWait(500)  # the small-screen fit and the deferred desk restores have run
+            _settle()
+        assert not w.classroom.presenting
+        assert len(shown_bars()) == 1, [b.geometry() for b in shown_bars()]
+        assert all(w.view_actions[n].isChecked() for n in ("weight", "feature"))
+    w.controls.select_algorithm("perceptron")
+    w.session.wait_idle()
+    _settle()
+    assert w.docks["weight"].isVisible() or w.docks["feature"].isVisible()  # one is the raised tab
+    assert not w.docks["weight"].isHidden() and not w.docks["feature"].isHidden()
