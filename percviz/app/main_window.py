@@ -382,8 +382,12 @@ class MainWindow(QMainWindow):
         self.redo_action.setText(f"&Redo {sc.redo_text()}" if sc.can_redo else "&Redo")
         self.clear_action.setEnabled(sc.n > 0)
         counts = np.bincount(sc.points.classes, minlength=2) if sc.n else np.zeros(2, int)
-        names = ["+", "−"] + [f"class {c + 1}" for c in range(2, len(counts))]
-        parts = [f"{int(k)} {name}" for name, k in zip(names, counts) if k or name in ("+", "−")]
+        multiclass = getattr(self.session.solver_cls, "representation", "") == "multiclass"
+        if multiclass:  # classes 1…c, as on the class buttons and in the canvas tooltips
+            parts = [f"{int(k)} in class {c + 1}" for c, k in enumerate(counts) if k]
+        else:
+            names = ["+", "−"] + [f"class {c + 1}" for c in range(2, len(counts))]
+            parts = [f"{int(k)} {name}" for name, k in zip(names, counts) if k or name in ("+", "−")]
         self.points_label.setText("   ".join(parts) + "  ")
 
     def _show_curves(self, on: bool) -> None:
