@@ -49,7 +49,8 @@ def run_caption(snapshot, solver_cls) -> tuple[str, str, str]:
 def caption_lines(snapshot, solver_cls) -> list[str]:
     """The caption as one line, longest first, for less and less room: the outcome and the margin's symbol last.
 
-    'iteration 48 · normalized margin m(α) = 0.0123 · separator found', …, 'separator found · m(α) = 0.0123'."""
+    'iteration 48 · normalized margin m(α) = 0.0123 · separator found', …, 'separator found · m(α) = 0.0123',
+    'separator found' (a running run's last is its margin)."""
     _algo, iteration, details = run_caption(snapshot, solver_cls)
     out = [t for t in ("  ·  ".join(x for x in (iteration, details) if x), details) if t]
     if snapshot is not None:
@@ -58,7 +59,8 @@ def caption_lines(snapshot, solver_cls) -> list[str]:
         if margin_text(solver_cls, dict(snapshot.metrics), _fmt):  # a margin the caption shows (not an SVM's w = 0)
             short = f"{margin_term(solver_cls).symbol} = {_fmt(value)}"
         words = outcome(snapshot.status, dict(snapshot.metrics)).words if snapshot.status.done else ""
-        out += [t for t in ("  ·  ".join(x for x in (words, short) if x), short or words) if t]
+        # the outcome before the bare margin: "certificate of non-separability" says more than "m(α) = −0.6454"
+        out += [t for t in ("  ·  ".join(x for x in (words, short) if x), words or short) if t]
     return list(dict.fromkeys(out))
 
 

@@ -174,6 +174,22 @@ def test_the_presentation_caption_says_the_outcome_and_which_margin_without_cove
     assert not note.isVisible() and w.panels["canvas"].title.isVisible()  # the desk: the caption is on the plot
 
 
+def test_a_certificate_caption_off_the_plot_keeps_its_outcome(qtbot, hall_window):
+    """At 2× in 1280×800 the XOR certificate scene (feature view docked) has its caption in the title row; it
+    said only "m(α) = -0.6454", dropping "certificate of non-separability", the one thing the scene is about."""
+    w = hall_window(SHIPPED_DIR / "xor-linear-certificate.json")
+    w.classroom.set_presentation(True)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    _settle()
+    assert w.session.current.status.value == "certificate"
+    cap, note = w.classroom.caption, w.classroom.caption.line_label
+    said = cap.plain_text if cap.isVisible() else note.shown_text if note.isVisible() else ""
+    assert "certificate of non-separability" in said, (said, cap.isVisible(), note.isVisible())
+    assert "…" not in said
+    assert not _covered_points(w)
+
+
 def test_f5_f5_keeps_the_geometry_views_open_and_leaves_no_ghost_tab_bar(qtbot, hall_window):
     """Leaving presentation restored the dock state, and Qt's restoreState (a) hid and showed the docks, which the
     window took as the user closing the weight and feature views (the next algorithm change closed them), and
