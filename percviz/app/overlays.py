@@ -119,9 +119,11 @@ class RunOverlay(QLabel):
     #: Fit levels: 0 whole, 1 without the algorithm, 2 one line, 3 off the plot (in `elsewhere`).
     OFF_PLOT = 3
 
-    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None, crowding=None, elsewhere=None):
+    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None, crowding=None, elsewhere=None,
+                 boundary=None):
         super().__init__(parent)
         self._crowding = crowding
+        self._boundary = boundary  # rect -> whether the finished run's boundary f = 0 crosses it (optional)
         self._elsewhere = elsewhere
         self.corner = "top-left"
         self.setObjectName("run_overlay")
@@ -248,11 +250,22 @@ class RunOverlay(QLabel):
                 counts = {c: self._crowding(QRect(x, y, w, h)) for c, (x, y) in corners.items()}
             except (RuntimeError, AttributeError):  # the plot is being destroyed
                 counts = {}
-            if counts and counts.get(self.corner, 0) > min(counts.values()):
-                self.corner = min(corners, key=lambda c: counts[c])  # dict order: top left wins ties
-            if counts and min(counts.values()) > 0 and self._may_shrink():
-                self._refresh(getattr(self, "_fit", 0) + 1)  # never over a data point: smaller, else hidden
-                return
+            if counts:
+                least = min(counts.values())
+                tied = [c for c in corners if counts[c] == least]  # dict order: top left wins ties
+                crossed = set()
+                if self._boundary is not None:  # of those, one the finished run's boundary line misses
+                    try:
+                        crossed = {c for c in tied if self._boundary(QRect(*corners[c], w, h))}
+                    except (RuntimeError, AttributeError, ArithmeticError, ValueError):
+                        crossed = set()
+                clear = [c for c in tied if c not in crossed] or tied
+                if self.corner not in clear:
+                    self.corner = clear[0]
+                if self._may_shrink() and (least > 0 or self.corner in crossed):
+                    # never over a data point, nor (presenting) over the boundary: smaller, else in the title row
+                    self._refresh(getattr(self, "_fit", 0) + 1)
+                    return
         else:
             self.corner = "top-left"
             if self._crowding is not None and self._may_shrink():
@@ -408,7 +421,27 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         note.setVisible(bool(texts))
         canvas.title.setVisible(not texts)  # the run's outcome says more than the view's name: it takes its place
 
-    overlay = RunOverlay(plot, theme, anchor, crowding, elsewhere)
+    def boundary(rect: QRect) -> bool:
+        """Whether f = 0 of the finished run shown crosses rect (sampled on a 9×5 grid; never while dragging, so
+        the caption does not hop between corners during a run or a drag)."""
+        snap = getattr(made.get("overlay"), "_snapshot", None)  # (None while the overlay is being built)
+        if snap is None or not snap.status.done or scene.dragging or getattr(snap, "decision", None) is None:
+            return False
+        o = plot.mapFromScene(viewbox.mapViewToScene(QPointF(0.0, 0.0)))
+        e = plot.mapFromScene(viewbox.mapViewToScene(QPointF(1.0, 1.0)))
+        if e.x() == o.x() or e.y() == o.y():
+            return False
+        gx, gy = np.meshgrid(np.linspace(rect.left(), rect.right(), 9), np.linspace(rect.top(), rect.bottom(), 5))
+        Z = np.column_stack([((gx - o.x()) / (e.x() - o.x())).ravel(), ((gy - o.y()) / (e.y() - o.y())).ravel()])
+        with np.errstate(all="ignore"):
+            F = np.asarray(snap.decision(Z), dtype=float)
+        if F.ndim == 2:  # a multi-class machine: a region boundary is where the winning class changes
+            return F.shape[0] == len(Z) and len(np.unique(np.argmax(F, axis=1))) > 1
+        F = F[np.isfinite(F)]
+        return bool(F.size and F.min() < 0 < F.max())
+
+    made: dict = {}
+    overlay = made["overlay"] = RunOverlay(plot, theme, anchor, crowding, elsewhere, boundary)
     overlay.line_label = note
     viewbox.sigResized.connect(overlay.refresh)
     viewbox.sigRangeChanged.connect(lambda *_: overlay.place())
