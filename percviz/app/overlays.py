@@ -6,7 +6,7 @@ import html
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from percviz.app.theme import Theme, theme_for
@@ -180,7 +180,10 @@ class RunOverlay(QLabel):
 
     @property
     def plain_text(self) -> str:
-        return "\n".join(t for t in run_caption(self._snapshot, self._solver_cls) if t)
+        """What the caption shows, one line per line (its fit may have shortened or left out a part)."""
+        doc = QTextDocument()
+        doc.setHtml(self.text())
+        return doc.toPlainText().replace("\u2029", "\n").replace("\u2028", "\n")
 
     def refresh(self, *_args) -> None:
         self._refresh(0)
@@ -202,8 +205,10 @@ class RunOverlay(QLabel):
         room = self._area().width() - 2 * self.MARGIN - self.contentsMargins().left() - self.contentsMargins().right()
         # no wider than the iteration line or 40 % of the plot: a narrow caption leaves a corner free for the data
         room = min(room, max(0.4 * room, QFontMetrics(self.font()).horizontalAdvance(iteration or "iteration 0000")))
-        if algo and room > 40:  # a long algorithm name is shortened rather than cut off by the plot's edge
+        if algo and room > 40:  # a long algorithm name is shortened rather than cut off by the plot's edge;
             metrics = QFontMetrics(self.theme.font(0.65 * self.point_size, bold=True))
+            if self.theme.presentation and metrics.horizontalAdvance(algo) > room:
+                algo = ""  # presenting, it is left out rather than cut to "Fixed-increme…" (the bar shows it whole)
             algo = metrics.elidedText(algo, Qt.ElideRight, int(room))
         lines = []
         if algo:

@@ -260,3 +260,25 @@ def test_the_caption_leaves_the_finished_boundary_in_view_when_a_corner_allows(q
     assert w.classroom.caption.isVisible()
     assert not _covered_points(w)
     assert _boundary_under_caption(w) == 0
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_presenting_the_caption_never_cuts_the_algorithm_name(qtbot, hall_window, size):
+    """At 2× the caption read "Fixed-increme…" (1280×800) and "Fixed-increment single-sampl…" (1920×1080): the
+    presentation bar names the algorithm whole, so a name that does not fit is left out of the caption."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.resize(*size)
+    w.controls.select_algorithm("fixed-increment")
+    w.view_actions["feature"].setChecked(True)
+    _settle()
+    w.classroom.set_presentation(True)
+    QTest.qWait(2 * w.layouts.FIT_DELAY_MS)
+    w.session.wait_idle()
+    _settle()
+    cap, note = w.classroom.caption, w.classroom.caption.line_label
+    said = cap.plain_text if cap.isVisible() else note.shown_text if note.isVisible() else ""
+    assert "iteration" in said and "…" not in said, said
+    assert w.classroom.presentation_layout.bar.algorithm.currentText().strip().startswith("Fixed-increment single-sample")
+    w.classroom.set_presentation(False)
+    _settle()
+    assert "Fixed-increment" in cap.plain_text  # at the desk it is still named (shortened if need be)
