@@ -75,3 +75,21 @@ def test_a_theme_change_at_iteration_0_keeps_the_first_values_dots(hall_window):
     w.classroom.set_theme("dark")  # the plots are built again in the new colours
     _settle()
     assert curves.curves["train_errors"].opts["symbol"] == "o"  # 84 errors at iteration 0: still a dot
+
+
+@pytest.mark.parametrize("algorithm", ["svm", "smo", "snkp", "isnkpvn", "lms"])
+def test_the_status_box_is_whole_in_view_at_1280x800(hall_window, algorithm):
+    """The run's outcome sat below the controls' fold at 1280×800 for half the algorithms (their forms are taller
+    than the dock): it is pinned under the scrolled controls, whole, whatever the form."""
+    w = hall_window(SHIPPED_DIR / "xor-rbf.json")
+    w.controls.select_algorithm(algorithm)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    _settle()
+    status = w.controls.status
+    assert status.isVisible() and status.text()
+    shown = status.visibleRegion().boundingRect()
+    assert shown.size() == status.size(), (shown, status.size())  # no part clipped by a scroll area
+    dock = w.docks["controls"]
+    top_left = status.mapTo(dock, status.rect().topLeft())
+    assert dock.rect().contains(top_left) and dock.rect().contains(status.mapTo(dock, status.rect().bottomRight()))
