@@ -93,3 +93,36 @@ def test_the_status_box_is_whole_in_view_at_1280x800(hall_window, algorithm):
     dock = w.docks["controls"]
     top_left = status.mapTo(dock, status.rect().topLeft())
     assert dock.rect().contains(top_left) and dock.rect().contains(status.mapTo(dock, status.rect().bottomRight()))
+
+
+@pytest.mark.parametrize("presenting", [False, True])
+def test_slack_labels_never_cover_one_another(hall_window, presenting):
+    """Soft-margin SVM, affine kernel, on the XOR scene: at 2× in 1280×800 "ξ=1.2" sat under "ξ=0.96" and
+    "ξ=0.78" under "ξ=1.6". The largest slack keeps its label; no two shown labels intersect."""
+    from PySide6.QtCore import QRectF
+
+    w = hall_window(SHIPPED_DIR / "xor-rbf.json")
+    w.controls.kernel.setCurrentIndex(w.controls.kernel.findData("affine"))
+    w.controls.select_algorithm("svm")
+    w.classroom.set_presentation(presenting)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    _settle()
+    canvas = w.panels["canvas"]
+    canvas.redraw_now()
+    _settle()
+    vb = canvas.viewbox
+    boxes = []
+    for label in canvas.slack_labels:
+        if label.isVisible():
+            br = label.textItem.boundingRect()
+            at = vb.mapViewToScene(label.pos())
+            boxes.append((label.textItem.toPlainText(), QRectF(at.x() - label.anchor.x() * br.width(),
+                                                                at.y() - label.anchor.y() * br.height(),
+                                                                br.width(), br.height())))
+    assert len(boxes) >= 3
+    xi_max = max(float(t.split("=")[1]) for t, _ in boxes)
+    assert xi_max == pytest.approx(float(canvas.slack_data()[1][0].split("=")[1]))
+    for k, (ta, a) in enumerate(boxes):
+        for tb, b in boxes[k + 1:]:
+            assert not a.intersects(b), (ta, tb)
