@@ -200,6 +200,7 @@ class FeatureView(GeometryPanel):
         self._user_rotated = False
         self._point_labels: list = []
         self.plot.getViewBox().sigResized.connect(self._declutter)
+        self.plot.getViewBox().sigRangeChanged.connect(self._declutter)  # (labels keep their pixel size)
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)
@@ -501,10 +502,10 @@ class FeatureView(GeometryPanel):
     ANCHORS = ((-0.15, 1.0), (1.15, 1.0), (-0.15, 0.0), (1.15, 0.0), (0.5, 1.35), (0.5, -0.35))
 
     @staticmethod
-    def _label_rect(vb, item, anchor) -> QRectF:
-        """The label's box in scene pixels were it anchored at `anchor`."""
+    def _label_rect(vb, item, anchor, pos=None) -> QRectF:
+        """The label's box in scene pixels were it anchored at `anchor` (at `pos`, else where it is)."""
         br = item.textItem.boundingRect()
-        at = vb.mapViewToScene(item.pos())
+        at = vb.mapViewToScene(item.pos() if pos is None else QPointF(*pos))
         return QRectF(at.x() - anchor[0] * br.width(), at.y() - anchor[1] * br.height(), br.width(), br.height())
 
     def _declutter(self, *_args) -> None:
@@ -512,6 +513,7 @@ class FeatureView(GeometryPanel):
         around its mark until it covers no label placed before it (else hidden: the readout names them all), then
         the point numbers in the room left."""
         vb = self.plot.getViewBox()
+        inside = vb.sceneBoundingRect()
         taken: list[QRectF] = []
         marks = list(getattr(self, "_static_labels", []))[:-1]  # "0 ∈ hull" / "ρ_K" first; the bare "0" last
         marks += [lab for lab in (getattr(self, "_p_label", None), getattr(self, "_dir_label", None))
@@ -524,13 +526,23 @@ class FeatureView(GeometryPanel):
                 continue
             home = getattr(item, "home_anchor", None) or own
             item.home_anchor = home
-            for anchor in (home,) + tuple(a for a in self.ANCHORS if a != home):
-                rect = self._label_rect(vb, item, anchor)
-                if not any(rect.intersects(r) for r in taken):
-                    item.setAnchor(anchor)
-                    item.setVisible(True)
-                    taken.append(rect)
-                    break
+            # where it may go: by its mark; the direction's label also back along its arrow (the tip may be
+            # beyond the plot's edge)
+            x, y = getattr(item, "home_pos", None) or (item.pos().x(), item.pos().y())
+            spots = [(x, y)] + ([(f * x, f * y) for f in (0.85, 0.7, 0.55)] if item is getattr(self, "_dir_label", None)
+                                else [])
+            free = []  # (spot, anchor, box) of the places that cover no earlier label; inside the plot preferred
+            for spot in spots:
+                for anchor in (home,) + tuple(a for a in self.ANCHORS if a != home):
+                    rect = self._label_rect(vb, item, anchor, spot)
+                    if not any(rect.intersects(r) for r in taken):
+                        free.append((spot, anchor, rect))
+            if free:
+                spot, anchor, rect = next((f for f in free if inside.contains(f[2])), free[0])
+                item.setPos(*spot)
+                item.setAnchor(anchor)
+                item.setVisible(True)
+                taken.append(rect)
             else:
                 item.setVisible(False)
         self._fit_point_labels(taken=taken)
@@ -685,6 +697,7 @@ class FeatureView(GeometryPanel):
             readout.append((f"→ {name} direction{margin}", dir_col))
             self._dir_label.setText(name)
             self._dir_label.setPos(float(tip[0]), float(tip[1]))
+            self._dir_label.home_pos = (float(tip[0]), float(tip[1]))
             self._dir_label.home_anchor = (0.0 if tip[0] < -0.3 else 1.0 if tip[0] > 0.3 else 0.5, 1.1)  # inward
             self._dir_label.setAnchor(self._dir_label.home_anchor)
             shown.append(self._dir_label)
