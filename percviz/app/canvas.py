@@ -725,6 +725,27 @@ class CanvasView(QWidget, Panel):
                 label.show()
             else:
                 label.hide()
+        self._declutter_slacks(len(order))
+
+    #: Where a ξ label may sit by its point (TextItem anchors): right-above first, then left-above, below.
+    SLACK_ANCHORS = ((-0.15, 1.0), (1.15, 1.0), (-0.15, 0.0), (1.15, 0.0))
+
+    def _declutter_slacks(self, shown: int) -> None:
+        """Largest ξ first, each label by its point where it covers no label placed before it, else hidden (at
+        2× the XOR soft margin's "ξ=1.2" sat under "ξ=0.96")."""
+        taken: list[QRectF] = []
+        for label in self.slack_labels[:shown]:
+            br = label.textItem.boundingRect()
+            at = self.viewbox.mapViewToScene(label.pos())
+            for ax, ay in self.SLACK_ANCHORS:
+                rect = QRectF(at.x() - ax * br.width(), at.y() - ay * br.height(), br.width(), br.height())
+                if not any(rect.intersects(r) for r in taken):
+                    label.setAnchor((ax, ay))
+                    label.show()
+                    taken.append(rect)
+                    break
+            else:
+                label.hide()
 
     @staticmethod
     def _label_fill(t) -> QColor:

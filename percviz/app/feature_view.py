@@ -199,7 +199,8 @@ class FeatureView(GeometryPanel):
         self._trail_attr = ""
         self._user_rotated = False
         self._point_labels: list = []
-        self.plot.getViewBox().sigResized.connect(self._fit_point_labels)
+        self.plot.getViewBox().sigResized.connect(self._declutter)
+        self.plot.getViewBox().sigRangeChanged.connect(self._declutter)  # (labels keep their pixel size)
         app = QCoreApplication.instance()
         if app is not None:
             app.aboutToQuit.connect(self.shutdown)
@@ -406,6 +407,7 @@ class FeatureView(GeometryPanel):
 
     def _draw_static(self) -> None:
         t, pic = self.theme, self.picture
+        self._static_labels: list = []  # "0 ∈ hull" or "ρ_K", then "0": placed clear of each other (_declutter)
         emb, hull = pic.embedding, pic.hull
         S = self._screen(emb.coords)
         self._points_screen = S
@@ -456,17 +458,17 @@ class FeatureView(GeometryPanel):
                                         z=5))
             self.plot.addItem(pg.ScatterPlotItem([m[0]], [m[1]], symbol="star", size=2.1 * t.marker_size,
                                                  brush=color(star_col), pen=pg.mkPen(t.background, width=1)))
-            self.text_item("ρ_K", m[:2], (1.15, -0.2), 0.95, star_col, fill=True)
+            self._static_labels.append(self.text_item("ρ_K", m[:2], (1.15, -0.2), 0.95, star_col, fill=True))
             where = "" if pic.embedding.exact else " (in the full space)"
             self._static_readout = [(f"★ nearest hull point: ρ_K = {mnp.norm:.4g}{where}", star_col)]
         else:
             self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="o", size=2.4 * t.marker_size, brush=None,
                                                  pen=pg.mkPen(star_col, width=2.5)))
-            self.text_item("0 ∈ hull", (0, 0), (0.5, -1.0), 0.95, star_col, fill=True)
+            self._static_labels.append(self.text_item("0 ∈ hull", (0, 0), (0.5, -1.0), 0.95, star_col, fill=True))
             self._static_readout = [("0 lies in the hull: no separator exists (Gordan)", star_col)]
         self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="o", size=0.8 * t.marker_size, brush=t.foreground,
                                              pen=None))
-        self.text_item("0", (0, 0), (1.4, 1.2), 0.9, t.foreground)
+        self._static_labels.append(self.text_item("0", (0, 0), (1.4, 1.2), 0.9, t.foreground))
         # the points, drawn last so they sit on top; nearer points over farther ones
         order = np.argsort(S[:, 2])  # one item, drawn back to front
         # one shared brush and pen per class: the scatter renders each distinct style once, not per point
@@ -496,7 +498,56 @@ class FeatureView(GeometryPanel):
                     return w
         return None
 
-    def _fit_point_labels(self, *_args) -> None:
+    #: Where a label may sit around its point (TextItem anchors), its own first: right-above, left-above, …
+    ANCHORS = ((-0.15, 1.0), (1.15, 1.0), (-0.15, 0.0), (1.15, 0.0), (0.5, 1.35), (0.5, -0.35))
+
+    @staticmethod
+    def _label_rect(vb, item, anchor, pos=None) -> QRectF:
+        """The label's box in scene pixels were it anchored at `anchor` (at `pos`, else where it is)."""
+        br = item.textItem.boundingRect()
+        at = vb.mapViewToScene(item.pos() if pos is None else QPointF(*pos))
+        return QRectF(at.x() - anchor[0] * br.width(), at.y() - anchor[1] * br.height(), br.width(), br.height())
+
+    def _declutter(self, *_args) -> None:
+        """The named marks' labels ("0 ∈ hull" or "ρ_K", p(k), the direction α(k), "0") in turn, each moved
+        around its mark until it covers no label placed before it (else hidden: the readout names them all), then
+        the point numbers in the room left."""
+        vb = self.plot.getViewBox()
+        inside = vb.sceneBoundingRect()
+        taken: list[QRectF] = []
+        marks = list(getattr(self, "_static_labels", []))[:-1]  # "0 ∈ hull" / "ρ_K" first; the bare "0" last
+        marks += [lab for lab in (getattr(self, "_p_label", None), getattr(self, "_dir_label", None))
+                  if lab is not None and any(lab is x for x in self._dynamic)]
+        marks += list(getattr(self, "_static_labels", []))[-1:]
+        for item in marks:
+            try:
+                own = (item.anchor.x(), item.anchor.y())
+            except RuntimeError:  # the item was cleared with its plot
+                continue
+            home = getattr(item, "home_anchor", None) or own
+            item.home_anchor = home
+            # where it may go: by its mark; the direction's label also back along its arrow (the tip may be
+            # beyond the plot's edge)
+            x, y = getattr(item, "home_pos", None) or (item.pos().x(), item.pos().y())
+            spots = [(x, y)] + ([(f * x, f * y) for f in (0.85, 0.7, 0.55)] if item is getattr(self, "_dir_label", None)
+                                else [])
+            free = []  # (spot, anchor, box) of the places that cover no earlier label; inside the plot preferred
+            for spot in spots:
+                for anchor in (home,) + tuple(a for a in self.ANCHORS if a != home):
+                    rect = self._label_rect(vb, item, anchor, spot)
+                    if not any(rect.intersects(r) for r in taken):
+                        free.append((spot, anchor, rect))
+            if free:
+                spot, anchor, rect = next((f for f in free if inside.contains(f[2])), free[0])
+                item.setPos(*spot)
+                item.setAnchor(anchor)
+                item.setVisible(True)
+                taken.append(rect)
+            else:
+                item.setVisible(False)
+        self._fit_point_labels(taken=taken)
+
+    def _fit_point_labels(self, *_args, taken: list | None = None) -> None:
         """Number the points that carry the most weight, never one label over another (nor in a narrow dock)."""
         labels = getattr(self, "_point_labels", [])
         if not labels:
@@ -508,7 +559,7 @@ class FeatureView(GeometryPanel):
             top = np.argpartition(-w, min(len(w), 4 * len(labels)) - 1)[: 4 * len(labels)]
             chosen = [int(i) for i in top[np.argsort(-w[top], kind="stable")] if w[i] > 1e-9 * w.max()]
         S = self._points_screen
-        taken: list[QRectF] = []
+        taken = list(taken or [])
         slot = 0
         for i in chosen:
             if slot == len(labels):
@@ -592,11 +643,11 @@ class FeatureView(GeometryPanel):
         snap = self.snapshot
         if self.picture is None or not hasattr(self, "_dynamic_items"):
             return
-        self._fit_point_labels()  # the labelled points follow the weights
         if snap is None:
             for item in self._dynamic_items:
                 item.hide()
             self._dynamic = []
+            self._declutter()  # the labelled points follow the weights
             self.set_readout(self._static_readout)
             return
         t = self.theme
@@ -646,11 +697,14 @@ class FeatureView(GeometryPanel):
             readout.append((f"→ {name} direction{margin}", dir_col))
             self._dir_label.setText(name)
             self._dir_label.setPos(float(tip[0]), float(tip[1]))
-            self._dir_label.setAnchor((0.0 if tip[0] < -0.3 else 1.0 if tip[0] > 0.3 else 0.5, 1.1))  # inward
+            self._dir_label.home_pos = (float(tip[0]), float(tip[1]))
+            self._dir_label.home_anchor = (0.0 if tip[0] < -0.3 else 1.0 if tip[0] > 0.3 else 0.5, 1.1)  # inward
+            self._dir_label.setAnchor(self._dir_label.home_anchor)
             shown.append(self._dir_label)
         for item in self._dynamic_items:
             item.setVisible(any(item is s_ for s_ in shown))
         self._dynamic = shown
+        self._declutter()  # the labels clear of each other; the labelled points follow the weights
         self.set_readout(readout)
 
     def _g_norm(self, p: np.ndarray, snap=None) -> float:

@@ -24,6 +24,28 @@ MIN_PLOT = (300, 250)
 SHORT_TITLES = {"weight": "Weights", "feature": "Features"}
 
 
+def restore_dock_state(window, state) -> bool:
+    """QMainWindow.restoreState without its ghost tab bars: Qt builds new tab bars for tabbed docks and leaves
+    the old ones shown, with their tabs, where they were (after an F5 F5 a second, presentation-sized "Weight
+    s… | Feature s…" row showed under the real one, one more on every round). Those are hidden here. The docks
+    it hides and shows meanwhile are not taken as closed by the user (an F5 F5 used to untick the weight and
+    feature views, and the next algorithm change closed them)."""
+    before = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count() > 0]
+    updating = getattr(window, "_updating_docks", False)
+    window._updating_docks = True
+    try:
+        done = window.restoreState(state)
+        window.layout().activate()
+    finally:
+        window._updating_docks = updating
+    after = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count() > 0]
+    tabbed = any(window.tabifiedDockWidgets(d) for d in window.findChildren(QDockWidget) if not d.isHidden())
+    if len(after) > len(before) or not tabbed:  # new bars were made, or none is needed: the old ones are ghosts
+        for bar in before:
+            bar.hide()
+    return done
+
+
 class Layouts(QObject):
     """The window's view layouts (`window.layouts`)."""
 
@@ -215,7 +237,7 @@ class Layouts(QObject):
         w._updating_docks = True
         try:
             w.centralWidget().show()
-            w.restoreState(state)
+            restore_dock_state(w, state)
             w.splitter.setSizes(sizes)
         finally:
             w._updating_docks = False

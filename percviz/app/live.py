@@ -36,6 +36,8 @@ SYNC_BUDGET = 0.025
 SYNC_MAX_POINTS = 500
 #: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
 WARM_SOLVERS = ("smo",)
+#: Perceptrons a Live rerun may start from the last finished weights, only when the user asks (Run menu).
+WEIGHT_WARM_SOLVERS = ("fixed-increment", "variable-increment", "perceptron")
 #: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
 #: panel_feed.DRAG_PAUSE_MS, so that the heavy views catch up once, on the full run.
 SETTLE_MS = 100
@@ -64,12 +66,25 @@ class LiveMode(QObject):
         if run_menu is not None:
             run_menu.insertAction(run_menu.actions()[0] if run_menu.actions() else None, self.action)
             run_menu.insertSeparator(run_menu.actions()[1] if len(run_menu.actions()) > 1 else None)
+        self.warm_action = QAction("Live: start perceptrons from the &last weights", window, checkable=True)
+        self.warm_action.setObjectName("action_live_warm")
+        self.warm_action.setStatusTip("Off: every Live rerun starts from a = 0, as the algorithm is written. On: the "
+                                      "fixed-increment, variable-increment and Rosenblatt perceptrons start from the "
+                                      "last finished run's weights (few corrections after a small edit)")
+        self.warm_action.setChecked(bool(getattr(prefs, "live_warm", False)))
+        self.warm_action.toggled.connect(lambda on: setattr(self.prefs, "live_warm", bool(on)))
+        window.addAction(self.warm_action)
+        if run_menu is not None:
+            actions = run_menu.actions()
+            after = actions.index(self.action) + 1 if self.action in actions else len(actions)
+            run_menu.insertAction(actions[after] if after < len(actions) else None, self.warm_action)
         self.box = getattr(window.controls, "live_box", None)
         if self.box is not None:
             self.box.toggled.connect(self.set_on)
         s = window.session
         self._problem = s.problem
         self._finished = None  # (points, settings, α) of the last finished run with dual coefficients
+        self._weights = None  # (settings, a) of the last finished run with explicit weights
         s.solver_options = self._options
         # A run made while dragging is sparse and skips the bound metric's ρ_K (an LP or QP on every move); once
         # the drag has paused (or ended) this long, the scene is run once more in full.
@@ -143,6 +158,8 @@ class LiveMode(QObject):
         if not self.on:
             return {}
         out = self._warm_start(problem, solver_cls)
+        if problem is not self._problem:  # an edit (Reset keeps its Problem: stepping by hand starts from 0)
+            out.update(self._weight_start(solver_cls))
         scene = self.window.scene
         names = solver_cls.params.names()
         params = dict(scene.settings.params)
@@ -190,9 +207,21 @@ class LiveMode(QObject):
         keys = ((float(x), float(y), int(c)) for (x, y), c in zip(new.X, new.classes))
         return {"warm_start": np.array([alpha[index[k]] if k in index else 0.0 for k in keys])}
 
+    def _weight_start(self, solver_cls) -> dict:
+        """The perceptrons' opt-in warm start: the last finished weights of the same settings (else nothing)."""
+        if not (self.warm_action.isChecked() and getattr(solver_cls, "name", "") in WEIGHT_WARM_SOLVERS):
+            return {}
+        settings = self.window.scene.settings
+        if self._weights is None or self._weights[0] != settings or dict(settings.params).get("average", "none") != "none":
+            return {}  # another φ-map or algorithm (or averaged weights shown): start at 0
+        return {"warm_start": np.array(self._weights[1], dtype=float)}
+
     def _remember(self) -> None:
         s = self.window.session
         snap = s.latest
+        weights = getattr(snap, "weights", None) if snap is not None and snap.status.done else None
+        if weights is not None and np.isfinite(weights).all():
+            self._weights = (self.window.scene.settings, np.asarray(weights))
         if snap is not None and snap.status.done and getattr(snap, "alpha", None) is not None and s.problem is not None:
             self._finished = (s.problem.points, self.window.scene.settings, np.asarray(snap.alpha))
 

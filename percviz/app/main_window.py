@@ -16,6 +16,7 @@ from PySide6.QtWidgets import (
     QMessageBox,
     QScrollArea,
     QSplitter,
+    QVBoxLayout,
     QWidget,
 )
 
@@ -135,9 +136,23 @@ class MainWindow(QMainWindow):
         scroll.setWidgetResizable(True)
         scroll.setHorizontalScrollBarPolicy(Qt.ScrollBarPolicy.ScrollBarAlwaysOff)
         scroll.setFrameShape(QScrollArea.Shape.NoFrame)
+        # the status box (the run's outcome) is pinned under the scrolled controls: at 1280×800 it sat below the
+        # fold for half the algorithms (svm, smo, snkp, the von Neumann family…), where a lecturer never saw it
+        status = self.controls.status
+        status.parentWidget().layout().removeWidget(status)
+        holder = QWidget()
+        column = QVBoxLayout(holder)
+        column.setContentsMargins(0, 0, 0, 0)
+        column.setSpacing(2)
+        column.addWidget(scroll, 1)
+        pinned = QVBoxLayout()
+        m = self.controls.layout().contentsMargins()
+        pinned.setContentsMargins(m.left(), 0, m.right() + 6, m.bottom())  # in line with the controls' boxes
+        pinned.addWidget(status)
+        column.addLayout(pinned)
         dock = QDockWidget("Controls", self)
         dock.setObjectName("controls_dock")
-        dock.setWidget(scroll)
+        dock.setWidget(holder)
         dock.setFeatures(QDockWidget.DockWidgetFeature.DockWidgetMovable | QDockWidget.DockWidgetFeature.DockWidgetFloatable | QDockWidget.DockWidgetFeature.DockWidgetClosable)
         dock.setMinimumWidth(self.controls.minimumWidth() + 16)
         self.addDockWidget(Qt.DockWidgetArea.LeftDockWidgetArea, dock)
@@ -279,7 +294,7 @@ class MainWindow(QMainWindow):
                   if d is not controls and self.dockWidgetArea(d) == area and not d.isHidden()
                   and not self.tabifiedDockWidgets(d)]
         if others:
-            want = self.controls.sizeHint().height() + 12
+            want = self.controls.sizeHint().height() + self.controls.status.sizeHint().height() + 14
             rest = max(140, DEFAULT_SIZE.height() - 80 - want)
             self.resizeDocks([controls, *others], [want] + [rest // len(others)] * len(others), Qt.Orientation.Vertical)
 
@@ -388,8 +403,12 @@ class MainWindow(QMainWindow):
         self.redo_action.setText(f"&Redo {sc.redo_text()}" if sc.can_redo else "&Redo")
         self.clear_action.setEnabled(sc.n > 0)
         counts = np.bincount(sc.points.classes, minlength=2) if sc.n else np.zeros(2, int)
-        names = ["+", "−"] + [f"class {c + 1}" for c in range(2, len(counts))]
-        parts = [f"{int(k)} {name}" for name, k in zip(names, counts) if k or name in ("+", "−")]
+        multiclass = getattr(self.session.solver_cls, "representation", "") == "multiclass"
+        if multiclass:  # classes 1…c, as on the class buttons and in the canvas tooltips
+            parts = [f"{int(k)} in class {c + 1}" for c, k in enumerate(counts) if k]
+        else:
+            names = ["+", "−"] + [f"class {c + 1}" for c in range(2, len(counts))]
+            parts = [f"{int(k)} {name}" for name, k in zip(names, counts) if k or name in ("+", "−")]
         self.points_label.setText("   ".join(parts) + "  ")
 
     def _show_curves(self, on: bool) -> None:

@@ -6,7 +6,7 @@ import html
 
 import numpy as np
 from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
-from PySide6.QtGui import QColor, QFontMetrics, QPainter
+from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
 from percviz.app.theme import Theme, theme_for
@@ -49,7 +49,8 @@ def run_caption(snapshot, solver_cls) -> tuple[str, str, str]:
 def caption_lines(snapshot, solver_cls) -> list[str]:
     """The caption as one line, longest first, for less and less room: the outcome and the margin's symbol last.
 
-    'iteration 48 · normalized margin m(α) = 0.0123 · separator found', …, 'separator found · m(α) = 0.0123'."""
+    'iteration 48 · normalized margin m(α) = 0.0123 · separator found', …, 'separator found · m(α) = 0.0123',
+    'separator found' (a running run's last is its margin)."""
     _algo, iteration, details = run_caption(snapshot, solver_cls)
     out = [t for t in ("  ·  ".join(x for x in (iteration, details) if x), details) if t]
     if snapshot is not None:
@@ -58,7 +59,8 @@ def caption_lines(snapshot, solver_cls) -> list[str]:
         if margin_text(solver_cls, dict(snapshot.metrics), _fmt):  # a margin the caption shows (not an SVM's w = 0)
             short = f"{margin_term(solver_cls).symbol} = {_fmt(value)}"
         words = outcome(snapshot.status, dict(snapshot.metrics)).words if snapshot.status.done else ""
-        out += [t for t in ("  ·  ".join(x for x in (words, short) if x), short or words) if t]
+        # the outcome before the bare margin: "certificate of non-separability" says more than "m(α) = −0.6454"
+        out += [t for t in ("  ·  ".join(x for x in (words, short) if x), words or short) if t]
     return list(dict.fromkeys(out))
 
 
@@ -117,9 +119,11 @@ class RunOverlay(QLabel):
     #: Fit levels: 0 whole, 1 without the algorithm, 2 one line, 3 off the plot (in `elsewhere`).
     OFF_PLOT = 3
 
-    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None, crowding=None, elsewhere=None):
+    def __init__(self, parent: QWidget, theme: Theme | None = None, anchor=None, crowding=None, elsewhere=None,
+                 boundary=None):
         super().__init__(parent)
         self._crowding = crowding
+        self._boundary = boundary  # rect -> whether the finished run's boundary f = 0 crosses it (optional)
         self._elsewhere = elsewhere
         self.corner = "top-left"
         self.setObjectName("run_overlay")
@@ -176,7 +180,10 @@ class RunOverlay(QLabel):
 
     @property
     def plain_text(self) -> str:
-        return "\n".join(t for t in run_caption(self._snapshot, self._solver_cls) if t)
+        """What the caption shows, one line per line (its fit may have shortened or left out a part)."""
+        doc = QTextDocument()
+        doc.setHtml(self.text())
+        return doc.toPlainText().replace("\u2029", "\n").replace("\u2028", "\n")
 
     def refresh(self, *_args) -> None:
         self._refresh(0)
@@ -198,7 +205,7 @@ class RunOverlay(QLabel):
         room = self._area().width() - 2 * self.MARGIN - self.contentsMargins().left() - self.contentsMargins().right()
         # no wider than the iteration line or 40 % of the plot: a narrow caption leaves a corner free for the data
         room = min(room, max(0.4 * room, QFontMetrics(self.font()).horizontalAdvance(iteration or "iteration 0000")))
-        if algo and room > 40:  # a long algorithm name is shortened rather than cut off by the plot's edge
+        if algo and room > 40:  # a long algorithm name is shortened rather than cut off by the plot's edge;
             metrics = QFontMetrics(self.theme.font(0.65 * self.point_size, bold=True))
             short = metrics.elidedText(algo, Qt.ElideRight, int(room))
             algo = "" if short != algo and self.theme.presentation else short  # presenting: the bar names it whole
@@ -251,11 +258,22 @@ class RunOverlay(QLabel):
                 counts = {c: self._crowding(QRect(x, y, w, h)) for c, (x, y) in corners.items()}
             except (RuntimeError, AttributeError):  # the plot is being destroyed
                 counts = {}
-            if counts and counts.get(self.corner, 0) > min(counts.values()):
-                self.corner = min(corners, key=lambda c: counts[c])  # dict order: top left wins ties
-            if counts and min(counts.values()) > 0 and self._may_shrink():
-                self._refresh(getattr(self, "_fit", 0) + 1)  # never over a data point: smaller, else hidden
-                return
+            if counts:
+                least = min(counts.values())
+                tied = [c for c in corners if counts[c] == least]  # dict order: top left wins ties
+                crossed = set()
+                if self._boundary is not None:  # of those, one the finished run's boundary line misses
+                    try:
+                        crossed = {c for c in tied if self._boundary(QRect(*corners[c], w, h))}
+                    except (RuntimeError, AttributeError, ArithmeticError, ValueError):
+                        crossed = set()
+                clear = [c for c in tied if c not in crossed] or tied
+                if self.corner not in clear:
+                    self.corner = clear[0]
+                if self._may_shrink() and (least > 0 or self.corner in crossed):
+                    # never over a data point, nor (presenting) over the boundary: smaller, else in the title row
+                    self._refresh(getattr(self, "_fit", 0) + 1)
+                    return
         else:
             self.corner = "top-left"
             if self._crowding is not None and self._may_shrink():
@@ -433,7 +451,27 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         note.setVisible(bool(texts))
         canvas.title.setVisible(not texts)  # the run's outcome says more than the view's name: it takes its place
 
-    overlay = RunOverlay(plot, theme, anchor, crowding, elsewhere)
+    def boundary(rect: QRect) -> bool:
+        """Whether f = 0 of the finished run shown crosses rect (sampled on a 9×5 grid; never while dragging, so
+        the caption does not hop between corners during a run or a drag)."""
+        snap = getattr(made.get("overlay"), "_snapshot", None)  # (None while the overlay is being built)
+        if snap is None or not snap.status.done or scene.dragging or getattr(snap, "decision", None) is None:
+            return False
+        o = plot.mapFromScene(viewbox.mapViewToScene(QPointF(0.0, 0.0)))
+        e = plot.mapFromScene(viewbox.mapViewToScene(QPointF(1.0, 1.0)))
+        if e.x() == o.x() or e.y() == o.y():
+            return False
+        gx, gy = np.meshgrid(np.linspace(rect.left(), rect.right(), 9), np.linspace(rect.top(), rect.bottom(), 5))
+        Z = np.column_stack([((gx - o.x()) / (e.x() - o.x())).ravel(), ((gy - o.y()) / (e.y() - o.y())).ravel()])
+        with np.errstate(all="ignore"):
+            F = np.asarray(snap.decision(Z), dtype=float)
+        if F.ndim == 2:  # a multi-class machine: a region boundary is where the winning class changes
+            return F.shape[0] == len(Z) and len(np.unique(np.argmax(F, axis=1))) > 1
+        F = F[np.isfinite(F)]
+        return bool(F.size and F.min() < 0 < F.max())
+
+    made: dict = {}
+    overlay = made["overlay"] = RunOverlay(plot, theme, anchor, crowding, elsewhere, boundary)
     overlay.line_label = note
     viewbox.sigResized.connect(overlay.refresh)
     viewbox.sigRangeChanged.connect(lambda *_: overlay.place())

@@ -99,6 +99,15 @@ class Preferences:
     def live(self, on: bool) -> None:
         self.store.setValue("run/live", bool(on))
 
+    @property
+    def live_warm(self) -> bool:
+        """Live reruns of the perceptrons start from the last weights (off: the algorithm as written, from 0)."""
+        return self.store.value("run/live_warm", False) in (True, "true", "1", 1)
+
+    @live_warm.setter
+    def live_warm(self, on: bool) -> None:
+        self.store.setValue("run/live_warm", bool(on))
+
     # -- files ---------------------------------------------------------------------------
     @property
     def last_folder(self) -> str:

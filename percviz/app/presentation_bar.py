@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QToolBar, QToolButton, QWidget
 
+from percviz.app.layouts import restore_dock_state
 from percviz.core.glossary import outcome
 
 
@@ -143,7 +144,7 @@ class PresentationLayout:
         for dock in self._hidden:
             dock.show()
         state = self._state
-        w.restoreState(state)
+        restore_dock_state(w, state)
         # again after the desk fonts have been laid out (they change the docks' minimum sizes), and once the
         # deferred relayouts they cause (layout requests, the small-screen fit) have run
         QTimer.singleShot(0, lambda: self._restore_desk(state))
@@ -162,7 +163,7 @@ class PresentationLayout:
         # lay the window out with the desk's status bar first: restored into the presentation's taller one, the
         # docks' sizes were rescaled when it shrank (the info dock came back 2 px taller on each F5 F5)
         self.window.layout().activate()
-        self.window.restoreState(state)
+        restore_dock_state(self.window, state)
         self.window.layout().activate()
 
     def reset_desk(self) -> None:

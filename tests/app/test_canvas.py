@@ -325,7 +325,8 @@ def test_soft_margin_svm_draws_margins_at_plus_minus_one_and_every_slack(qtbot):
     np.testing.assert_allclose(prob.y[which] * (ends @ w + b), 1.0, atol=1e-9)  # on y f = 1
     np.testing.assert_allclose(np.hypot(*(ends - starts).T), xi[which] / np.linalg.norm(w), rtol=1e-9)
     # the largest slacks are written next to their points, and a hovered point tells its own
-    assert labels[0] == f"ξ={xi.max():.2g}" and len(labels) == min(len(inside), MAX_SLACK_LABELS)
+    # (those that would cover a larger slack's label are left out)
+    assert labels[0] == f"ξ={xi.max():.2g}" and 1 <= len(labels) <= min(len(inside), MAX_SLACK_LABELS)
     j = int(np.argmax(xi))
     assert view._point_tooltip(j).endswith(f"slack ξ = {xi[j]:.3g}")
 

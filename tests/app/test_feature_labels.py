@@ -56,3 +56,45 @@ def test_feature_labels_mark_the_heaviest_points_and_never_overlap(qtbot):
         assert seen_labels >= 2
     finally:
         w.close()
+
+
+def _shown_text_boxes(view) -> list[tuple[str, QRectF]]:
+    """Every text label drawn on the feature plot (marks and point numbers alike), as boxes in scene pixels."""
+    import pyqtgraph as pg
+
+    vb = view.plot.getViewBox()
+    out = []
+    for item in vb.addedItems:
+        if isinstance(item, pg.TextItem) and item.isVisible() and item.textItem.toPlainText().strip():
+            br = item.textItem.boundingRect()
+            at = vb.mapViewToScene(QPointF(item.pos().x(), item.pos().y()))
+            out.append((item.textItem.toPlainText(), QRectF(at.x() - item.anchor.x() * br.width(),
+                                                            at.y() - item.anchor.y() * br.height(),
+                                                            br.width(), br.height())))
+    return out
+
+
+import pytest  # noqa: E402
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0, 3.0])
+@pytest.mark.parametrize("preset", ["xor-linear-certificate.json", "default.json"])
+def test_no_feature_view_label_covers_another_at_the_desk_or_presenting(qtbot, hall_window, preset, scale):
+    """At 2× and 3× in 1280×800 "0", "p(9)", "α(9)" and "0 ∈ hull" sat on one another over the origin."""
+    w = hall_window(SHIPPED_DIR / preset)
+    w.view_actions["feature"].setChecked(True)
+    if scale > 1:
+        w.classroom.set_presentation_scale(scale)
+        w.classroom.set_presentation(True)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    view = w.panels["feature"]
+    qtbot.waitUntil(lambda: view.isVisible() and not view.computing, timeout=10000)
+    for _ in range(10):
+        QCoreApplication.processEvents()
+    boxes = _shown_text_boxes(view)
+    names = [t for t, _ in boxes]
+    assert "0 ∈ hull" in names or "ρ_K" in names, names  # the mark the scene is about keeps its label
+    for k, (ta, a) in enumerate(boxes):
+        for tb, b in boxes[k + 1:]:
+            assert not a.intersects(b), (ta, tb, a, b)

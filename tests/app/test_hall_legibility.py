@@ -75,3 +75,54 @@ def test_a_theme_change_at_iteration_0_keeps_the_first_values_dots(hall_window):
     w.classroom.set_theme("dark")  # the plots are built again in the new colours
     _settle()
     assert curves.curves["train_errors"].opts["symbol"] == "o"  # 84 errors at iteration 0: still a dot
+
+
+@pytest.mark.parametrize("algorithm", ["svm", "smo", "snkp", "isnkpvn", "lms"])
+def test_the_status_box_is_whole_in_view_at_1280x800(hall_window, algorithm):
+    """The run's outcome sat below the controls' fold at 1280×800 for half the algorithms (their forms are taller
+    than the dock): it is pinned under the scrolled controls, whole, whatever the form."""
+    w = hall_window(SHIPPED_DIR / "xor-rbf.json")
+    w.controls.select_algorithm(algorithm)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    _settle()
+    status = w.controls.status
+    assert status.isVisible() and status.text()
+    shown = status.visibleRegion().boundingRect()
+    assert shown.size() == status.size(), (shown, status.size())  # no part clipped by a scroll area
+    dock = w.docks["controls"]
+    top_left = status.mapTo(dock, status.rect().topLeft())
+    assert dock.rect().contains(top_left) and dock.rect().contains(status.mapTo(dock, status.rect().bottomRight()))
+
+
+@pytest.mark.parametrize("presenting", [False, True])
+def test_slack_labels_never_cover_one_another(hall_window, presenting):
+    """Soft-margin SVM, affine kernel, on the XOR scene: at 2× in 1280×800 "ξ=1.2" sat under "ξ=0.96" and
+    "ξ=0.78" under "ξ=1.6". The largest slack keeps its label; no two shown labels intersect."""
+    from PySide6.QtCore import QRectF
+
+    w = hall_window(SHIPPED_DIR / "xor-rbf.json")
+    w.controls.kernel.setCurrentIndex(w.controls.kernel.findData("affine"))
+    w.controls.select_algorithm("svm")
+    w.classroom.set_presentation(presenting)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    _settle()
+    canvas = w.panels["canvas"]
+    canvas.redraw_now()
+    _settle()
+    vb = canvas.viewbox
+    boxes = []
+    for label in canvas.slack_labels:
+        if label.isVisible():
+            br = label.textItem.boundingRect()
+            at = vb.mapViewToScene(label.pos())
+            boxes.append((label.textItem.toPlainText(), QRectF(at.x() - label.anchor.x() * br.width(),
+                                                                at.y() - label.anchor.y() * br.height(),
+                                                                br.width(), br.height())))
+    assert len(boxes) >= 3
+    xi_max = max(float(t.split("=")[1]) for t, _ in boxes)
+    assert xi_max == pytest.approx(float(canvas.slack_data()[1][0].split("=")[1]))
+    for k, (ta, a) in enumerate(boxes):
+        for tb, b in boxes[k + 1:]:
+            assert not a.intersects(b), (ta, tb)

@@ -119,9 +119,12 @@ def test_multiclass_names_classes_one_to_c_and_titles_class_regions(window):
     texts = [b.text() for b in w.controls.class_selector.buttons if b.isVisible()]
     assert texts[:3] == ["1", "2", "3"]
     assert "Class regions" in w.panels["canvas"].title.text()
+    counts = w.findChild(QLabel, "point_count").text()  # the status bar's point count names them so too
+    assert "+" not in counts and "−" not in counts and "class 1" in counts and "class 2" in counts, counts
     w.scene.set_settings(algorithm="fixed-increment", params={})
     w.session.wait_idle()
     assert [b.text() for b in w.controls.class_selector.buttons[:2]] == ["+", "−"]
+    assert "+" in w.findChild(QLabel, "point_count").text()
     assert "Decision function" in w.panels["canvas"].title.text()
 
 

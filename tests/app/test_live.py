@@ -173,3 +173,103 @@ def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbo
     bound = snap.metrics.get("bound")
     assert bound is not None and snap.iteration <= bound  # the paper's bound on the updates holds
     w.scene.end_drag()
+
+
+def test_perceptrons_warm_start_in_live_only_when_asked(qtbot, hall_window):
+    """Thin-margin scene, fixed increment, Live on: by default an edit reruns the textbook algorithm from a = 0
+    (thousands of corrections); with Run ▸ "start perceptrons from the last weights" a small edit needs a handful,
+    and the result still separates every point. Reset (stepping by hand) always starts from 0."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.controls.select_algorithm("fixed-increment")
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=60000)
+    cold = w.session.current.iteration
+    assert cold > 1000 and w.session.current.status.value == "separator"
+    warm = w.findChild(type(w.step_action), "action_live_warm")
+    assert warm in w.run_menu.actions() and not warm.isChecked()  # off: the algorithm as written
+
+    def click_far_plus():
+        j = int(np.flatnonzero(w.scene.points.classes == 0)[0])  # beyond a + point: still separable
+        x, y = w.scene.points.X[j] * 1.02
+        n = w.scene.n
+        QTest.mouseClick(w.panels["canvas"].plot.viewport(), Qt.MouseButton.LeftButton,
+                         Qt.KeyboardModifier.NoModifier, _pos(w, x, y))
+        qtbot.waitUntil(lambda: w.scene.n == n + 1 and w.session.finished and w.session.problem.n == n + 1,
+                        timeout=60000)
+        return w.session.current
+
+    w.controls.class_selector.set_current_class(0)
+    snap = click_far_plus()
+    assert snap.iteration > 1000 and "warm start" not in snap.message  # still from 0
+    warm.trigger()
+    assert warm.isChecked() and w.classroom.prefs.live_warm
+    snap = click_far_plus()
+    assert snap.status.value == "separator" and snap.iteration < 100, snap.iteration
+    assert "warm start" in snap.message
+    Y = np.asarray(w.session.problem.Y)
+    assert (Y @ np.asarray(snap.weights) > 0).all()  # every point strictly on its side, checked here
+    w.controls.request_reset()
+    w.session.wait_idle()
+    QApplication.processEvents()
+    w.session.wait_idle()
+    assert w.session.current.iteration == 0 and not np.any(w.session.current.weights)  # by hand: from a = 0
+    warm.trigger()
+    assert not w.classroom.prefs.live_warm
+
+
+def test_the_public_accessible_names_hold_on_the_full_window_live_included(window):
+    """The names scripts and screen readers use (issue 12's contract), on the window a lecturer gets."""
+    from PySide6.QtGui import QAction
+    from PySide6.QtWidgets import QWidget
+
+    names = {x.accessibleName() for x in window.findChildren(QWidget)}
+    for name in ("canvas", "algorithm", "kernel", "step", "play", "reset", "speed", "history", "status", "live"):
+        assert name in names, name
+    assert any(n.startswith("param:") for n in names)
+    actions = {a.objectName() for a in window.findChildren(QAction)}
+    assert {"action_presentation", "action_live"} <= actions
+
+
+def test_with_live_on_every_kind_of_edit_reruns_to_the_end(qtbot, hall_window):
+    """Delete (Ctrl+click, Del), undo, redo, a kernel chosen in its box and a parameter typed + Enter: each one
+    shows the finished run of the edited scene (only add and drag were tested)."""
+    w = hall_window(SHIPPED_DIR / "xor-rbf.json")
+    c = w.panels["canvas"]
+    vp = c.plot.viewport()
+    c.plot.setFocus()
+    QTest.keyClick(c.plot, Qt.Key.Key_L)
+    assert w.classroom.live.on
+
+    def finished(n=None):
+        qtbot.waitUntil(lambda: w.session.finished and w.session.problem is not None
+                        and w.session.problem.n == w.scene.n, timeout=20000)
+        QApplication.processEvents()
+        assert w.session.current.status.done and c.snapshot is not None and c.snapshot.status.done
+        if n is not None:
+            assert w.scene.n == n
+        return w.session.current
+
+    finished()
+    n = w.scene.n
+    x, y = w.scene.points.X[0]
+    QTest.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, _pos(w, x, y))
+    finished(n - 1)
+    QTest.keyClick(c.plot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
+    finished(n)
+    QTest.keyClick(c.plot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    finished(n - 1)
+    x, y = w.scene.points.X[1]
+    QTest.mouseMove(vp, _pos(w, x, y))
+    QTest.keyClick(c.plot, Qt.Key.Key_Delete)  # Edit ▸ Delete point under the cursor
+    finished(n - 2)
+    box = w.controls.kernel
+    box.setCurrentIndex(box.findData("poly"))  # as a pick in the kernel box does
+    finished()
+    assert w.session.problem.kernel.spec.startswith("poly")
+    field = w.controls.kernel_form.editor("degree")
+    QTest.mouseClick(field, Qt.MouseButton.LeftButton)
+    field.selectAll()
+    QTest.keyClicks(field, "3")
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    finished()
+    assert "degree=3" in w.session.problem.kernel.spec.replace(" ", "")

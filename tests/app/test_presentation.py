@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QFontMetrics
@@ -264,3 +265,112 @@ def test_the_caption_never_shows_a_cut_algorithm_name_when_presenting(qtbot, hal
     w.classroom.set_presentation(False)
     _settle()
     assert "Fixed-increment single-sampl" in cap.text()  # the desk keeps the name, shortened where it must be
+
+
+def test_a_certificate_caption_off_the_plot_keeps_its_outcome(qtbot, hall_window):
+    """At 2× in 1280×800 the XOR certificate scene (feature view docked) has its caption in the title row; it
+    said only "m(α) = -0.6454", dropping "certificate of non-separability", the one thing the scene is about."""
+    w = hall_window(SHIPPED_DIR / "xor-linear-certificate.json")
+    w.classroom.set_presentation(True)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    _settle()
+    assert w.session.current.status.value == "certificate"
+    cap, note = w.classroom.caption, w.classroom.caption.line_label
+    said = cap.plain_text if cap.isVisible() else note.shown_text if note.isVisible() else ""
+    assert "certificate of non-separability" in said, (said, cap.isVisible(), note.isVisible())
+    assert "…" not in said
+    assert not _covered_points(w)
+
+
+def test_f5_f5_keeps_the_geometry_views_open_and_leaves_no_ghost_tab_bar(qtbot, hall_window):
+    """Leaving presentation restored the dock state, and Qt's restoreState (a) hid and showed the docks, which the
+    window took as the user closing the weight and feature views (the next algorithm change closed them), and
+    (b) left the old tab bars shown: a second, presentation-sized row of tabs under the real one."""
+    from PySide6.QtWidgets import QTabBar
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.controls.select_algorithm("fixed-increment")
+    w.view_actions["feature"].setChecked(True)
+    _settle()
+
+    def shown_bars():
+        return [b for b in w.findChildren(QTabBar) if b.parent() is w and b.count() and b.isVisible()]
+
+    qtbot.waitUntil(lambda: len(shown_bars()) == 1, timeout=5000)  # 1280×800: the geometry views are tabs
+    QTest.qWait(1000)  # and every deferred layout has run
+    for _ in range(2):
+        for _ in range(2):
+            QTest.keyClick(w, Qt.Key.Key_F5)
+            _settle()
+            QTest.qWait(500)  # the small-screen fit and the deferred desk restores have run
+            _settle()
+        assert not w.classroom.presenting
+        assert len(shown_bars()) == 1, [b.geometry() for b in shown_bars()]
+        assert all(w.view_actions[n].isChecked() for n in ("weight", "feature"))
+    w.controls.select_algorithm("perceptron")
+    w.session.wait_idle()
+    _settle()
+    assert w.docks["weight"].isVisible() or w.docks["feature"].isVisible()  # one is the raised tab
+    assert not w.docks["weight"].isHidden() and not w.docks["feature"].isHidden()
+
+
+def _boundary_under_caption(w) -> int:
+    """How many points of the drawn boundary line (sampled every pixel or so) lie under the caption on the plot."""
+    cap, canvas = w.classroom.caption, w.panels["canvas"]
+    if not cap.isVisible():
+        return 0
+    x, y = canvas.boundary_curve.getData()
+    if x is None or len(x) < 2:
+        return 0
+    vp, top, rect = canvas.plot.viewport(), cap.parentWidget(), cap.geometry()
+    hits = 0
+    for (x0, y0), (x1, y1) in zip(zip(x[:-1], y[:-1]), zip(x[1:], y[1:])):
+        if not np.isfinite([x0, y0, x1, y1]).all():
+            continue
+        for t in np.linspace(0.0, 1.0, 4000):
+            p = canvas.view_to_widget(float(x0 + t * (x1 - x0)), float(y0 + t * (y1 - y0)))
+            hits += rect.contains(vp.mapTo(top, QPoint(round(p.x()), round(p.y()))))
+    return hits
+
+
+@pytest.mark.parametrize("size, presenting", [((1920, 1080), True), ((1920, 1080), False), ((1280, 800), False)])
+def test_the_caption_leaves_the_finished_boundary_in_view_when_a_corner_allows(qtbot, hall_window, size, presenting):
+    """The caption's translucent box dimmed the boundary line where it crossed the box (default scene, 2× at
+    1920×1080): among the corners free of points it now takes one the line misses."""
+    w = hall_window(SHIPPED_DIR / "default.json")
+    w.view_actions["feature"].setChecked(True)  # as a lecturer opens it: the canvas is narrower
+    w.resize(*size)
+    _settle()
+    w.classroom.set_presentation(presenting)
+    w.session.run_to_end()
+    w.session.wait_idle()
+    _settle()
+    QTest.qWait(300)
+    _settle()
+    assert w.session.current.status.done
+    assert w.classroom.caption.isVisible()
+    assert not _covered_points(w)
+    assert _boundary_under_caption(w) == 0
+
+
+@pytest.mark.parametrize("size", [(1280, 800), (1920, 1080)])
+def test_presenting_the_caption_never_cuts_the_algorithm_name(qtbot, hall_window, size):
+    """At 2× the caption read "Fixed-increme…" (1280×800) and "Fixed-increment single-sampl…" (1920×1080): the
+    presentation bar names the algorithm whole, so a name that does not fit is left out of the caption."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.resize(*size)
+    w.controls.select_algorithm("fixed-increment")
+    w.view_actions["feature"].setChecked(True)
+    _settle()
+    w.classroom.set_presentation(True)
+    QTest.qWait(2 * w.layouts.FIT_DELAY_MS)
+    w.session.wait_idle()
+    _settle()
+    cap, note = w.classroom.caption, w.classroom.caption.line_label
+    said = cap.plain_text if cap.isVisible() else note.shown_text if note.isVisible() else ""
+    assert "iteration" in said and "…" not in said, said
+    assert w.classroom.presentation_layout.bar.algorithm.currentText().strip().startswith("Fixed-increment single-sample")
+    w.classroom.set_presentation(False)
+    _settle()
+    assert "Fixed-increment" in cap.plain_text  # at the desk it is still named (shortened if need be)

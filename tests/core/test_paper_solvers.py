@@ -479,3 +479,13 @@ def test_isnkpvn_step_counts_on_zero_margin_rbf_sets(seed):
         assert k <= 2 * math.sqrt(2 * pr.n) / deltas[t] + 1  # Lemma 8 (corrected) with ρ_K = 0
     # the total: δ_{t+1} = ‖q_{t+1}‖_G/γ < δ_t/γ, so Σ_t 2√(2n)/δ_t ≤ 2√(2n)/δ_T · γ/(γ − 1) (geometric series)
     assert snap.iteration <= 2 * math.sqrt(2 * pr.n) / deltas[max(deltas)] * 2.0 / (2.0 - 1.0) + len(deltas)
+
+
+def test_a_certificate_in_the_first_call_says_one_call():
+    """The message read "after 1 calls"."""
+    pr = Problem(xor(), kernel="affine")
+    first = get_solver("isnkpvn")(pr, eps=0.5).run()
+    assert first.status is Status.CERTIFICATE and first.metrics["outer"] == 0
+    assert "after 1 call," in first.message
+    later = get_solver("isnkpvn")(pr, eps=1e-3).run()
+    assert f"after {int(later.metrics['outer']) + 1} calls," in later.message

@@ -88,6 +88,19 @@ def j_perceptron_margin(scores: np.ndarray, b) -> float:
     return float(np.maximum(b - scores, 0.0).sum())
 
 
+def initial_weights(warm_start) -> np.ndarray | None:
+    """A finite warm-start vector, else None (start at 0)."""
+    if warm_start is None:
+        return None
+    a = np.array(warm_start, dtype=float).ravel()
+    return a if np.isfinite(a).all() else None
+
+
+def start_weights(warm: np.ndarray | None, d: int) -> np.ndarray:
+    """a(1): the warm start when it has the feature space's dimension d̂, else 0."""
+    return warm.copy() if warm is not None and warm.shape == (d,) else np.zeros(d)
+
+
 def state(solver: Solver, a: np.ndarray, metrics: dict, message: str = "", scores=None) -> dict:
     """A snapshot state for weight vector a: FeatureLinear decision, weights, the common metrics."""
     Y = solver.problem.Y

@@ -12,6 +12,7 @@ from percviz.core.data import format_point
 from percviz.core.decision import FeatureLinear, KernelExpansion
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSet
+from percviz.core.solvers._linear import initial_weights, start_weights
 from percviz.core.solvers.base import Solver, Status, register
 
 FAMILY = "Perceptrons (Ramdas & Peña)"
@@ -38,12 +39,18 @@ class Perceptron(Solver):
     params = ParamSet((gram.BOUND_PARAM,))
     default_max_iter = 10000
 
+    def __init__(self, problem, *, max_iter=None, warm_start=None, **values):
+        """`warm_start`: w_0 other than 0 (Live's opt-in restart from the last weights; Novikoff's bound then
+        does not apply and is not shown)."""
+        self._warm = initial_weights(warm_start)
+        super().__init__(problem, max_iter=max_iter, **values)
+
     def _reset(self):
         self._Y = np.asarray(self.problem.Y)
-        self.w = np.zeros(self._Y.shape[1])
-        self._scores = np.zeros(self._Y.shape[0])  # y_i w·φ(x_i), updated in O(n d̂) per mistake
+        self.w = start_weights(self._warm, self._Y.shape[1])
+        self._scores = self._Y @ self.w  # y_i w·φ(x_i), updated in O(n d̂) per mistake
         self._bound: float | None = None
-        self._bound_done = False
+        self._bound_done = self._warm is not None and self._warm.shape == self.w.shape  # w_0 ≠ 0: no bound
 
     def _update(self):
         i = int(np.flatnonzero(self._scores <= 0)[0])  # sign(0) ≠ y_i: w = 0 misclassifies every row

@@ -37,9 +37,14 @@ class _SingleSampleRule(L.ScanPasses, Solver):
     def _eta(self, k: int) -> float:
         return 1.0
 
+    def __init__(self, problem, *, max_iter=None, warm_start=None, **values):
+        """`warm_start`: a₀ other than 0 (Live's opt-in restart from the last weights; DHS's proofs allow any a₀)."""
+        self._warm = L.initial_weights(warm_start)
+        super().__init__(problem, max_iter=max_iter, **values)
+
     def _reset(self):
         self._Y = np.asarray(self.problem.Y)
-        self.a = np.zeros(self._Y.shape[1])
+        self.a = L.start_weights(self._warm, self._Y.shape[1])
         b = self._margin()
         self.scan = L.CyclicScan(len(self._Y), lambda s: s <= b, self.values["max_passes"])
         self._sums = [np.zeros_like(self.a), self.a.copy()]  # prefix sums of the path a(1), a(2), …
@@ -79,6 +84,8 @@ class _SingleSampleRule(L.ScanPasses, Solver):
             msg += f" Stopped after max_passes = {self.values['max_passes']}."
         if note:
             msg += " " + note
+        if self._warm is not None and self._warm.shape == self.a.shape:
+            msg += " Started from the previous run's weights (Live warm start), not from a = 0."
         return L.state(
             self,
             shown,

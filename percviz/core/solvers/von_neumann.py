@@ -304,7 +304,8 @@ class ISNKPVN(Solver):
         msg = f"call t = {self.t}, δ_t = {self.delta:.3g}"
         if self.status is Status.CERTIFICATE:
             msg = (
-                f"ε-certificate: ‖p‖_G = {pn:.3g} < ε = {self.values['eps']:g} after {self.t + 1} calls, so no "
+                f"ε-certificate: ‖p‖_G = {pn:.3g} < ε = {self.values['eps']:g} after {self.t + 1} "
+                f"call{'s' if self.t else ''}, so no "
                 "separator has a margin above ε (one with a smaller margin may still exist)"
             )
         return kernel_state(self, it.alpha, it.Ga, extra, p=p, message=msg)
