@@ -505,6 +505,9 @@ class CanvasView(QWidget, Panel):
         self._draw_moved_points()  # a dragged point's move waiting for this boundary: both in one repaint
         # while animating or dragging a point: coarse now, refined once nothing new came for ANIMATION_GAP
         coarse = not fine and (self._animating or self.scene_model.dragging)
+        # a dragged point's lines are drawn without antialiasing (stroking them smooth was a third of a Live
+        # drag's repaint); the refinement draws them smooth again
+        self._smooth_lines(not (coarse and self.scene_model.dragging))
         grid = self._grid(self.coarse_resolution if coarse else self.fine_resolution)
         key = (id(snap), grid.key, id(self.theme))
         self._has_picture = True
@@ -523,6 +526,13 @@ class CanvasView(QWidget, Panel):
         if coarse:
             self._refine.start()
         self.last_redraw_ms = 1e3 * (time.perf_counter() - t0)
+
+    def _smooth_lines(self, on: bool) -> None:
+        """Antialiased boundary, margin, level and slack lines (on), or plain ones (while a point is dragged)."""
+        for c in (self.margin_curve, self.margin_under, self.boundary_curve, self.level_curve, self.slack_curve):
+            if c.opts["antialias"] != on:
+                c.opts["antialias"] = on
+                c.update()
 
     def _draw_decision(self, snap, grid: ViewGrid, background: bool = False) -> None:
         d = snap.decision
