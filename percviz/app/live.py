@@ -73,9 +73,10 @@ class LiveMode(QObject):
         s.solver_options = self._options
         # A run made while dragging is sparse and skips the bound metric's ρ_K (an LP or QP on every move); once
         # the drag has paused (or ended) this long, the scene is run once more in full.
-        self._bound_off, self._settled, self._sparse = False, False, False
+        self._bound_off, self._settled, self._sparse, self._quiet = False, False, False, False
         self._t_run, self._run_cost = 0.0, 0.0  # when the current Live run started, what the last one took (s)
         s.sparse_runs = lambda: self._sparse
+        s.quiet_start_runs = lambda: self._quiet
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self._run_settled)
         s.problemChanged.connect(self._on_problem)
@@ -140,6 +141,7 @@ class LiveMode(QObject):
         """What a Live rerun changes in the solver's construction: SMO's warm start; the interior-point SVM solved
         once, to its solution; while dragging, no ρ_K (and a sparse history, `sparse_runs`)."""
         self._bound_off, settled, self._settled, self._sparse = False, self._settled, False, False
+        self._quiet = self.on and settled  # the paused drag's full rerun: the same boundary, shown once
         if not self.on:
             return {}
         out = self._warm_start(problem, solver_cls)

@@ -255,7 +255,16 @@ def test_every_family_gets_a_final_boundary_per_real_mouse_move_and_the_controls
     finally:
         QApplication.instance().removeEventFilter(passes)
     s.problemChanged.disconnect(restarted)
+    shown = []
+    s.snapshotShown.connect(shown.append)
     QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, *target))
+    # the drag's end reruns the scene in full (History, scrubbing): the views go from the drag's last boundary
+    # to the rerun's, never through its iteration 0
+    live = w.classroom.live
+    qtbot.waitUntil(lambda: s.finished and not live._settle.isActive() and s.latest is not None
+                    and len(s.history_store) == s.latest.iteration + 1, timeout=15000)
+    s.snapshotShown.disconnect(shown.append)
+    assert all(snap.status.done for snap in shown), [snap.iteration for snap in shown]
     assert served == moves
     # the controls show each rerun's result once: no "Starting…"/Step-enabled frame in between, no extra repaints
     # of the status text (one pass more: the history label may still catch up with the drag's first move)
