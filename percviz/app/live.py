@@ -15,7 +15,9 @@ the finished run. The canvas keeps the last boundary until the rerun's first sna
 The algorithm runs as written, from its own start — except the SMO solver (`smo`), which starts from the last
 finished run's α mapped to the edited points (a moved point keeps its α, a deleted one's is dropped, an added one
 gets 0; `SMO(problem, warm_start=alpha)` makes it feasible). Its optimum is the same; only the pairs to get there
-are fewer. The interior-point `svm` has no warm start, and the perceptrons keep their textbook start.
+are fewer. The interior-point `svm` gets the same α, not as a start (Clarabel has none) but as the working set
+of its QP: the last support vectors, then every point that violates its margin, until none does (the whole dual's
+KKT conditions checked; `svm.solve_on_working_set`). The perceptrons keep their textbook start.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ SYNC_BUDGET = 0.025
 #: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
 SYNC_MAX_POINTS = 500
 #: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
-WARM_SOLVERS = ("smo",)
+WARM_SOLVERS = ("smo", "svm")
 #: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
 #: panel_feed.DRAG_PAUSE_MS, so that the heavy views catch up once, on the full run.
 SETTLE_MS = 100

@@ -1,5 +1,5 @@
-"""Live drags at n = 100 on the real window: every move gets its own final boundary, cheaply; the SVM is one QP;
-a run over its budget shows its latest state. Counts and CPU time, never wall-clock rates (bench/bench_live.py)."""
+"""Live drags at n = 100 on the real window: every move gets its own final boundary, cheaply (one algorithm of each
+family); the SVM is solved on a working set; a run over its budget shows its latest state. Counts and CPU time, never wall-clock rates (bench/bench_live.py)."""
 
 from __future__ import annotations
 
@@ -33,12 +33,12 @@ def _separable(n, seed=1):
     return PointSet(X, (X[:, 0] + 0.5 * X[:, 1] < 0).astype(int))
 
 
-def _count_calls(monkeypatch, obj, name) -> list:
+def _count_calls(monkeypatch, obj, name, keep_kwargs=False) -> list:
     calls = []
     original = getattr(obj, name)
 
     def counted(*args, **kwargs):
-        calls.append(args)
+        calls.append((args, kwargs) if keep_kwargs else args)
         return original(*args, **kwargs)
 
     monkeypatch.setattr(obj, name, counted)
@@ -113,7 +113,7 @@ def test_each_move_of_a_live_drag_gets_its_own_final_boundary_and_the_pause_brin
     assert np.allclose(s.problem.points.X[i], target, atol=0.05)
 
 
-def test_live_runs_the_interior_point_svm_as_one_qp_and_reset_still_steps_its_iterates(qtbot, window, monkeypatch):
+def test_live_solves_the_interior_point_svm_on_a_working_set_and_reset_still_steps_its_iterates(qtbot, window, monkeypatch):
     import percviz.core.solvers.svm as svm
 
     w = window
@@ -122,11 +122,16 @@ def test_live_runs_the_interior_point_svm_as_one_qp_and_reset_still_steps_its_it
         w.scene.set_settings(algorithm="svm", kernel="rbf:gamma=0.5", features="linear", params={})
     w.classroom.live.set_on(True)
     qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
-    solves = _count_calls(monkeypatch, svm, "solve_dual")
+    solves = _count_calls(monkeypatch, svm, "solve_dual", keep_kwargs=True)
     w.scene.add_point(2.9, 2.9, 0)
     qtbot.waitUntil(lambda: w.session.finished and w.session.problem.n == w.scene.n, timeout=10000)
     live = w.session.latest
-    assert len(solves) == 1  # one QP to the solution, not one per replayed interior-point iterate
+    # QPs to the solution, not one per replayed interior-point iterate: on a working set that starts at the last
+    # support vectors and takes in the points violating their margin (one solve per round, fewer points than n)
+    n = w.session.problem.n
+    sizes = [len(args[1]) for args, _kw in solves]
+    assert 1 <= len(sizes) <= svm.MAX_WORKING_ROUNDS and max(sizes) < n, sizes
+    assert "working set" in live.message
     assert [s.iteration for s in w.session.history] == [0, 1]
     replayed = svm.SVM(w.session.problem, max_iter=200).run()  # the default: every iterate replayed
     assert replayed.iteration > 1
