@@ -499,6 +499,9 @@ class CanvasView(QWidget, Panel):
         self._draw_moved_points()  # a dragged point's move waiting for this boundary: both in one repaint
         # while animating or dragging a point: coarse now, refined once nothing new came for ANIMATION_GAP
         coarse = not fine and (self._animating or self.scene_model.dragging)
+        # a dragged point's lines are drawn without antialiasing (stroking them smooth was a third of a Live
+        # drag's repaint); the refinement draws them smooth again
+        self._smooth_lines(not (coarse and self.scene_model.dragging))
         grid = self._grid(self.coarse_resolution if coarse else self.fine_resolution)
         key = (id(snap), grid.key, id(self.theme))
         self._has_picture = True
@@ -517,6 +520,20 @@ class CanvasView(QWidget, Panel):
         if coarse:
             self._refine.start()
         self.last_redraw_ms = 1e3 * (time.perf_counter() - t0)
+
+    def _smooth_lines(self, on: bool) -> None:
+        """Antialiased boundary, margin, level and slack lines (on), or plain ones (while a point is dragged)."""
+        self._lines_smooth = on
+        for c in (self.margin_curve, self.margin_under, self.boundary_curve, self.level_curve, self.slack_curve):
+            self._smooth_line(c)
+
+    def _smooth_line(self, curve) -> None:
+        """Antialias one line item unless a point is dragged or it has more than SMOOTH_VERTICES vertices."""
+        x = curve.xData
+        on = getattr(self, "_lines_smooth", True) and (x is None or len(x) <= SMOOTH_VERTICES)
+        if curve.opts["antialias"] != on:
+            curve.opts["antialias"] = on
+            curve.update()
 
     def _draw_decision(self, snap, grid: ViewGrid, background: bool = False) -> None:
         d = snap.decision
@@ -684,9 +701,8 @@ class CanvasView(QWidget, Panel):
 
     def _copy_margins(self, curve) -> None:
         x, y = curve.getData()
-        count = 0 if x is None else len(x)
-        self.margin_under.setData([] if x is None else x, [] if y is None else y, connect="finite",
-                                  antialias=count <= SMOOTH_VERTICES)
+        self.margin_under.setData([] if x is None else x, [] if y is None else y, connect="finite")
+        self._smooth_line(self.margin_under)
 
     def _margin_level(self) -> float | None:
         """The solver's fixed margin level (SVM: f = ±1), or None when margins follow the closest point."""
@@ -707,6 +723,7 @@ class CanvasView(QWidget, Panel):
             P = np.empty((2 * len(starts), 2))
             P[0::2], P[1::2] = starts, ends
             self.slack_curve.setData(P[:, 0], P[:, 1], connect="pairs")
+            self._smooth_line(self.slack_curve)
         else:
             self.slack_curve.setData([], [])
         order = np.argsort(-values)[:MAX_SLACK_LABELS]
@@ -785,8 +802,7 @@ class CanvasView(QWidget, Panel):
         self._set_lines(self.boundary_curve, segs)
         self.margin_curve.setData([], [])
 
-    @staticmethod
-    def _set_lines(curve, pieces: list[np.ndarray]) -> None:
+    def _set_lines(self, curve, pieces: list[np.ndarray]) -> None:
         """Draw polylines (each (k, 2), NaN rows allowed between parts) as one curve."""
         parts = []
         for P in pieces:
@@ -794,9 +810,10 @@ class CanvasView(QWidget, Panel):
                 parts += [P, np.full((1, 2), np.nan)]
         if not parts:
             curve.setData([], [])
-            return
-        P = np.concatenate(parts[:-1])
-        curve.setData(P[:, 0], P[:, 1], connect="finite", antialias=len(P) <= SMOOTH_VERTICES)
+        else:
+            P = np.concatenate(parts[:-1])
+            curve.setData(P[:, 0], P[:, 1], connect="finite")
+        self._smooth_line(curve)
 
     def _training_points(self):
         """Points of the problem being run and their ±1 labels (labels None for multi-class)."""

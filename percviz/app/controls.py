@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QEvent, QObject, Qt, Signal
 from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QButtonGroup,
@@ -27,7 +27,7 @@ from PySide6.QtWidgets import (
 
 from percviz.app.param_form import ParamForm
 from percviz.app.theme import theme_for
-from percviz.app.session import FINISHED, INVALID, PLAYING, RUNNING, RunSession
+from percviz.app.session import FINISHED, IDLE, INVALID, PLAYING, RUNNING, RunSession
 from percviz.core.errors import PercvizError
 from percviz.core.features import FEATURE_MAPS, parse_features
 from percviz.core.glossary import degenerate_note, margin_text, outcome
@@ -81,6 +81,21 @@ def _group(title: str) -> tuple[QGroupBox, QVBoxLayout]:
     lay.setContentsMargins(8, 6, 8, 8)
     lay.setSpacing(6)
     return box, lay
+
+
+class _SelectableUnderMouse(QObject):
+    """A label's text can be selected with the mouse while the mouse is over it (or text stays selected).
+
+    A selectable QLabel lays its text out in a document that repaints it twice more after each setText; the
+    status changes on every move of a Live drag, so it is plain text whenever the mouse is elsewhere."""
+
+    def eventFilter(self, label, event):
+        kind = event.type()
+        if kind == QEvent.Type.Enter:
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        elif kind == QEvent.Type.Leave and not label.hasSelectedText():
+            label.setTextInteractionFlags(Qt.TextInteractionFlag.NoTextInteraction)
+        return False
 
 
 class ClassSelector(QWidget):
@@ -340,7 +355,8 @@ class ControlsPanel(QWidget):
         self.status.setAccessibleName("status")
         self.status.setObjectName("status")
         self.status.setWordWrap(True)
-        self.status.setTextInteractionFlags(Qt.TextInteractionFlag.TextSelectableByMouse)
+        self._selectable = _SelectableUnderMouse(self.status)
+        self.status.installEventFilter(self._selectable)
         self.status.setMinimumHeight(44)
         self.status.setSizePolicy(QSizePolicy.Policy.Preferred, QSizePolicy.Policy.Minimum)
         self._set_status("", error=False)
@@ -587,11 +603,20 @@ class ControlsPanel(QWidget):
             else:
                 self._set_status("", error=False)
 
+    def _restarting_for_drag(self) -> bool:
+        """A Live drag's rerun is starting: its end (finished, still running, or an error) follows at once, so the
+        controls skip the in-between state ("Starting…", iteration 0, Step enabled) and repaint once per move."""
+        s = self.session
+        return bool(s.sparse) and s.problem is not None and not s.finished and not len(s.history_store)
+
     def _on_state(self, state: str) -> None:
+        if state == IDLE and self._restarting_for_drag():
+            return
         playing = state in (PLAYING, RUNNING)
-        st = self.style()
         icon = QStyle.StandardPixmap.SP_MediaPause if state == PLAYING else QStyle.StandardPixmap.SP_MediaPlay
-        self.play_button.setIcon(st.standardIcon(icon))
+        if icon != getattr(self, "_play_icon", None):  # setIcon repaints the button even when it is the same
+            self._play_icon = icon
+            self.play_button.setIcon(self.style().standardIcon(icon))
         self.play_button.setText("Pause" if playing else "Play")
         self.run_button.setText("Running…" if state == RUNNING else "Run to end")
         self._update_enabled()
@@ -599,11 +624,15 @@ class ControlsPanel(QWidget):
             self._on_snapshot(self.session.current)
 
     def _on_problem(self, problem, solver_cls) -> None:
+        if self._restarting_for_drag():
+            return
         if problem is not None:
             self._set_status("Starting…", error=False)
         self._update_enabled()
 
     def _on_history(self, count: int) -> None:
+        if count == 0 and self._restarting_for_drag():
+            return
         self.history.blockSignals(True)
         self.history.setRange(0, max(0, count - 1))
         self.history.setValue(max(0, self.session.index))
@@ -653,4 +682,6 @@ class ControlsPanel(QWidget):
         sheet = f"QLabel {{ {style} border-radius: 4px; padding: 5px; }}"
         if sheet != self.status.styleSheet():  # re-polishing costs ~1 ms: not at every frame of a run
             self.status.setStyleSheet(sheet)
-        self.status.setText(text or "Place + and − points, then Step or Play.")
+        text = text or "Place + and − points, then Step or Play."
+        if text != self.status.text():  # QLabel repaints (with its group) on every setText, even the same one
+            self.status.setText(text)

@@ -132,6 +132,7 @@ class CurvesView(QWidget, Panel):
         self.theme = theme or theme_for()
         self.solver_cls = None
         self.rho: float | None = None
+        self._references_drawn = False  # the reference lines and legend show self.rho
         self.shown_iteration: int | None = None
         self.buffers = _Buffers(())
         self.plots: dict[str, pg.PlotItem] = {}
@@ -259,7 +260,10 @@ class CurvesView(QWidget, Panel):
 
     def set_reference(self, rho: float | None) -> None:
         """ρ_K of the scene (None or NaN: not known)."""
-        self.rho = None if rho is None or not math.isfinite(rho) else float(rho)
+        rho = None if rho is None or not math.isfinite(rho) else float(rho)
+        if rho == self.rho and self._references_drawn:  # every restart says "not known" again (a Live drag: each move)
+            return
+        self.rho, self._references_drawn = rho, True
         self._update_references()
         self._y_ranges.clear()
         self._dirty = True
@@ -321,6 +325,7 @@ class CurvesView(QWidget, Panel):
         for box in self.log_boxes.values():
             box.hide()
         self.plots, self.curves, self.log_boxes, self.cursors, self.references = {}, {}, {}, {}, {}
+        self._references_drawn = False
         self._curve_group: dict = {}
         self._keys = tuple(keys)
         self._y_ranges, self._x_max, self._pushed, self.off_scale = {}, None, -1, {}

@@ -15,7 +15,9 @@ the finished run. The canvas keeps the last boundary until the rerun's first sna
 The algorithm runs as written, from its own start — except the SMO solver (`smo`), which starts from the last
 finished run's α mapped to the edited points (a moved point keeps its α, a deleted one's is dropped, an added one
 gets 0; `SMO(problem, warm_start=alpha)` makes it feasible). Its optimum is the same; only the pairs to get there
-are fewer. The interior-point `svm` has no warm start, and the perceptrons keep their textbook start.
+are fewer. The interior-point `svm` gets the same α, not as a start (Clarabel has none) but as the working set
+of its QP: the last support vectors, then every point that violates its margin, until none does (the whole dual's
+KKT conditions checked; `svm.solve_on_working_set`). The perceptrons keep their textbook start.
 """
 
 from __future__ import annotations
@@ -35,7 +37,7 @@ SYNC_BUDGET = 0.025
 #: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
 SYNC_MAX_POINTS = 500
 #: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
-WARM_SOLVERS = ("smo",)
+WARM_SOLVERS = ("smo", "svm")
 #: Perceptrons a Live rerun may start from the last finished weights, only when the user asks (Run menu).
 WEIGHT_WARM_SOLVERS = ("fixed-increment", "variable-increment", "perceptron")
 #: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
@@ -88,9 +90,10 @@ class LiveMode(QObject):
         s.solver_options = self._options
         # A run made while dragging is sparse and skips the bound metric's ρ_K (an LP or QP on every move); once
         # the drag has paused (or ended) this long, the scene is run once more in full.
-        self._bound_off, self._settled, self._sparse = False, False, False
+        self._bound_off, self._settled, self._sparse, self._quiet = False, False, False, False
         self._t_run, self._run_cost = 0.0, 0.0  # when the current Live run started, what the last one took (s)
         s.sparse_runs = lambda: self._sparse
+        s.quiet_start_runs = lambda: self._quiet
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self._run_settled)
         s.problemChanged.connect(self._on_problem)
@@ -155,6 +158,7 @@ class LiveMode(QObject):
         """What a Live rerun changes in the solver's construction: SMO's warm start; the interior-point SVM solved
         once, to its solution; while dragging, no ρ_K (and a sparse history, `sparse_runs`)."""
         self._bound_off, settled, self._settled, self._sparse = False, self._settled, False, False
+        self._quiet = self.on and settled  # the paused drag's full rerun: the same boundary, shown once
         if not self.on:
             return {}
         out = self._warm_start(problem, solver_cls)

@@ -135,6 +135,10 @@ class RunSession(QObject):
         #: () → True when the next run should keep only one snapshot per stride of updates (Live during a drag:
         #: the final boundary first, the per-step history when the drag pauses), or None
         self.sparse_runs = None
+        #: () → True when the next run's unfinished start should not be shown (Live's rerun of a paused drag: the
+        #: views keep the boundary until the rerun's own), or None
+        self.quiet_start_runs = None
+        self._quiet_start = False
         self.state = IDLE
         self.speed = 20.0
         self._history = SnapshotHistory()
@@ -348,6 +352,7 @@ class RunSession(QObject):
         self.problem = problem
         sparse = bool(self.sparse_runs is not None and self.sparse_runs())
         self.sparse = sparse  # this run's history holds a snapshot per stride, not per update
+        self._quiet_start = sparse or bool(self.quiet_start_runs is not None and self.quiet_start_runs())
         # large n (or a sparse Live run): a snapshot per stride
         self._gen = strided_snapshots(solver, lambda: sparse or self.state == RUNNING, always=sparse)
         if problem.n > RHO_DEFER_N:
@@ -598,9 +603,9 @@ class RunSession(QObject):
         fresh = [snap for job, snap in self._worker.take() if job == self._job]
         if not fresh:
             return
-        if self.sparse and not self._history and not any(snap.status.done for snap in fresh):
-            # a dragged point's rerun (Live): its unfinished start is not shown; the views keep the last
-            # boundary until Live's run delivers this one's (one repaint per move, no flash of iteration 0)
+        if self._quiet_start and not self._history and not any(snap.status.done for snap in fresh):
+            # a dragged point's rerun (Live), or its full rerun at the pause: its unfinished start is not shown;
+            # the views keep the last boundary until Live's run delivers this one's (no flash of iteration 0)
             self._history.extend(fresh)
             return
         with self.frames.frame(main=True):

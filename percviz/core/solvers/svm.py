@@ -13,6 +13,11 @@ bias is the multiplier of the constraint Σ α_i y_i = 0. Support vectors are to
 For the linear and affine kernels the snapshot also carries the weights (b, w1, …, wd) of f(x) = w·x + b, in
 the order of the augmented map (1, x1, …, xd).
 
+Live mode passes the last run's α (`SVM(problem, warm_start=alpha)`): when the iterates are not replayed, the QP
+to the solution is then solved on a working set that starts at those support vectors and takes in every point
+that violates its margin until none does (`solve_on_working_set`): the same interior-point solver, on fewer points,
+and the KKT conditions of the whole dual are checked before the result is used (else the whole QP is solved).
+
 Hard margin on data that the kernel's feature space cannot separate has no solution: this is decided before
 solving by a linear program whose optimum is 0 (separable) or at least 1 (a proof that it is not), and refused
 with a DataError suggesting the soft margin. For the linear and affine kernels the program is the notes' min τ
@@ -86,6 +91,58 @@ def solve_dual(K, y, C: float | None, max_iter: int = 200, linear=None) -> QPIte
     return QPIterate(np.array(sol.x, dtype=float) / s, float(sol.z[0]), status, int(sol.iterations))
 
 
+#: A working-set solve stops trying (and the whole QP is solved) after this many rounds, or past this share of n.
+MAX_WORKING_ROUNDS = 10
+#: At most this many of the most violated points join the working set per round.
+MAX_JOINING = 20
+MAX_WORKING_SHARE = 0.6
+#: A point left out of the working set must have y_i f(x_i) ≥ 1 − KKT_TOL (then α_i = 0 is optimal for it).
+KKT_TOL = 1e-7
+
+
+@dataclass(frozen=True)
+class WorkingSetSolve:
+    """The dual's solution found on a working set: the points it kept, its QP rounds and interior-point iterations."""
+
+    qp: QPIterate
+    size: int
+    rounds: int
+    iterations: int
+
+
+def solve_on_working_set(K, y, C: float | None, start) -> WorkingSetSolve | None:
+    """The SVM dual solved by Clarabel on a working set W (chunking, as in Osuna, Freund and Girosi's decomposition).
+
+    α is 0 outside W. A point outside W with y_i f(x_i) < 1 − KKT_TOL would gain from α_i > 0: those join W and the
+    QP on W is solved again (the most violated first). Once none is left, α meets the KKT conditions of the whole dual (α_i = 0 with
+    y_i f(x_i) ≥ 1 outside W, the QP's own conditions on W), so it is the whole QP's solution. None when W does not
+    settle within MAX_WORKING_ROUNDS or outgrows MAX_WORKING_SHARE of the points (solve the whole QP then)."""
+    K = np.asarray(K, dtype=float)
+    y = np.asarray(y, dtype=float)
+    n = len(y)
+    W = np.zeros(n, dtype=bool)
+    W[np.asarray(start)] = True
+    iterations = 0
+    for rounds in range(1, MAX_WORKING_ROUNDS + 1):
+        idx = np.flatnonzero(W)
+        if len(idx) > MAX_WORKING_SHARE * n or len(np.unique(y[idx])) < 2:
+            return None
+        qp = solve_dual(K[np.ix_(idx, idx)], y[idx], C)
+        iterations += qp.iterations
+        if qp.status not in _OK:
+            return None
+        f = K[:, idx] @ (qp.alpha * y[idx]) + qp.bias
+        violated = ~W & (y * f < 1.0 - KKT_TOL)
+        if not violated.any():
+            alpha = np.zeros(n)
+            alpha[idx] = qp.alpha
+            return WorkingSetSolve(QPIterate(alpha, qp.bias, qp.status, qp.iterations), len(idx), rounds, iterations)
+        worst = np.flatnonzero(violated)
+        worst = worst[np.argsort((y * f)[worst])][:MAX_JOINING]  # the most violated join first
+        W[worst] = True
+    return None
+
+
 @register
 class SVM(Solver):
     """Maximum-margin classifier: hard margin, or soft margin with penalty C on the slacks."""
@@ -120,6 +177,13 @@ class SVM(Solver):
         )
     )
     default_max_iter = 200
+
+    def __init__(self, problem, *, max_iter: int | None = None, warm_start=None, **values):
+        # Live: the last run's α on these points (its support vectors start the working set); the QP to the
+        # solution is then solved by chunking (solve_on_working_set) when its iterates are not replayed
+        self._warm = None if warm_start is None else np.asarray(warm_start, dtype=float)
+        super().__init__(problem, max_iter=max_iter, **values)
+
     #: The margin lines of an SVM are the level sets f = ±1 (y_i f(x_i) ≥ 1 − ξ_i), whatever the kernel.
     margin_level: ClassVar[float] = 1.0
 
@@ -159,7 +223,11 @@ class SVM(Solver):
         y = self.problem.y
         self._y = y
         self._Q = (y[:, None] * y[None, :]) * self._K
-        final = solve_dual(self._K, y, self._C)
+        replay = self.values["show_iterations"] and self.problem.n <= MAX_POINTS_FOR_ITERATES
+        self._working = None
+        if not replay and self._warm is not None and len(self._warm) == self.problem.n:
+            self._working = solve_on_working_set(self._K, y, self._C, np.flatnonzero(self._warm > 0))
+        final = self._working.qp if self._working is not None else solve_dual(self._K, y, self._C)
         if final.status not in _OK:
             hint = "Use the soft margin (margin=soft)." if self._C is None else "Lower C or scale the points down."
             raise DataError(
@@ -167,7 +235,6 @@ class SVM(Solver):
                 + hint
             )
         self._final = final
-        replay = self.values["show_iterations"] and self.problem.n <= MAX_POINTS_FOR_ITERATES
         total = max(final.iterations, 1)
         # Step j shows the iterate after schedule[j − 1] interior-point iterations (all of them, or an even
         # subset when there are many, since replaying iteration k costs k iterations).
@@ -254,6 +321,11 @@ class SVM(Solver):
             return f"Interior-point iteration {done} of {self._final.iterations} ({kind})."
         iters = self._final.iterations
         parts = [f"Solved ({kind}) in {iters} interior-point iterations: {int(sv.sum())} support vectors"]
+        ws = self._working
+        if ws is not None:
+            parts[0] = (f"Solved ({kind}) on a working set of {ws.size} of {self.problem.n} points ({ws.rounds} QP "
+                        f"solve{'s' if ws.rounds > 1 else ''}, {ws.iterations} interior-point iterations; every other "
+                        f"point has y_i f(x_i) ≥ 1, so α_i = 0 is optimal there): {int(sv.sum())} support vectors")
         if self._C is not None:
             at_c = int((alpha >= self._C * (1 - 1e-6)).sum())
             parts[0] += f" ({at_c} at the bound C)"
