@@ -518,8 +518,7 @@ class FeatureView(GeometryPanel):
         ))
         self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, t.foreground, fill=True)
                               for _ in range(min(MAX_LABELS, len(S)))]
-        self._fit_point_labels()
-        self._set_texts()
+        self._set_texts()  # (the labels are fitted by _draw_dynamic, which redraw calls next)
 
     def _label_weights(self) -> np.ndarray | None:
         """The weight each point carries now: the snapshot's p or α, else the witness p of ρ_K (None: no weights)."""
