@@ -469,7 +469,14 @@ class MainWindow(QMainWindow):
         finally:
             self._updating_docks = False
             if held:
-                self.setUpdatesEnabled(True)  # one repaint of the new layout
+                # the new layout repaints every panel (20–40 ms each): the canvas now, each other panel in a
+                # turn of its own after it (FrameScheduler.first_draw), not all in this one
+                later = [(name, p) for name, p in self.panels.items() if name != "canvas" and p.isVisible()]
+                for _, panel in later:
+                    panel.setUpdatesEnabled(False)
+                self.setUpdatesEnabled(True)
+                for name, panel in later:
+                    self.session.frames.first_draw(f"{name}:repaint", lambda p=panel: p.setUpdatesEnabled(True))
 
     def _on_problem(self, problem, solver_cls) -> None:
         self._update_docks(solver_cls)  # the panels shown catch up by themselves
