@@ -309,7 +309,7 @@ class CurvesView(QWidget, Panel):
         for the next algorithm that has the group (building a PlotItem costs ~15 ms: three per algorithm change
         were the soak's worst stall); only its curves are new. fresh: build everything again (a new theme)."""
         t = self.theme
-        self.layout_widget.clear()
+        laid_out = [] if fresh else list(getattr(self, "plots", {}).values())  # kept in the layout if unchanged
         pool = getattr(self, "_pool", {})
         if fresh:
             for _p, _cursor, _ref, box in pool.values():
@@ -344,10 +344,12 @@ class CurvesView(QWidget, Panel):
             if g not in pool:
                 pool[g] = self._new_plot(g, title)
             p, cursor, ref, box = pool[g]
+            linked = p.vb.linkedView(p.vb.XAxis)
             if first is None:
                 first = p
-                p.setXLink(None)
-            else:
+                if linked is not None:
+                    p.setXLink(None)
+            elif linked is not first.vb:  # (re-linking a linked plot costs ~3 ms of range signals)
                 p.setXLink(first)
             for k in members:
                 pen = pg.mkPen(self.colors[k], width=t.line_width, style=self._styles[k])
@@ -371,8 +373,10 @@ class CurvesView(QWidget, Panel):
             self.plots[g] = p
             p.setLogMode(y=box.isChecked())
             p.vb.disableAutoRange()  # setLogMode turns pyqtgraph's auto-range back on
-        self._wide = None
-        self._arrange()
+        if list(self.plots.values()) != laid_out:  # other plots (or a new theme's): lay them out again
+            self.layout_widget.clear()
+            self._wide = None
+            self._arrange()
         self._update_references()
 
     def _new_plot(self, g: str, title: str):
