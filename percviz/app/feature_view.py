@@ -204,6 +204,8 @@ class FeatureView(GeometryPanel):
         self.R = np.eye(3)
         self._job: PictureJob | None = None
         self._inbox: list = []  # the current job's results not drawn yet
+        self._drawing = 0  # counts redraws: a queued label turn belongs to one
+        self._labels_later = False
         self._grace = QTimer(self)
         self._grace.setSingleShot(True)
         self._grace.setInterval(MIN_NORM_GRACE_MS)
@@ -267,7 +269,7 @@ class FeatureView(GeometryPanel):
             self._install_min_norm(mnp)
         else:
             self._start_job(PictureJob(problem, self.features_mode, G))
-        self.redraw()
+        self.redraw(split=True)
 
     def set_reference(self, rho) -> None:
         """ρ_K has been computed (the session's signal): take the hull's least-norm point from the memo at once."""
@@ -344,7 +346,7 @@ class FeatureView(GeometryPanel):
         for kind, payload in messages:
             self._on_job_result(job, kind, payload, draw=False)
         if self.picture is not None:
-            self.redraw()
+            self.redraw(split=any(kind == "picture" for kind, _ in messages))
 
     def _on_job_result(self, job, kind, payload, draw: bool = True) -> None:
         if job is not self._job:
@@ -431,9 +433,13 @@ class FeatureView(GeometryPanel):
         return (d if np.linalg.norm(d) > 1e-12 else None), f"{name}({snapshot.iteration})"
 
     # -- drawing ------------------------------------------------------------------------------------
-    def redraw(self, keep_range: bool = False) -> None:
+    def redraw(self, keep_range: bool = False, split: bool = False) -> None:
+        """The whole picture; split (a new problem's first picture): the points' number labels (~1 ms each, a
+        third of the cost) in the next event-loop turn of the panel's own (Panel.in_turn_of_its_own)."""
         if self.picture is None:
             return
+        self._drawing += 1
+        self._labels_later = split
         self.plot.getViewBox().setOpacity(1.0)
         self.show_plot()
         rng = self.plot.getViewBox().viewRange() if keep_range else None
@@ -449,6 +455,19 @@ class FeatureView(GeometryPanel):
         self._make_dynamic_items()
         self._draw_dynamic()
         self._draw_highlight()
+        if split:
+            drawing = self._drawing
+            self.in_turn_of_its_own("labels", lambda: self._make_point_labels(drawing))
+
+    def _make_point_labels(self, drawing: int | None = None) -> None:
+        """The number labels of the heaviest points (placed by _fit_point_labels); drawing: of that redraw only."""
+        S = getattr(self, "_points_screen", None)
+        if (drawing is not None and drawing != self._drawing) or self.picture is None or S is None:
+            return  # drawn again meanwhile, with its own labels
+        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, self.theme.foreground, fill=True)
+                              for _ in range(min(MAX_LABELS, len(S)))]
+        if drawing is not None:
+            self._fit_point_labels()
 
     def _draw_static(self) -> None:
         t, pic = self.theme, self.picture
@@ -523,8 +542,9 @@ class FeatureView(GeometryPanel):
             S[order, 0], S[order, 1], symbol=[c[0] for c in cls], size=t.marker_size,
             brush=[c[1] for c in cls], pen=[c[2] for c in cls],
         ))
-        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, t.foreground, fill=True)
-                              for _ in range(min(MAX_LABELS, len(S)))]
+        self._point_labels = []
+        if not self._labels_later:
+            self._make_point_labels()
         self._set_texts()  # (the labels are fitted by _draw_dynamic, which redraw calls next)
 
     def _label_weights(self) -> np.ndarray | None:
