@@ -92,14 +92,8 @@ def picture_stages(problem, features_mode: bool, G: np.ndarray | None, cancelled
         try:
             if G is None:
                 G, Yhat = signed_unit_gram(problem, features_mode)
-                picture = feature_picture(G, min_norm=False, cancelled=cancelled)
-                # a φ-map's least-norm point (Wolfe, rank ≤ d̂) takes milliseconds: sent right behind the picture,
-                # so that both are drawn at once; a kernel's ρ_K may take seconds: the picture goes first
-                witness = compute_witness(problem, G, features_mode) if features_mode else None
-                yield "picture", (G, Yhat, picture)
-                if features_mode:
-                    yield "min_norm", witness
-                    return
+                # the view waits up to MIN_NORM_GRACE_MS for the least-norm point that follows, to draw both at once
+                yield "picture", (G, Yhat, feature_picture(G, min_norm=False, cancelled=cancelled))
             yield "min_norm", compute_witness(problem, G, features_mode)
         except Cancelled:
             return
