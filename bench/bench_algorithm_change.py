@@ -1,6 +1,7 @@
 """Benchmark: the UI gap of an algorithm change (the combo box `algorithm`) on the real window, every view open.
 
 Run: QT_QPA_PLATFORM=offscreen python bench/bench_algorithm_change.py [--n 500] [--changes 40] [--profile]
+[--features rff:dim=5000]
 n random points (two classes), the default window with every dock the algorithms declare; the combo box is set
 to a random two-class algorithm `--changes` times, 1.2 s apart. For each change the longest event-loop turn
 within the following second is measured by a 5 ms heartbeat (tests/app/gap_meter.py): wall-clock and the UI
@@ -95,6 +96,7 @@ def main() -> int:
     ap.add_argument("--turns", type=float, default=0.0, help="print each event-loop turn over this many CPU ms, profiled")
     ap.add_argument("--plain", action="store_true", help="with --turns: times only, no profile")
     ap.add_argument("--between", default="", help="A,B: change back and forth between two algorithms only")
+    ap.add_argument("--features", default="linear", help="the φ-map, e.g. rff:dim=5000 (then only φ-map algorithms)")
     args = ap.parse_args()
     app = QApplication.instance() or (_TurnApp([]) if args.turns else QApplication([]))
     if args.turns:
@@ -109,13 +111,15 @@ def main() -> int:
     rng = np.random.default_rng(args.seed)
     n = args.n
     X = np.vstack([rng.normal((-1, 0.5), 0.7, (n // 2, 2)), rng.normal((1, -0.5), 0.7, (n - n // 2, 2))])
-    scene = SceneModel(PointSet(X, np.repeat([0, 1], [n // 2, n - n // 2])), Settings(algorithm="perceptron"))
+    scene = SceneModel(PointSet(X, np.repeat([0, 1], [n // 2, n - n // 2])),
+                       Settings(algorithm="perceptron", features=args.features))
     w = MainWindow(scene, install_classroom=False)
     w.show()
     w.panels["canvas"].viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
     _spin(1.0)
     combo = w.controls.algorithm
-    two_class = [a for a, c in sorted(load_all().items()) if c.representation != "multiclass"]
+    two_class = [a for a, c in sorted(load_all().items()) if c.representation != "multiclass"
+                 and (args.features == "linear" or c.representation == "features")]
     index = {combo.itemData(i, 256): i for i in range(combo.count())}
     meter = GapMeter()
     prof = None
@@ -146,7 +150,7 @@ def main() -> int:
     app.processEvents()
     walls = np.array([r[2] for r in rows])
     cpus = np.array([r[3] for r in rows])
-    print(f"algorithm change, n = {n}, {len(rows)} changes, every view open")
+    print(f"algorithm change, n = {n}, {len(rows)} changes, every view open, features {args.features}")
     print(f"  worst turn, wall: median {np.median(walls):.0f} ms, worst {walls.max():.0f} ms")
     print(f"  worst turn, CPU:  median {np.median(cpus):.0f} ms, worst {cpus.max():.0f} ms")
     for a, b, wall, cpu in sorted(rows, key=lambda r: -r[2])[:6]:

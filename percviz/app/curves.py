@@ -346,10 +346,12 @@ class CurvesView(QWidget, Panel):
             if g not in pool:
                 pool[g] = self._new_plot(g, title)
             p, cursor, ref, box = pool[g]
+            linked = p.vb.linkedView(p.vb.XAxis)
             if first is None:
                 first = p
-                p.setXLink(None)
-            else:
+                if linked is not None:
+                    p.setXLink(None)
+            elif linked is not first.vb:  # (re-linking a linked plot costs ~3 ms of range signals)
                 p.setXLink(first)
             for k in members:
                 pen = pg.mkPen(self.colors[k], width=t.line_width, style=self._styles[k])

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QRectF, Qt
+from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QRectF, Qt, QTimer
 from PySide6.QtGui import QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
@@ -41,6 +41,8 @@ MAX_TRAIL = 3000
 SYNC_MAX_N = 200
 #: The current direction is fitted on at most this many points (the decision function costs O(n) each).
 FIT_MAX = 96
+#: A background picture waits at most this long (ms) for its least-norm point, so that both are drawn at once.
+MIN_NORM_GRACE_MS = 200
 #: Above this many points the picture is not drawn (its n×n eigh would take minutes; issue 13).
 EMBED_MAX_N = 3000
 def signed_unit_gram(problem, features_mode: bool) -> tuple[np.ndarray, np.ndarray | None]:
@@ -90,6 +92,7 @@ def picture_stages(problem, features_mode: bool, G: np.ndarray | None, cancelled
         try:
             if G is None:
                 G, Yhat = signed_unit_gram(problem, features_mode)
+                # the view waits up to MIN_NORM_GRACE_MS for the least-norm point that follows, to draw both at once
                 yield "picture", (G, Yhat, feature_picture(G, min_norm=False, cancelled=cancelled))
             yield "min_norm", compute_witness(problem, G, features_mode)
         except Cancelled:
@@ -194,6 +197,13 @@ class FeatureView(GeometryPanel):
         self.setAccessibleName("feature")
         self.R = np.eye(3)
         self._job: PictureJob | None = None
+        self._inbox: list = []  # the current job's results not drawn yet
+        self._drawing = 0  # counts redraws: a queued label turn belongs to one
+        self._labels_later = False
+        self._grace = QTimer(self)
+        self._grace.setSingleShot(True)
+        self._grace.setInterval(MIN_NORM_GRACE_MS)
+        self._grace.timeout.connect(self._queue_inbox)
         self.features_mode = False
         self._trail_cache: dict = {}
         self._trail_attr = ""
@@ -254,7 +264,7 @@ class FeatureView(GeometryPanel):
             self._install_min_norm(mnp)
         else:
             self._start_job(PictureJob(problem, self.features_mode, G))
-        self.redraw()
+        self.redraw(split=True)
 
     def set_reference(self, rho) -> None:
         """ρ_K has been computed (the session's signal): take the hull's least-norm point from the memo at once."""
@@ -293,29 +303,61 @@ class FeatureView(GeometryPanel):
     # -- the background job ---------------------------------------------------------------------------
     def _start_job(self, job: PictureJob) -> None:
         self._job = job
-        job.progress.connect(lambda message, j=job: self.in_turn_of_its_own(  # a turn of its own: ~60 ms to draw
-            message[0], lambda: self._on_job_result(j, *message)))
-        job.failed.connect(lambda text, j=job: self._on_job_result(j, "error", text))
+        self._inbox: list = []
+        job.progress.connect(lambda message, j=job: self._on_job_message(j, message))
+        job.failed.connect(lambda text, j=job: self._on_job_message(j, ("error", text)))
         job.start()
 
     def _stop_job(self) -> None:
         job, self._job = self._job, None
+        self._inbox = []
+        self._grace.stop()
         if job is not None:
             job.cancel()
 
-    def _on_job_result(self, job, kind, payload) -> None:
+    def _on_job_message(self, job, message) -> None:
+        """Collect the job's results; drawn together in one turn of their own (one redraw, ~40 ms): the picture
+        waits up to MIN_NORM_GRACE_MS for the hull's least-norm point, which mostly follows within milliseconds."""
+        if job is not self._job:
+            return
+        self._inbox.append(message)
+        if message[0] == "picture":
+            self._grace.start()
+        else:
+            self._grace.stop()
+            self._queue_inbox()
+
+    def _queue_inbox(self) -> None:
+        job = self._job
+        if job is not None and self._inbox:
+            self.in_turn_of_its_own("job", lambda: self._take_inbox(job))
+
+    def _take_inbox(self, job) -> None:
+        if job is not self._job:
+            return
+        messages, self._inbox = self._inbox, []
+        if not messages:
+            return
+        for kind, payload in messages:
+            self._on_job_result(job, kind, payload, draw=False)
+        if self.picture is not None:
+            self.redraw(split=any(kind == "picture" for kind, _ in messages))
+
+    def _on_job_result(self, job, kind, payload, draw: bool = True) -> None:
         if job is not self._job:
             return  # superseded by a newer problem
         if kind == "picture":
             self._install(*payload)
-            self.redraw()
+            if draw:
+                self.redraw()
         elif kind == "min_norm":
             self._job = None
             self._witness_skipped = payload is None
             if self.picture is not None:
                 if payload is not None:
                     self._install_min_norm(payload)
-                self.redraw()
+                if draw:
+                    self.redraw()
         else:
             self._job = None
             self.picture = None
@@ -386,9 +428,13 @@ class FeatureView(GeometryPanel):
         return (d if np.linalg.norm(d) > 1e-12 else None), f"{name}({snapshot.iteration})"
 
     # -- drawing ------------------------------------------------------------------------------------
-    def redraw(self, keep_range: bool = False) -> None:
+    def redraw(self, keep_range: bool = False, split: bool = False) -> None:
+        """The whole picture; split (a new problem's first picture): the points' number labels (~1 ms each, a
+        third of the cost) in the next event-loop turn of the panel's own (Panel.in_turn_of_its_own)."""
         if self.picture is None:
             return
+        self._drawing += 1
+        self._labels_later = split
         self.plot.getViewBox().setOpacity(1.0)
         self.show_plot()
         rng = self.plot.getViewBox().viewRange() if keep_range else None
@@ -404,6 +450,19 @@ class FeatureView(GeometryPanel):
         self._make_dynamic_items()
         self._draw_dynamic()
         self._draw_highlight()
+        if split:
+            drawing = self._drawing
+            self.in_turn_of_its_own("labels", lambda: self._make_point_labels(drawing))
+
+    def _make_point_labels(self, drawing: int | None = None) -> None:
+        """The number labels of the heaviest points (placed by _fit_point_labels); drawing: of that redraw only."""
+        S = getattr(self, "_points_screen", None)
+        if (drawing is not None and drawing != self._drawing) or self.picture is None or S is None:
+            return  # drawn again meanwhile, with its own labels
+        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, self.theme.foreground, fill=True)
+                              for _ in range(min(MAX_LABELS, len(S)))]
+        if drawing is not None:
+            self._fit_point_labels()
 
     def _draw_static(self) -> None:
         t, pic = self.theme, self.picture
@@ -479,10 +538,10 @@ class FeatureView(GeometryPanel):
             S[order, 0], S[order, 1], symbol=[c[0] for c in cls], size=t.marker_size,
             brush=[c[1] for c in cls], pen=[c[2] for c in cls],
         ))
-        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, t.foreground, fill=True)
-                              for _ in range(min(MAX_LABELS, len(S)))]
-        self._fit_point_labels()
-        self._set_texts()
+        self._point_labels = []
+        if not self._labels_later:
+            self._make_point_labels()
+        self._set_texts()  # (the labels are fitted by _draw_dynamic, which redraw calls next)
 
     def _label_weights(self) -> np.ndarray | None:
         """The weight each point carries now: the snapshot's p or α, else the witness p of ρ_K (None: no weights)."""

@@ -11,6 +11,7 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
+    QGraphicsView,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -494,7 +495,18 @@ class MainWindow(QMainWindow):
         finally:
             self._updating_docks = False
             if held:
-                self.setUpdatesEnabled(True)  # one repaint of the new layout
+                # the new layout repaints every panel (20–40 ms each): the canvas now, each other panel in a
+                # turn of its own after it (FrameScheduler.first_draw), not all in this one
+                # (their graphics views are held, not the panels: a held widget has no visible region until it repaints)
+                later = [(name, p.findChildren(QGraphicsView)) for name, p in self.panels.items()
+                         if name != "canvas" and p.isVisible()]
+                for _, views in later:
+                    for view in views:
+                        view.setUpdatesEnabled(False)
+                self.setUpdatesEnabled(True)
+                for name, views in later:
+                    self.session.frames.first_draw(f"{name}:repaint", lambda vs=views: [v.setUpdatesEnabled(True)
+                                                                                       for v in vs])
 
     def _on_problem(self, problem, solver_cls) -> None:
         self._update_docks(solver_cls)  # the panels shown catch up by themselves

@@ -15,6 +15,7 @@ decision's coefficients), so a 100k run keeps 48–60 snapshots (~190 MB), the o
 
 from __future__ import annotations
 
+import threading
 import time
 from contextlib import contextmanager
 from typing import Any, Iterator
@@ -44,6 +45,9 @@ RHO_DEFER_MS = 500
 #: Above this many points an edit's restart runs in the next turn of the event loop, not in the edit's own: at
 #: 100,000 points each costs the UI thread 50–80 ms (the points' drawing; the new problem and its panels).
 SPLIT_RESTART_N = 20_000
+#: A solver whose φ(X) has more entries than this (n × d̂; rff:dim=5000 at 80 points: 400,000, 15–40 ms) is
+#: built on a Task, off the UI thread (issue 10); below, at once.
+PHI_TASK_ENTRIES = 250_000
 
 #: Run states reported by `runStateChanged`.
 IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
@@ -69,6 +73,35 @@ def _rho_left_to_the_session(gen: Iterator[Any]) -> Iterator[Any]:
             except StopIteration:
                 return
         yield snap
+
+
+def heavy_phi(problem: Problem, solver_cls) -> bool:
+    """Whether the solver's φ(X) (n × d̂ entries, unless built already) is too costly for the UI thread."""
+    if solver_cls.representation == "kernel" or "Phi" in problem.__dict__:
+        return False
+    return problem.n * problem.features.dimension() > PHI_TASK_ENTRIES
+
+
+def build_solver(solver_cls, problem: Problem, max_iter: int, params: dict):
+    """The run's solver (its constructor checks the problem and may build φ(X), K or G); any error is a PercvizError."""
+    try:
+        solver = solver_cls(problem, max_iter=max_iter, **params)
+        if solver_cls.representation == "kernel":
+            problem.self_kernel  # noqa: B018  (refuses K(x, x) = 0 with a message naming the point)
+    except PercvizError:
+        raise
+    except Exception as exc:  # a bug in a solver's constructor must not take the window down
+        raise PercvizError(error_text(exc, getattr(solver_cls, "display_name", ""))) from exc
+    return solver
+
+
+_BUILD_LOCK = threading.Lock()
+
+
+def _build_in_turn(cancel: threading.Event, *args):
+    """build_solver on a Task's thread, one build at a time: a drag's superseded builds end without building."""
+    with _BUILD_LOCK:
+        return None if cancel.is_set() else build_solver(*args)
 
 
 class SnapshotHistory:
@@ -157,6 +190,8 @@ class RunSession(QObject):
         self._worker.set_interval(1.0 / self.speed)
         self._rho_task: Task | None = None
         self._rho_prev: Task | None = None  # the last cancelled ρ_K task (its thread may still run)
+        self._build: Task | None = None  # the solver being built off the UI thread (heavy_phi)
+        self._build_prev: Task | None = None  # the last cancelled one (its thread may still run)
         self._rho_wait = QTimer(self)
         self._rho_wait.setSingleShot(True)
         self._rho_wait.setInterval(RHO_DEFER_MS)
@@ -323,7 +358,6 @@ class RunSession(QObject):
             self._next_restart = time.monotonic() + (cost if cost > SLOW_RESTART else 0.0)
 
     def _restart_now(self, same_problem: bool = False) -> None:
-        keep_playing = self.state == PLAYING
         previous = self.problem if same_problem and not self._stale else None  # a stale problem has old points
         self._job += 1
         self._stale = False
@@ -336,21 +370,55 @@ class RunSession(QObject):
         self.frames.reset()  # a new problem has its own drawing cost
         s = self.scene.settings
         self.problem, self.solver_cls, self.error = None, None, ""
+        self._cancel_build()
         try:
             self.solver_cls = get_solver(s.algorithm)
             problem = previous or Problem(self.scene.points, s.kernel, s.features)
             extra = self.solver_options(problem, self.solver_cls) if self.solver_options is not None else {}
-            solver = self.solver_cls(problem, max_iter=s.max_iter, **{**dict(s.params), **extra})
-            if self.solver_cls.representation == "kernel":
-                problem.self_kernel  # noqa: B018  (refuses K(x, x) = 0 with a message naming the point)
+            sparse = bool(self.sparse_runs is not None and self.sparse_runs())  # (after Live's solver_options)
+            args = (self.solver_cls, problem, s.max_iter, {**dict(s.params), **extra})
+            if heavy_phi(problem, self.solver_cls):
+                # φ(X) of a heavy map (rff:dim=5000: tens of ms) is built with the solver on a Task; the run
+                # starts when it is ready (the old pictures stay until then, none of the old run's snapshots)
+                job, self._build_cancel = self._job, threading.Event()
+                self._build = Task(self, name="percviz-problem")
+                self._build.done.connect(lambda solver: self._on_built(job, problem, solver, sparse))
+                self._build.failed.connect(lambda text: self._on_build_failed(job, text))
+                self._build.start(_build_in_turn, self._build_cancel, *args)
+                return
+            solver = build_solver(*args)
         except PercvizError as exc:
             self._invalid(str(exc))
             return
-        except Exception as exc:  # a bug in a solver's constructor must not take the window down
+        except Exception as exc:  # a bug (a solver's options, a feature map) must not take the window down
             self._invalid(error_text(exc, getattr(self.solver_cls, "display_name", "")))
             return
+        self._start_run(problem, solver, sparse)
+
+    def _on_built(self, job: int, problem: Problem, solver, sparse: bool) -> None:
+        if job == self._job and not self._closed:
+            self._build = None
+            self._start_run(problem, solver, sparse)
+
+    def _on_build_failed(self, job: int, text: str) -> None:
+        if job == self._job and not self._closed:
+            self._build = None
+            self._invalid(text)
+
+    def _cancel_build(self) -> None:
+        if self._build is not None:
+            self._build.cancel()
+            self._build_cancel.set()
+            self._build_prev, self._build = self._build, None
+
+    @property
+    def building(self) -> bool:
+        """A restart waits for its problem's φ(X) and solver, built on a Task (`heavy_phi`)."""
+        return self._build is not None
+
+    def _start_run(self, problem: Problem, solver, sparse: bool) -> None:
+        keep_playing = self.state == PLAYING
         self.problem = problem
-        sparse = bool(self.sparse_runs is not None and self.sparse_runs())
         self.sparse = sparse  # this run's history holds a snapshot per stride, not per update
         self._quiet_start = sparse or bool(self.quiet_start_runs is not None and self.quiet_start_runs())
         # large n (or a sparse Live run): a snapshot per stride
@@ -493,6 +561,7 @@ class RunSession(QObject):
         while time.monotonic() < end:
             QCoreApplication.processEvents()
             if (not self._worker.busy and not self._worker.has_output and not self._restart_timer.isActive()
+                    and self._build is None
                     and not self.frames.first_draws_pending and not any(busy() for busy in self.busy_checks)):
                 QCoreApplication.processEvents()
                 return True
@@ -517,10 +586,11 @@ class RunSession(QObject):
         task, self._rho_task = self._rho_task, None
         if task is not None:
             task.cancel()  # both threads wind down at once; a long LP ends on its own (a daemon thread)
+        self._cancel_build()
         self._worker.request_stop()
         end = time.monotonic() + timeout_ms / 1000
         self._worker.stop(timeout_ms)
-        for t in (task, self._rho_prev):  # the last cancelled ρ_K task too: its thread may still be in its LP
+        for t in (task, self._rho_prev, self._build_prev):  # cancelled tasks too: their threads may still run
             if t is not None:
                 t.wait(max(1, int(1000 * (end - time.monotonic()))))
 

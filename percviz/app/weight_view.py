@@ -82,6 +82,8 @@ class WeightView(GeometryPanel):
         self._weights: dict[int, np.ndarray] = {}
         self._static_radius = 0.0
         self._line_labels: list = []
+        self._labels_to_make: list | None = None  # a split redraw's line labels, made in a turn of their own
+        self._drawing = 0  # counts redraws: a queued label turn belongs to one
         self._fixed_labels: list = []
         self._empty_label = None
         self._static_readout: list = []
@@ -116,7 +118,7 @@ class WeightView(GeometryPanel):
             self.mode = None
             self.show_message(str(err), "Weight space")
             return
-        self.redraw()
+        self.redraw(split=True)
 
     def set_history(self, snapshots) -> None:
         super().set_history(snapshots)
@@ -214,12 +216,16 @@ class WeightView(GeometryPanel):
         return np.array([self._weights[i] for i in its]).reshape(len(its), -1)
 
     # -- drawing ---------------------------------------------------------------------------------
-    def redraw(self) -> None:
+    def redraw(self, split: bool = False) -> None:
+        """The whole picture; split (a new problem's first picture): the constraints' labels (a third of the cost,
+        ~1 ms each) in the next event-loop turn of the panel's own (Panel.in_turn_of_its_own)."""
         if not self.mode:
             return
         self.show_plot()
         self.plot.clear()
         self._dynamic, self._highlight_items, self._line_labels, self._fixed_labels = [], [], [], []
+        self._drawing += 1
+        self._labels_to_make: list | None = [] if split else None
         self._empty_label = None
         self._static_readout = []
         if self.mode == "1d":
@@ -231,6 +237,25 @@ class WeightView(GeometryPanel):
         self._make_dynamic_items()
         self._draw_dynamic()
         self._draw_highlight()
+        self._place_labels()
+        todo, self._labels_to_make = self._labels_to_make, None
+        if todo:
+            drawing = self._drawing
+            self.in_turn_of_its_own("labels", lambda: self._make_line_labels(drawing, todo))
+
+    def _line_label(self, text: str, pos, color_: str, normal, offset: float, frac: float) -> None:
+        """The label of one constraint line, kept on it by _place_labels (made now, or queued by a split redraw)."""
+        if self._labels_to_make is not None:
+            self._labels_to_make.append((text, pos, color_, normal, offset, frac))
+            return
+        item = self.text_item(text, pos, (0.5, 0.5), 0.9, color_, fill=True)
+        self._line_labels.append((item, normal, offset, frac))
+
+    def _make_line_labels(self, drawing: int, todo: list) -> None:
+        if drawing != self._drawing or not self.mode:
+            return  # the picture was drawn again meanwhile (with its own labels)
+        for args in todo:
+            self._line_label(*args)
         self._place_labels()
 
     def _place_labels(self, *_args) -> None:
@@ -362,9 +387,7 @@ class WeightView(GeometryPanel):
         if n <= MAX_LABELS:
             for i in range(n):
                 d = D[i] if D[i, 1] > 0 or (D[i, 1] == 0 and D[i, 0] > 0) else -D[i]
-                item = self.text_item(f"y{i}: x = {red.t[i]:g}", 0.86 * R * d, (0.5, 0.5), 0.9, self._class_color(i),
-                                      fill=True)
-                self._line_labels.append((item, Z[i], 0.0, 0.9))
+                self._line_label(f"y{i}: x = {red.t[i]:g}", 0.86 * R * d, self._class_color(i), Z[i], 0.0, 0.9)
         self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="o", size=6, brush=t.foreground, pen=None))
         if cone.shortest is not None:
             s = cone.shortest
@@ -443,9 +466,8 @@ class WeightView(GeometryPanel):
         for k, i in enumerate(self._label_choice(pic, vok, walls)):
             frac = fracs[i % 2] if n <= MAX_LABELS else fracs[k % len(fracs)]
             seg = self._visible[i]
-            item = self.text_item(str(i), seg[0] + frac * (seg[1] - seg[0]), (0.5, 0.5), 0.9,
-                                  self._class_color(i), fill=True)
-            self._line_labels.append((item, pic.normals[i], pic.offsets[i], frac))
+            self._line_label(str(i), seg[0] + frac * (seg[1] - seg[0]), self._class_color(i), pic.normals[i],
+                             pic.offsets[i], frac)
         if pic.best_point is not None:
             bp = pic.best_point
             self.plot.addItem(
