@@ -462,7 +462,7 @@ class FeatureView(GeometryPanel):
         self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, self.theme.foreground, fill=True)
                               for _ in range(min(MAX_LABELS, len(S)))]
         if drawing is not None:
-            self._fit_point_labels()
+            self._declutter()  # the marks' labels first, then the numbers in the room they leave
 
     def _draw_static(self) -> None:
         t, pic = self.theme, self.picture
