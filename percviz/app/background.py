@@ -18,6 +18,7 @@ import inspect
 import queue
 import threading
 import traceback
+import warnings
 import weakref
 from typing import Any, Callable
 
@@ -117,6 +118,27 @@ class Task(QObject):
     def cancel(self) -> None:
         """Stop at the next yield (or the next check of `cancelled`); nothing more is emitted."""
         self._cancel.set()
+        self._release()
+
+    def _release(self) -> None:
+        """Nothing more will be emitted: let go of the receivers (their closures hold problems, solvers,
+        pictures), of a result left in the queue and of the parent, so that the Task is freed with its last
+        reference (a 10,000-action soak grew to 4.5 GB of Tasks kept as the session's and canvas's children)."""
+        while True:
+            try:
+                self._queue.get_nowait()
+            except queue.Empty:
+                break
+        if not shiboken6.isValid(self):
+            return
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)  # "Failed to disconnect": nothing was connected
+            for signal in (self.progress, self.done, self.failed):
+                try:
+                    signal.disconnect()
+                except (RuntimeError, TypeError):
+                    pass
+        self.setParent(None)
 
     def cancelled(self) -> bool:
         return self._cancel.is_set()
@@ -150,6 +172,7 @@ class Task(QObject):
                 continue
             self._finished = True
             (self.done if kind == "done" else self.failed).emit(value)
+            self._release()
             return
 
 
