@@ -787,7 +787,7 @@ class _IterationAxis(pg.AxisItem):
             v = float(v) * scale
             if abs(v) >= 1e6 and spacing * scale >= 1e5:
                 out.append(f"{v / 1e6:g}M")
-            elif abs(v) >= 1e4 and spacing * scale >= 1e3:
+            elif abs(v) >= 1e3 and spacing * scale >= 1e3:  # "5k": a narrow plot at 3× had room for no "5000"
                 out.append(f"{v / 1e3:g}k")
             else:
                 out.append(f"{v:g}")
