@@ -25,6 +25,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from percviz.app.name_combo import WholeNameCombo
 from percviz.app.param_form import ParamForm
 from percviz.app.theme import theme_for
 from percviz.app.session import FINISHED, IDLE, INVALID, PLAYING, RUNNING, RunSession
@@ -233,7 +234,7 @@ class ControlsPanel(QWidget):
 
     def _build_algorithm(self) -> QWidget:
         box, lay = _group("Algorithm")
-        self.algorithm = QComboBox()
+        self.algorithm = WholeNameCombo()  # a long name shortened at a word, never cut mid-word
         self.algorithm.setAccessibleName("algorithm")
         self.algorithm.setObjectName("algorithm")
         self.algorithm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToMinimumContentsLengthWithIcon)
@@ -403,17 +404,7 @@ class ControlsPanel(QWidget):
 
     def fit_popup(self) -> None:
         """The algorithm list is as wide as its longest heading or name (never 'Von Neumann & prima…ual')."""
-        from PySide6.QtGui import QFontMetrics
-
-        view = self.algorithm.view()
-        model = self.algorithm.model()
-        widest = 0
-        for i in range(self.algorithm.count()):
-            font = model.data(model.index(i, 0), Qt.ItemDataRole.FontRole) or view.font()
-            f = QFont(font)
-            f.setPointSizeF(view.font().pointSizeF())
-            widest = max(widest, QFontMetrics(f).horizontalAdvance(self.algorithm.itemText(i)))
-        view.setMinimumWidth(widest + 12 * QFontMetrics(view.font()).averageCharWidth() // 4 + 40)
+        self.algorithm.fit_popup()
 
     # -- reading -----------------------------------------------------------------------------------------
     @property

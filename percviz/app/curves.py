@@ -26,7 +26,7 @@ import math
 
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import Qt, Signal
+from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
@@ -41,6 +41,8 @@ GROUPS = (("norms", "Norms, criteria"), ("margins", "Margin"), ("counts", "Count
 SHORT_LABELS = {"bound": "bound", "margin": "margin", "train_errors": "errors", "support_vectors": "support vectors"}
 #: A bound more than this many times above the curves it bounds is left out of a linear plot's range.
 OFF_SCALE = 20.0
+#: A plot's y axis is at least this many tick-label lines tall (two labels a line apart: _DecadeAxis).
+PLOT_FLOOR_LINES = 4.5
 #: The y range is re-fitted when the data fill less than this fraction of it.
 MIN_FILL = 0.45
 
@@ -151,6 +153,7 @@ class CurvesView(QWidget, Panel):
         #: A preset's metric keys to plot (empty: the solver's own); see `apply_view`.
         self.view_curves: tuple[str, ...] = ()
         self._problem = None
+        self._legend_fits = True  # the legend is shown (see _fit_legend)
 
         self.toolbar = QHBoxLayout()
         self.toolbar.setContentsMargins(4, 2, 4, 0)
@@ -210,6 +213,7 @@ class CurvesView(QWidget, Panel):
         else:
             self.message.hide()
             self.layout_widget.show()
+        self.updateGeometry()
         self._dirty = True
         self.flush()
 
@@ -419,12 +423,49 @@ class CurvesView(QWidget, Panel):
 
     def resizeEvent(self, ev) -> None:
         super().resizeEvent(ev)
+        if ev.oldSize().width() != ev.size().width():
+            self.updateGeometry()  # the legend wraps to another number of lines
+        self._fit_legend()
         self._arrange()
 
+    def plot_floor(self) -> int:
+        """The least height of a plot: PLOT_FLOOR_LINES tick-label lines and the iteration axis under them."""
+        line = QFontMetricsF(self.theme.font()).height()
+        axis = max((p.getAxis("bottom").height() for p in self.plots.values()), default=2 * line)
+        return math.ceil(PLOT_FLOOR_LINES * line + axis + 12)
+
+    def minimumSizeHint(self) -> QSize:
+        """Room for the title row, the legend and one row of plots at their floor (side by side if need be)."""
+        hint = super().minimumSizeHint()
+        if self.layout_widget.isHidden():
+            return hint
+        legend = self._legend_height() if self._legend_fits else 0
+        return QSize(hint.width(), self._head_height() + legend + self.plot_floor())
+
+    def _head_height(self) -> int:
+        return max(self.title.sizeHint().height(), *(b.sizeHint().height() for b in self.log_boxes.values()), 0)
+
+    def _legend_height(self) -> int:
+        return max(0, self.legend.heightForWidth(max(1, self.width()))) if self.legend.text() else 0
+
+    def _fit_legend(self, again: bool = False) -> None:
+        """The legend only where the panel can hold it and its plots at their floor in half the column (at 3× in
+        1280×800 its 4 lines left the plots a 10 px strip); then the title row's tooltip names the curves."""
+        parent = self.parentWidget()
+        budget = 0.5 * parent.height() if parent is not None and parent.height() > 0 else math.inf
+        fits = self._head_height() + self._legend_height() + self.plot_floor() <= budget
+        if fits != self._legend_fits or again:
+            self._legend_fits = fits
+            self.legend.setVisible(fits)
+            self.title.setToolTip(self.legend.toolTip() if not fits else "Metrics of the run against the iteration k")
+            self.updateGeometry()
+
     def _arrange(self) -> None:
-        """Stack the plots in a column, or side by side when the panel is much wider than tall."""
-        wide = self.width() > 2.2 * max(1, self.height())
+        """Stack the plots in a column, or side by side when the panel is much wider than tall or too short to give
+        each plot its floor (a lecturer reads two labelled y values on every plot)."""
         shown = list(self.plots.values())
+        room = self.layout_widget.height() if self.layout_widget.isVisible() else self.height()
+        wide = self.width() > 2.2 * max(1, self.height()) or room < len(shown) * self.plot_floor()
         if wide == getattr(self, "_wide", None) and shown == getattr(self, "_arranged", None):
             return  # the same plots in the same places: re-adding them cost a layout pass (~5 ms a plot)
         self._wide, self._arranged = wide, shown
@@ -487,6 +528,7 @@ class CurvesView(QWidget, Panel):
         if self.rho is not None:
             tips.append(f"<b>┈ ρ_K</b>: {html.escape(MARGINS['rho'].tooltip)}")
         self.legend.setToolTip("<br>".join(tips))
+        self._fit_legend(again=True)  # its lines count in the panel's least height
 
     def _label(self, key: str) -> str:
         """A curve's name in the legend; the margin says which margin it is (core.glossary)."""
@@ -657,6 +699,11 @@ def _nb(text: str) -> str:
     return html.escape(text).replace(" ", "&nbsp;")
 
 
+def _ticks_in(step: float, lo: float, hi: float) -> int:
+    """How many multiples of step lie in [lo, hi]."""
+    return max(0, math.floor(hi / step + 1e-9) - math.ceil(lo / step - 1e-9) + 1)
+
+
 class _DecadeAxis(pg.AxisItem):
     """Log axes labelled at the decades (or at 1, 2, 5 × 10^k on short ranges), never crowded; on a linear axis
     the labels are at least 1.25 lines apart (a short plot at a projector's font piled 0, 0.2, …, 1.0 up)."""
@@ -671,6 +718,12 @@ class _DecadeAxis(pg.AxisItem):
         while major / dif * size < 1.25 * line and steps < 12:  # the next of 1, 2, 5 × 10^k
             mantissa = major / 10 ** math.floor(math.log10(major))
             major *= 2.5 if round(mantissa) == 2 else 2.0
+            steps += 1
+        # a short plot: the coarsest of 1, 2, 2.5, 5 × 10^k that still labels two values (they are then more
+        # than size/4 apart: a line at least on a plot PLOT_FLOOR_LINES lines tall)
+        while _ticks_in(major, minVal, maxVal) < 2 and major > dif * 1e-6:
+            mantissa = round(major / 10 ** math.floor(math.log10(major)), 6)
+            major /= 1.25 if mantissa == 2.5 else 2.0
             steps += 1
         return levels if steps == 0 else [(major, 0.0)]
 
@@ -734,7 +787,7 @@ class _IterationAxis(pg.AxisItem):
             v = float(v) * scale
             if abs(v) >= 1e6 and spacing * scale >= 1e5:
                 out.append(f"{v / 1e6:g}M")
-            elif abs(v) >= 1e4 and spacing * scale >= 1e3:
+            elif abs(v) >= 1e3 and spacing * scale >= 1e3:  # "5k": a narrow plot at 3× had room for no "5000"
                 out.append(f"{v / 1e3:g}k")
             else:
                 out.append(f"{v:g}")

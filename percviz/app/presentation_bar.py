@@ -10,6 +10,7 @@ from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QToolBar, QToolButton, QWidget
 
 from percviz.app.layouts import restore_dock_state
+from percviz.app.name_combo import WholeNameCombo
 from percviz.core.glossary import outcome
 
 
@@ -28,13 +29,14 @@ class PresentationBar(QToolBar):
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
         self.window_ = window
         controls = window.controls
-        self.algorithm = QComboBox()
+        self.algorithm = WholeNameCombo()  # a long name shortened at a word, never cut mid-word
         self.algorithm.setObjectName("presentation_algorithm")
         self.algorithm.setAccessibleName("presentation algorithm")
         self.algorithm.setModel(controls.algorithm.model())  # the same grouped list as the side panel
         self.algorithm.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         self.algorithm.setFocusPolicy(Qt.FocusPolicy.TabFocus)
         self.algorithm.activated.connect(self._chosen)
+        self.algorithm.fit_popup()
         self.addWidget(self.algorithm)
         self.addSeparator()
         self.buttons: dict[str, QToolButton] = {}

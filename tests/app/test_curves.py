@@ -237,6 +237,7 @@ def test_iteration_axis_writes_thousands_and_millions_compactly(qapp):
     assert ax.tickStrings([0, 10000, 20000], 1, 10000) == ["0", "10k", "20k"]
     assert ax.tickStrings([0, 2e6, 4e6], 1, 2e6) == ["0", "2M", "4M"]
     assert ax.tickStrings([0, 500, 1000], 1, 500) == ["0", "500", "1000"]  # small counts as they are
+    assert ax.tickStrings([0, 5000], 1, 5000) == ["0", "5k"]  # room for a label on a narrow plot at 3×
     assert ax.tickStrings([12000, 12500], 1, 500) == ["12000", "12500"]  # never "12.5k" beside "12k"
 
 
