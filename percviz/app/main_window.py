@@ -372,13 +372,28 @@ class MainWindow(QMainWindow):
         split = self.scene.n > SPLIT_RESTART_N and self.isVisible()
         for name, panel in self.panels.items():
             if split and name != "canvas":  # a large scene: each other panel restyles and repaints in a turn of its own
-                self.session.frames.first_draw(f"theme:{name}", lambda p=panel: p.apply_theme(self.theme))
+                panel.setUpdatesEnabled(False)  # and paints only then: not at the old look in the relayout's turn
+                self.session.frames.first_draw(f"theme:{name}", lambda p=panel: self._restyle_held(p))
             else:
                 panel.apply_theme(theme)
         self.controls.apply_theme(theme)
         if self.input_layer is not None:
             self.input_layer.apply_theme(theme)
         self._grey_disabled(theme)
+
+    def _restyle_held(self, panel) -> None:
+        """A large scene's panel in its own turn: the current theme, then its held paints (one repaint); its new
+        fonts' relayout (the curves dock's height) settled at once, the window and the canvas drawn next turn."""
+        classroom = getattr(self, "classroom", None)
+        hold = classroom is not None and self.updatesEnabled()
+        if hold:
+            self.setUpdatesEnabled(False)
+        try:
+            panel.apply_theme(self.theme)
+        finally:
+            panel.setUpdatesEnabled(True)
+            if hold:
+                classroom._settle_layout()
 
     def _grey_disabled(self, theme) -> None:
         """Disabled buttons, labels and menu entries drawn half-way between text and background."""
