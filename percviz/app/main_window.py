@@ -428,7 +428,20 @@ class MainWindow(QMainWindow):
         self.points_label.setText("   ".join(parts) + "  ")
 
     def _show_curves(self, on: bool) -> None:
-        self.panels["curves"].setVisible(on)  # shown again, it catches up by itself
+        self._quiet_relayout(lambda: self.panels["curves"].setVisible(on))  # shown again, it catches up by itself
+
+    def _quiet_relayout(self, change) -> None:
+        """A large scene: `change` (a view shown or hidden) relaid out in one pass, the window painted next turn."""
+        classroom = getattr(self, "classroom", None)
+        hold = (classroom is not None and self.scene.n > SPLIT_RESTART_N and self.isVisible()
+                and self.updatesEnabled())
+        if hold:
+            self.setUpdatesEnabled(False)
+        try:
+            change()
+        finally:
+            if hold:
+                classroom._settle_layout()
 
     def _set_current_class(self, cls: int) -> None:
         self.panels["canvas"].set_current_class(cls)
@@ -451,7 +464,7 @@ class MainWindow(QMainWindow):
 
     def _want_panel(self, name: str, on: bool) -> None:
         self._wanted[name] = on
-        self._update_docks(self.session.solver_cls)
+        self._quiet_relayout(lambda: self._update_docks(self.session.solver_cls))
 
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
         if self._closed:  # docks hide while the closed window is destroyed: nothing to remember or feed

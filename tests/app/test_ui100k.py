@@ -443,3 +443,21 @@ def test_f5_twice_at_a_large_n_draws_the_same_canvas_and_curves_and_leaves_nothi
     d = q - p
     assert len(r) > 1 and np.allclose((r[:, 0] - p[0]) * d[1] - (r[:, 1] - p[1]) * d[0], 0, atol=1e-9 * np.dot(d, d))
     _close(w)
+
+
+def test_a_view_closed_and_opened_at_a_large_n_is_hidden_and_shown_and_the_window_paints_again(qtbot):
+    w = _window(qtbot, _points(N + 5000), algorithm="snkp")
+    canvas = w.panels["canvas"]
+    w.session.step()
+    w.session.wait_idle()
+    for name in ("curves", "feature"):
+        widget = w.panels["curves"] if name == "curves" else w.docks["feature"]
+        for on in (False, True):
+            w.view_actions[name].setChecked(on)
+            assert not w.updatesEnabled()  # the relayout's turn paints nothing
+            qtbot.waitUntil(lambda: w.updatesEnabled() and not canvas._redraw_pending)
+            assert widget.isVisible() == on, (name, on)
+            drawn = [(id(canvas.snapshot), canvas._grid(r).key, id(canvas.theme))
+                     for r in (canvas.coarse_resolution, canvas.fine_resolution)]
+            assert canvas._drawn_key in drawn, (name, on)  # the canvas drew the run for its new view
+    _close(w)
