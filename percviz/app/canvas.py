@@ -484,7 +484,11 @@ class CanvasView(QWidget, Panel):
 
     def release_redraw(self) -> None:
         self._redraw_held = False
-        self._on_scheduled()
+        if self._redraw_pending:  # a relayout's size, not a zoom: drawn fine at once (no coarse pass, no refine)
+            self._animating = False
+            self._refine.stop()
+            self._redraw_pending = False
+            self._redraw(fine=True)
 
     def _on_refine(self) -> None:
         self._animating = False
