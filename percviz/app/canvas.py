@@ -474,9 +474,21 @@ class CanvasView(QWidget, Panel):
             QTimer.singleShot(0, self._on_scheduled)
 
     def _on_scheduled(self) -> None:
-        if self._redraw_pending:
+        if self._redraw_pending and not getattr(self, "_redraw_held", False):
             self._redraw_pending = False
             self._redraw()
+
+    def hold_redraw(self) -> None:
+        """The queued redraw waits for release_redraw (a window relayout under way: drawn once, at its end)."""
+        self._redraw_held = True
+
+    def release_redraw(self) -> None:
+        self._redraw_held = False
+        if self._redraw_pending:  # a relayout's size, not a zoom: drawn fine at once (no coarse pass, no refine)
+            self._animating = False
+            self._refine.stop()
+            self._redraw_pending = False
+            self._redraw(fine=True)
 
     def _on_refine(self) -> None:
         self._animating = False

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from PySide6.QtCore import QObject, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QFont, QGuiApplication, QKeySequence, QTextCharFormat, QTextCursor
 from PySide6.QtWidgets import (
     QApplication,
@@ -429,6 +429,7 @@ class Classroom(QObject):
         on = bool(on)
         if on != self.presenting:
             self.presenting = on
+            held = self._hold_paints()
             if on:
                 self.presentation_layout.enter()  # remembers the desk layout first
             self.apply()
@@ -436,11 +437,42 @@ class Classroom(QObject):
             if not on:
                 self.presentation_layout.leave()  # the desk layout exactly as it was
             self.window.show_message("Presentation mode: F5 to leave, F11 full screen." if on else "Desk mode.")
+            if held:
+                self._settle_layout()
         action = self.actions.get("presentation")
         if action is not None and action.isChecked() != on:
             action.blockSignals(True)
             action.setChecked(on)
             action.blockSignals(False)
+
+    def _hold_paints(self) -> bool:
+        """A large scene: the window paints nothing until the turn after its relayout (see _settle_layout)."""
+        w = self.window
+        if getattr(w, "scene", None) is None or w.scene.n <= SPLIT_RESTART_N or not w.isVisible():
+            return False
+        w.setUpdatesEnabled(False)
+        return True
+
+    def _settle_layout(self) -> None:
+        """The new fonts' relayout now, in one pass, so that the canvas's queued redraw sees the final size (else
+        it draws at the old size, then again when the posted layout requests resize it); the window paints once,
+        in the next turn, after that redraw."""
+        w = self.window
+        QApplication.sendPostedEvents(None, QEvent.Type.LayoutRequest)
+        w.layout().activate()
+        canvas = getattr(w, "panels", {}).get("canvas")
+        if canvas is not None and hasattr(canvas, "hold_redraw"):
+            canvas.hold_redraw()  # its queued redraw, too, in the next turn (a timer: after the stall probe's)
+
+        def release() -> None:
+            if canvas is not None and hasattr(canvas, "release_redraw"):
+                canvas.release_redraw()
+            w.setUpdatesEnabled(True)
+
+        QTimer.singleShot(1, w, release)
+        frames = getattr(getattr(w, "session", None), "frames", None)
+        if frames is not None:  # the other panels' restyles (apply_theme's split) after that repaint
+            frames.after_repaint()
 
     def _fit_geometry_docks(self) -> None:
         """The weight/feature docks grow with the presentation scale (their labels and markers do)."""

@@ -188,6 +188,14 @@ class FrameScheduler(QObject):
         """Whether a queued first draw has not run yet (or the one running has not repainted)."""
         return bool(self._first) or self._first_busy
 
+    def after_repaint(self) -> None:
+        """The queued first draws wait until the event loop has come back twice (a relayout's repaint first)."""
+        if self._closed:
+            return
+        self._first_timer.stop()
+        self._first_busy = True
+        QTimer.singleShot(0, self, lambda: QTimer.singleShot(0, self, self._first_draw_done))
+
     def _next_first_draw(self) -> None:
         if self._first and not self._first_busy and not self._first_timer.isActive() and not self._closed:
             self._first_timer.start(FIRST_DRAW_GAP_MS)

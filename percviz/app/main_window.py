@@ -372,13 +372,28 @@ class MainWindow(QMainWindow):
         split = self.scene.n > SPLIT_RESTART_N and self.isVisible()
         for name, panel in self.panels.items():
             if split and name != "canvas":  # a large scene: each other panel restyles and repaints in a turn of its own
-                self.session.frames.first_draw(f"theme:{name}", lambda p=panel: p.apply_theme(self.theme))
+                panel.setUpdatesEnabled(False)  # and paints only then: not at the old look in the relayout's turn
+                self.session.frames.first_draw(f"theme:{name}", lambda p=panel: self._restyle_held(p))
             else:
                 panel.apply_theme(theme)
         self.controls.apply_theme(theme)
         if self.input_layer is not None:
             self.input_layer.apply_theme(theme)
         self._grey_disabled(theme)
+
+    def _restyle_held(self, panel) -> None:
+        """A large scene's panel in its own turn: the current theme, then its held paints (one repaint); its new
+        fonts' relayout (the curves dock's height) settled at once, the window and the canvas drawn next turn."""
+        classroom = getattr(self, "classroom", None)
+        hold = classroom is not None and self.updatesEnabled()
+        if hold:
+            self.setUpdatesEnabled(False)
+        try:
+            panel.apply_theme(self.theme)
+        finally:
+            panel.setUpdatesEnabled(True)
+            if hold:
+                classroom._settle_layout()
 
     def _grey_disabled(self, theme) -> None:
         """Disabled buttons, labels and menu entries drawn half-way between text and background."""
@@ -413,7 +428,20 @@ class MainWindow(QMainWindow):
         self.points_label.setText("   ".join(parts) + "  ")
 
     def _show_curves(self, on: bool) -> None:
-        self.panels["curves"].setVisible(on)  # shown again, it catches up by itself
+        self._quiet_relayout(lambda: self.panels["curves"].setVisible(on))  # shown again, it catches up by itself
+
+    def _quiet_relayout(self, change) -> None:
+        """A large scene: `change` (a view shown or hidden) relaid out in one pass, the window painted next turn."""
+        classroom = getattr(self, "classroom", None)
+        hold = (classroom is not None and self.scene.n > SPLIT_RESTART_N and self.isVisible()
+                and self.updatesEnabled())
+        if hold:
+            self.setUpdatesEnabled(False)
+        try:
+            change()
+        finally:
+            if hold:
+                classroom._settle_layout()
 
     def _set_current_class(self, cls: int) -> None:
         self.panels["canvas"].set_current_class(cls)
@@ -436,7 +464,7 @@ class MainWindow(QMainWindow):
 
     def _want_panel(self, name: str, on: bool) -> None:
         self._wanted[name] = on
-        self._update_docks(self.session.solver_cls)
+        self._quiet_relayout(lambda: self._update_docks(self.session.solver_cls))
 
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
         if self._closed:  # docks hide while the closed window is destroyed: nothing to remember or feed

@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt, QTimer
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -94,13 +94,22 @@ class _Follow(QObject):
     def __init__(self, overlay: QWidget):
         super().__init__(overlay)
         self.overlay = overlay
+        self._pending = False
         overlay.parentWidget().installEventFilter(self)
 
     def eventFilter(self, obj, event):
-        if event.type() in (QEvent.Resize, QEvent.Show, QEvent.LayoutRequest):
-            refresh = getattr(self.overlay, "refresh", None) or self.overlay.place
-            refresh()
+        if event.type() == QEvent.Show:
+            self.place()
+        elif event.type() in (QEvent.Resize, QEvent.LayoutRequest) and not self._pending:
+            # a relayout (F5, a dock opened) resizes the parent several times in one turn: placed once, after them
+            self._pending = True
+            QTimer.singleShot(0, self, self.place)
         return False
+
+    def place(self) -> None:
+        self._pending = False
+        refresh = getattr(self.overlay, "refresh", None) or self.overlay.place
+        refresh()
 
 
 class RunOverlay(QLabel):

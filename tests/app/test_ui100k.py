@@ -16,6 +16,7 @@ from percviz.app.autosave import Autosaver, preset_text
 from percviz.app.background import live_threads
 from percviz.app.main_window import MainWindow
 from percviz.app.point_decimation import PointDecimator
+from percviz.app.presentation_bar import FIT_SETTLE_MS
 from percviz.app.session import SnapshotHistory, snapshot_bytes
 from percviz.app.theme import theme_for
 from percviz.core import gram, min_norm
@@ -400,4 +401,63 @@ def test_a_large_presets_view_reaches_the_curves_in_a_later_turn_with_the_run_dr
     its = [s.iteration for s in w.session.history]
     assert its[-1] == 2 and curves.series("margin")[0].tolist() == its  # the whole run, drawn with the view
     np.testing.assert_allclose(curves.series("margin")[1], [s.metrics["margin"] for s in w.session.history])
+    _close(w)
+
+
+def test_f5_twice_at_a_large_n_draws_the_same_canvas_and_curves_and_leaves_nothing_held(qtbot):
+    w = _window(qtbot, _points(N + 5000), algorithm="snkp")
+    canvas, curves, present = w.panels["canvas"], w.panels["curves"], w.classroom.actions["presentation"]
+    for _ in range(3):
+        w.session.step()
+    w.session.wait_idle()
+    qtbot.waitUntil(lambda: not w.session.frames.first_draws_pending and not canvas._redraw_pending
+                    and not canvas._refine.isActive())
+
+    def picture():
+        d = canvas.points_item.data
+        spots = sorted(zip(d["x"].tolist(), d["y"].tolist(), d["symbol"].tolist()))
+        bx, by = canvas.boundary_curve.getData()
+        pos, size = canvas.halo_data()
+        series = {k: [np.nan_to_num(a, nan=-1e300).tolist() for a in curves.series(k)] for k in curves.curves}
+        return spots, bx.tolist(), by.tolist(), sorted(map(tuple, np.column_stack([pos, size]).tolist())), series
+
+    def settled():
+        return (w.updatesEnabled() and not w.session.frames.first_draws_pending and not canvas._redraw_pending
+                and not canvas._refine.isActive() and all(p.updatesEnabled() for p in w.panels.values()))
+
+    before = picture()
+    assert len(before[0]) > 0 and len(before[1]) > 0 and before[4]  # a boundary, spots and curves to compare
+    present.trigger()
+    assert w.classroom.presenting and not w.updatesEnabled()  # the relayout's turn paints nothing
+    qtbot.waitUntil(settled)
+    assert curves.theme is w.classroom.theme and canvas.theme is w.classroom.theme  # the presentation look
+    present.trigger()
+    qtbot.wait(3 * FIT_SETTLE_MS)  # the desk layout is restored again once the deferred relayouts have run
+    qtbot.waitUntil(settled)
+    assert not w.classroom.presenting and curves.theme is w.classroom.theme
+    after = picture()
+    assert after[0] == before[0] and after[3] == before[3] and after[4] == before[4]  # spots, halos, every curve
+    # the boundary: the same line (its drawn extent follows the picture's grid, on main as here)
+    (p, q), r = [(np.array([x[0], y[0]]), np.array([x[-1], y[-1]])) for x, y in [before[1:3]]][0], np.column_stack(after[1:3])
+    r = r[np.isfinite(r).all(axis=1)]
+    d = q - p
+    assert len(r) > 1 and np.allclose((r[:, 0] - p[0]) * d[1] - (r[:, 1] - p[1]) * d[0], 0, atol=1e-9 * np.dot(d, d))
+    _close(w)
+
+
+def test_a_view_closed_and_opened_at_a_large_n_is_hidden_and_shown_and_the_window_paints_again(qtbot):
+    w = _window(qtbot, _points(N + 5000), algorithm="snkp")
+    canvas = w.panels["canvas"]
+    w.session.step()
+    w.session.wait_idle()
+    for name in ("curves", "feature"):
+        widget = w.panels["curves"] if name == "curves" else w.docks["feature"]
+        for on in (False, True):
+            w.view_actions[name].setChecked(on)
+            assert not w.updatesEnabled()  # the relayout's turn paints nothing
+            qtbot.waitUntil(lambda: w.updatesEnabled() and not canvas._redraw_pending)
+            assert widget.isVisible() == on, (name, on)
+            drawn = [(id(canvas.snapshot), canvas._grid(r).key, id(canvas.theme))
+                     for r in (canvas.coarse_resolution, canvas.fine_resolution)]
+            assert canvas._drawn_key in drawn, (name, on)  # the canvas drew the run for its new view
     _close(w)
