@@ -149,8 +149,8 @@ class PresentationLayout:
         restore_dock_state(w, state)
         # again after the desk fonts have been laid out (they change the docks' minimum sizes), and once the
         # deferred relayouts they cause (layout requests, the small-screen fit) have run
-        QTimer.singleShot(0, lambda: self._restore_desk(state))
-        QTimer.singleShot(2 * FIT_SETTLE_MS, lambda: self._restore_desk(state))
+        QTimer.singleShot(0, w, lambda: self._restore_desk(state))  # w: never after the window is gone
+        QTimer.singleShot(2 * FIT_SETTLE_MS, w, lambda: self._restore_desk(state))
         self._state, self._hidden = None, []
 
     def _restore_desk(self, state) -> None:
