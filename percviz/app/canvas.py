@@ -791,6 +791,7 @@ class CanvasView(QWidget, Panel):
     def _draw_regions(self, F: np.ndarray, rect: QRectF, xs, ys) -> None:
         """Multi-class: argmax regions in light class colours, darker where the winner is clear; boundaries."""
         t = self.theme
+        F = np.asarray(F, dtype=np.float64)  # float32 scores near its max overflowed in their differences (soak)
         c = F.shape[0]
         part = np.partition(F, c - 2, axis=0) if c >= 2 else F
         gap = part[-1] - part[-2] if c >= 2 else np.zeros(F.shape[1:])

@@ -4,7 +4,7 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, Qt
+from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
@@ -420,3 +420,23 @@ def test_a_very_long_boundary_is_drawn_aliased_and_a_short_one_smooth(qtbot, can
     canvas.set_snapshot(_snapshot(FeatureLinear(parse_features("linear"), np.array([0.25, -0.5, 1.0]))))
     canvas.redraw_now()
     assert len(canvas.boundary_curve.getData()[0]) == 2 and canvas.boundary_curve.opts["antialias"] is True
+
+
+def test_multiclass_regions_with_scores_near_the_float32_limit_are_finite_colours(canvas):
+    # the 10k soak: class scores of ±3e38 (finite in float32, from huge weights on large features) overflowed in
+    # their differences and NaN colours were cast to uint8 ("overflow in subtract", "invalid value in cast")
+    import warnings
+
+    from percviz.core.grid import ViewGrid
+
+    grid = ViewGrid.fit(-3, 3, -3, 3, 64)
+    P = grid.points()
+    F = np.stack([P[:, 1], P[:, 0] - 0.5 * P[:, 1], -P[:, 0] - 0.5 * P[:, 1]]).reshape((3,) + grid.shape)
+    F = (F / np.abs(F).max() * 3e38).astype(np.float32)
+    rect = QRectF(grid.x_min, grid.y_min, grid.x_max - grid.x_min, grid.y_max - grid.y_min)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        canvas._draw_regions(F, rect, grid.xs, grid.ys)
+    img = canvas.image.image
+    assert img.ndim == 3 and img.dtype == np.uint8
+    assert len(np.unique(img[..., :3].reshape(-1, 3), axis=0)) >= 3  # three regions, not one garbage colour
