@@ -35,7 +35,9 @@ class Kernel(Parametrized):
         raise NotImplementedError
 
     def diag(self, X) -> np.ndarray:
-        """K(x_i, x_i) for each row."""
+        """K(x_i, x_i) for each row (ones for a unit-diagonal kernel)."""
+        if self.unit_diagonal:
+            return np.ones(_as2d(X).shape[0])
         raise NotImplementedError
 
     def grad_x(self, X, Z) -> np.ndarray:
@@ -94,9 +96,7 @@ class AffineKernel(Kernel):
         X = _as2d(X)
         return 1.0 + np.einsum("ij,ij->i", X, X)
 
-    def grad_x(self, X, Z):
-        X, Z = _as2d(X), _as2d(Z)
-        return np.broadcast_to(Z[None, :, :], (X.shape[0], Z.shape[0], Z.shape[1])).copy()
+    grad_x = LinearKernel.grad_x  # ∂(1 + x·z)/∂x = ∂(x·z)/∂x = z
 
     def affine_weights(self, centers, coef):
         coef = np.asarray(coef, dtype=float)
@@ -151,9 +151,6 @@ class RBFKernel(Kernel):
         np.maximum(d2, 0.0, out=d2)
         return np.exp(-self.gamma * d2)
 
-    def diag(self, X):
-        return np.ones(_as2d(X).shape[0])
-
     def grad_x(self, X, Z):
         X, Z = _as2d(X), _as2d(Z)
         k = self.gram(X, Z)
@@ -176,9 +173,6 @@ class LaplacianKernel(Kernel):
         from scipy.spatial.distance import cdist  # one n×m pass, not an n×m×d temporary
 
         return np.exp(-self.gamma * cdist(X, Z, "cityblock"))
-
-    def diag(self, X):
-        return np.ones(_as2d(X).shape[0])
 
     def grad_x(self, X, Z):
         # The L1 distance is not differentiable where a coordinate ties; sign(0) = 0 picks a subgradient.
