@@ -294,13 +294,20 @@ def _strict_json(text: str):
 
 
 # ---------------------------------------------------------------- checks
-def check_solve(case: dict, res: dict, X: np.ndarray, labels: np.ndarray) -> tuple[str, str]:
-    """(outcome, detail): outcome is ok / refused / FINDING:<kind>."""
+def _crash(res: dict) -> tuple[str, str] | None:
+    """The finding when the child timed out, died on a signal or printed a traceback; None when it ended cleanly."""
     if res["timeout"]:
         return "FINDING:timeout", f"{res['seconds']:.0f} s"
     text = res["out"] + res["err"]
     if "Traceback" in text or "internal error" in text or "ESCAPED" in text or res["signal"]:
         return "FINDING:traceback", (res["err"] or res["out"])[-400:]
+    return None
+
+
+def check_solve(case: dict, res: dict, X: np.ndarray, labels: np.ndarray) -> tuple[str, str]:
+    """(outcome, detail): outcome is ok / refused / FINDING:<kind>."""
+    if crashed := _crash(res):
+        return crashed
     if res["rc"] != 0:
         lines = [ln for ln in res["err"].splitlines() if ln.strip()]
         if len(lines) != 1 or res["out"].strip():
@@ -375,11 +382,8 @@ def check_certificate(d, X, labels, spec):
 
 
 def check_margin(case, res, X, labels):
-    if res["timeout"]:
-        return "FINDING:timeout", f"{res['seconds']:.0f} s"
-    text = res["out"] + res["err"]
-    if "Traceback" in text or "internal error" in text or "ESCAPED" in text or res["signal"]:
-        return "FINDING:traceback", (res["err"] or res["out"])[-400:]
+    if crashed := _crash(res):
+        return crashed
     if res["rc"] != 0:
         lines = [ln for ln in res["err"].splitlines() if ln.strip()]
         if len(lines) != 1:
@@ -410,11 +414,8 @@ def check_margin(case, res, X, labels):
 
 def check_special(case, res):
     """Hostile files must be refused in one line; big scenes refused in one line or solved within budget."""
-    if res["timeout"]:
-        return "FINDING:timeout", f"{res['seconds']:.0f} s"
-    text = res["out"] + res["err"]
-    if "Traceback" in text or "internal error" in text or "ESCAPED" in text or res["signal"]:
-        return "FINDING:traceback", (res["err"] or res["out"])[-400:]
+    if crashed := _crash(res):
+        return crashed
     lines = [ln for ln in res["err"].splitlines() if ln.strip()]
     if res["rc"] != 0:
         if len(lines) != 1:
