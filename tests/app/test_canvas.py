@@ -4,7 +4,8 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QPoint, QPointF, QRectF, Qt
+from helpers import canvas_pos
+from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
@@ -44,18 +45,14 @@ def _px(canvas):
     return max(canvas.viewbox.viewPixelSize())
 
 
-def _pos(canvas, x, y) -> QPoint:
-    return canvas.view_to_widget(x, y)
-
-
 def _click(qtbot, canvas, x, y, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifier.NoModifier):
-    qtbot.mouseClick(canvas.plot.viewport(), button, mods, _pos(canvas, x, y))
+    qtbot.mouseClick(canvas.plot.viewport(), button, mods, canvas_pos(canvas, x, y))
 
 
 def _move(canvas, x, y, buttons=Qt.MouseButton.NoButton):
     time.sleep(0.02)  # pyqtgraph's scene drops mouse moves faster than its rate limit
     vp = canvas.plot.viewport()
-    p = QPointF(_pos(canvas, x, y))
+    p = QPointF(canvas_pos(canvas, x, y))
     ev = QMouseEvent(QEvent.Type.MouseMove, p, vp.mapToGlobal(p), Qt.MouseButton.NoButton, buttons, Qt.KeyboardModifier.NoModifier)
     QApplication.sendEvent(vp, ev)
     QApplication.processEvents()
@@ -77,10 +74,10 @@ def test_clicks_place_points_with_the_right_label_and_coordinates(qtbot, canvas)
 def test_drag_moves_a_point_in_one_undo_step(qtbot, canvas):
     scene = canvas.scene_model
     vp = canvas.plot.viewport()
-    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=_pos(canvas, -1.0, 1.0))
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=canvas_pos(canvas, -1.0, 1.0))
     for t in np.linspace(0, 1, 6)[1:]:
         _move(canvas, -1.0 + 1.5 * t, 1.0 + 0.5 * t, Qt.MouseButton.LeftButton)
-    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=_pos(canvas, 0.5, 1.5))
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=canvas_pos(canvas, 0.5, 1.5))
     assert scene.n == 4
     np.testing.assert_allclose(scene.points.X[0], [0.5, 1.5], atol=2 * _px(canvas))
     assert scene.undo()
@@ -91,10 +88,10 @@ def test_drag_moves_a_point_in_one_undo_step(qtbot, canvas):
 def test_drag_on_empty_space_pans_instead(qtbot, canvas):
     vp = canvas.plot.viewport()
     before = canvas.viewbox.viewRange()[0][0]
-    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=_pos(canvas, 0.0, 0.0))
+    qtbot.mousePress(vp, Qt.MouseButton.LeftButton, pos=canvas_pos(canvas, 0.0, 0.0))
     for t in np.linspace(0, 1, 6)[1:]:
         _move(canvas, 1.0 * t, 0.0, Qt.MouseButton.LeftButton)
-    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=_pos(canvas, 1.0, 0.0))
+    qtbot.mouseRelease(vp, Qt.MouseButton.LeftButton, pos=canvas_pos(canvas, 1.0, 0.0))
     assert canvas.scene_model.n == 4 and not canvas.scene_model.can_undo
     assert canvas.viewbox.viewRange()[0][0] < before - 0.5
 
@@ -246,7 +243,7 @@ def test_panel_contract(canvas):
 def test_double_click_places_one_point_and_hover_explains_the_point(qtbot, canvas):
     # a real double click: press/release, then the second press arrives as a double-click event
     _click(qtbot, canvas, 2.0, 2.0)
-    qtbot.mouseDClick(canvas.plot.viewport(), Qt.MouseButton.LeftButton, pos=_pos(canvas, 2.0, 2.0))
+    qtbot.mouseDClick(canvas.plot.viewport(), Qt.MouseButton.LeftButton, pos=canvas_pos(canvas, 2.0, 2.0))
     assert canvas.scene_model.n == 5
     _move(canvas, 1.5, 1.0)
     assert canvas.plot.viewport().toolTip().startswith("point 1 (+) at (1.5, 1)")

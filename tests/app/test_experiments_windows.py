@@ -4,7 +4,8 @@ import csv
 import math
 
 import pytest
-from PySide6.QtCore import QPointF, Qt
+from helpers import canvas_pos
+from PySide6.QtCore import Qt
 
 from percviz.app.experiments import install, lanes_from_preset
 from percviz.app.experiments.cover_window import CoverWindow
@@ -74,10 +75,8 @@ def test_race_edit_of_the_scene_restarts_all(qtbot, race):
     race.race.advance(10)
     race.show_iteration(10)
     canvas = race.canvases[1]
-    vb = canvas.plot.getPlotItem().getViewBox()
-    pos = canvas.plot.mapFromScene(vb.mapViewToScene(QPointF(6.0, -1.0)))
     n = race.scene.n
-    qtbot.mouseClick(canvas.plot.viewport(), Qt.MouseButton.LeftButton, pos=pos)
+    qtbot.mouseClick(canvas.plot.viewport(), Qt.MouseButton.LeftButton, pos=canvas_pos(canvas, 6.0, -1.0))
     assert race.scene.n == n + 1
     assert race.race.iteration == 0 and race.shown == 0
     assert all(s.problem.n == n + 1 for s in race.race.solvers)

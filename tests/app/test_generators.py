@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import canvas_pos
 from PySide6.QtTest import QTest
 from PySide6.QtCore import Qt
 
@@ -65,8 +66,6 @@ def test_the_dialog_replaces_the_points_in_one_undo_step(hall_window):
 
 
 def test_the_brush_paints_a_stroke_of_the_chosen_class_as_one_undo_step(hall_window):
-    from PySide6.QtCore import QPoint, QPointF
-
     w = hall_window(NOTES_80)
     c = w.panels["canvas"]
     c.viewbox.setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
@@ -75,15 +74,11 @@ def test_the_brush_paints_a_stroke_of_the_chosen_class_as_one_undo_step(hall_win
     QTest.keyClick(c.plot, Qt.Key.Key_B)
     assert w.classroom.brush.on
 
-    def pos(x, y):
-        p = c.plot.mapFromScene(c.viewbox.mapViewToScene(QPointF(x, y)))
-        return QPoint(round(p.x()), round(p.y()))
-
     vp = c.plot.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos(-3, 0))
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(c, -3, 0))
     for k in range(1, 21):
-        QTest.mouseMove(vp, pos(-3 + 0.2 * k, 0))
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, pos(1, 0))
+        QTest.mouseMove(vp, canvas_pos(c, -3 + 0.2 * k, 0))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(c, 1, 0))
     added = w.scene.n - n0
     assert added >= 20  # about density points per brush width along 4 units
     new = w.scene.points.X[n0:]

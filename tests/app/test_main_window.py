@@ -7,7 +7,8 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, Qt, QTimer
+from helpers import canvas_pos
+from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
@@ -39,13 +40,9 @@ def window(qtbot):
     w.close()
 
 
-def _pos(window, x, y) -> QPoint:
-    p = window.panels["canvas"].view_to_widget(x, y)
-    return QPoint(round(p.x()), round(p.y()))
-
-
 def _click(window, x, y, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifier.NoModifier):
-    QTest.mouseClick(window.panels["canvas"].plot.viewport(), button, mods, _pos(window, x, y))
+    canvas = window.panels["canvas"]
+    QTest.mouseClick(canvas.plot.viewport(), button, mods, canvas_pos(canvas, x, y))
     QApplication.processEvents()
 
 
@@ -77,18 +74,21 @@ def test_drag_moves_delete_removes_undo_redo_restores(window):
     scene = window.scene
     i = scene.add_point(3.0, -3.0, 0)
     before = (scene.points.X.copy(), scene.points.classes.copy())
-    vp = window.panels["canvas"].plot.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(window, 3.0, -3.0))
+    canvas = window.panels["canvas"]
+    vp = canvas.plot.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(canvas, 3.0, -3.0))
     for k in range(1, 6):
-        QTest.mouseMove(vp, _pos(window, 3.0 - 0.2 * k, -3.0 + 0.3 * k))
+        QTest.mouseMove(vp, canvas_pos(canvas, 3.0 - 0.2 * k, -3.0 + 0.3 * k))
         QApplication.processEvents()
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(window, 2.0, -1.5))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
+                       canvas_pos(canvas, 2.0, -1.5))
     QApplication.processEvents()
     assert scene.n == before[0].shape[0]
     np.testing.assert_allclose(scene.points.X[i], [2.0, -1.5], atol=_tolerance(window))
     moved = scene.points.X.copy()
 
-    QTest.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, _pos(window, 2.0, -1.5))
+    QTest.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier,
+                     canvas_pos(canvas, 2.0, -1.5))
     assert scene.n == before[0].shape[0] - 1
 
     QTest.keyClick(window, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # undo the delete
@@ -104,8 +104,9 @@ def test_delete_key_removes_hovered_point(window):
     scene = window.scene
     scene.add_point(-3.0, 3.5, 1)
     n = scene.n
-    vp = window.panels["canvas"].plot.viewport()
-    QTest.mouseMove(vp, _pos(window, -3.0, 3.5))
+    canvas = window.panels["canvas"]
+    vp = canvas.plot.viewport()
+    QTest.mouseMove(vp, canvas_pos(canvas, -3.0, 3.5))
     QApplication.processEvents()
     shown = window.cursor_label.text().replace("x =", "").replace("y =", "").split()
     np.testing.assert_allclose([float(v) for v in shown], [-3.0, 3.5], atol=_tolerance(window))

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, QPointF, Qt
+from helpers import canvas_pos
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 
@@ -76,8 +77,7 @@ def test_zooming_in_draws_a_point_the_full_view_left_out_and_hover_finds_it(big_
     canvas.viewbox.setRange(xRange=(X[i, 0] - 0.02, X[i, 0] + 0.02), yRange=(X[i, 1] - 0.02, X[i, 1] + 0.02), padding=0)
     QApplication.processEvents()
     assert i in set(canvas._shown_points.tolist())
-    p = canvas.plot.mapFromScene(canvas.viewbox.mapViewToScene(QPointF(X[i, 0], X[i, 1])))
-    QTest.mouseMove(canvas.plot.viewport(), QPoint(round(p.x()), round(p.y())))
+    QTest.mouseMove(canvas.plot.viewport(), canvas_pos(canvas, X[i, 0], X[i, 1]))
     QApplication.processEvents()
     assert canvas._hovered == i
 
