@@ -7,23 +7,16 @@ import time
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEventLoop, QTimer
+from helpers import noise_window, spin
 from PySide6.QtWidgets import QGraphicsItem
 
 from percviz.app import session as session_mod
 from percviz.app.geometry_panel import segments_item
-from percviz.app.main_window import MainWindow
 from percviz.app.panel_pacer import PanelPacer
 from percviz.app.session import FINISHED, IDLE, RUNNING
 from percviz.app.weight_view import WeightView
 from percviz.core.data import PointSet
-from percviz.core.scene import SceneModel, Settings
-
-
-def _spin(seconds: float) -> None:
-    loop = QEventLoop()
-    QTimer.singleShot(int(seconds * 1000), loop.quit)
-    loop.exec()
+from percviz.core.scene import SceneModel
 
 
 def test_pacer_delivers_one_panel_a_turn_at_most_at_its_rate_and_flushes_when_stopped(qapp):
@@ -38,7 +31,7 @@ def test_pacer_delivers_one_panel_a_turn_at_most_at_its_rate_and_flushes_when_st
     for _ in range(40):  # 40 frames in ≥ 0.6 s, each offering both panels
         pacer.offer("curves")
         pacer.offer("weight")
-        _spin(0.015)
+        spin(0.015)
     elapsed = time.monotonic() - t0
     weight = [t for name, t in log if name == "weight"]
     curves = [t for name, t in log if name == "curves"]
@@ -49,7 +42,7 @@ def test_pacer_delivers_one_panel_a_turn_at_most_at_its_rate_and_flushes_when_st
     blocked[0] = 0.05  # the session is inside a frame: nothing is delivered
     pacer.offer("curves")
     n = len(log)
-    _spin(0.03)
+    spin(0.03)
     assert len(log) == n and "curves" in pacer.pending
     pacer.offer("weight")
     pacer.set_active(False)  # the run stopped: everything pending is drawn now
@@ -57,20 +50,8 @@ def test_pacer_delivers_one_panel_a_turn_at_most_at_its_rate_and_flushes_when_st
     assert time.monotonic() - t0 < 5
 
 
-def _window(qtbot, n=1500, seed=1):
-    rng = np.random.default_rng(seed)
-    scene = SceneModel(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)),
-                       Settings(algorithm="perceptron", max_iter=10**7))
-    w = MainWindow(scene, install_classroom=False)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    w.session.wait_idle()
-    return w
-
-
 def test_weight_and_feature_pictures_are_paced_while_running_and_complete_when_paused(qtbot):
-    w = _window(qtbot)
+    w = noise_window(qtbot, 1500, seed=1)
     calls = {"canvas": 0, "weight": 0, "feature": 0, "curves": 0}
     for name in ("weight", "feature", "curves"):
         panel = w.panels[name]
@@ -84,13 +65,13 @@ def test_weight_and_feature_pictures_are_paced_while_running_and_complete_when_p
     w.session.snapshotShown.connect(lambda _s: calls.__setitem__("canvas", calls["canvas"] + 1))
     w.session.run_to_end()
     assert w.session.state == RUNNING
-    _spin(1.5)
+    spin(1.5)
     assert calls["canvas"] >= 3  # Run to end draws ≤ 12 frames/s, fewer when the panels cost more (n = 1500)
     for name in ("weight", "feature"):
         assert 1 <= calls[name] <= 1.5 / 0.25 + 2, calls  # PANEL_INTERVAL = 0.25 s
     assert calls["curves"] >= calls["canvas"] - 2  # the curves follow every frame, in turns of their own
     w.session.pause()
-    _spin(0.1)
+    spin(0.1)
     shown = w.session.current
     assert w.session.state in (IDLE, FINISHED)
     # paused: every panel shows the same, latest snapshot
@@ -101,14 +82,14 @@ def test_weight_and_feature_pictures_are_paced_while_running_and_complete_when_p
 def test_the_heap_is_settled_while_idle_and_not_while_running(qtbot, monkeypatch):
     settles = []
     monkeypatch.setattr(session_mod.heap, "settle", lambda: settles.append(time.monotonic()) or 0.0)
-    w = _window(qtbot, n=200)
-    _spin(session_mod.SETTLE_AFTER_MS / 1000 + 0.3)
+    w = noise_window(qtbot, 200, seed=1)
+    spin(session_mod.SETTLE_AFTER_MS / 1000 + 0.3)
     assert len(settles) == 1  # once, after the scene went idle
     w.session.run_to_end()
-    _spin(1.0)
+    spin(1.0)
     assert len(settles) == 1  # never during a run
     w.session.pause()
-    _spin(session_mod.SETTLE_AFTER_MS / 1000 + 0.3)
+    spin(session_mod.SETTLE_AFTER_MS / 1000 + 0.3)
     assert len(settles) == 2
 
 
@@ -141,14 +122,14 @@ def test_the_readout_holds_two_lines_so_its_first_numbers_do_not_resize_the_plot
     from percviz.core.solvers import get_solver
 
     v.set_problem(Problem(pts), get_solver("perceptron"))
-    _spin(0.05)
+    spin(0.05)
     before = v.plot.height()
     v.set_readout([("a reading of the picture", "#123456"), ("and a second one, which is longer", "#654321")])
-    _spin(0.05)
+    spin(0.05)
     assert v.readout.heightForWidth(v.readout.width()) <= v.readout.minimumHeight()  # it fits the reserved lines
     assert v.plot.height() == before
     v.set_readout([])
-    _spin(0.05)
+    spin(0.05)
     assert v.plot.height() == before  # nor does it grow back when the numbers go
 
 

@@ -3,18 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEventLoop, QTimer
+from helpers import noise_window, spin
 
 from percviz.app import session as session_mod
-from percviz.app.main_window import MainWindow
-from percviz.core.data import PointSet
-from percviz.core.scene import SceneModel, Settings
-
-
-def _spin(seconds: float) -> None:
-    loop = QEventLoop()
-    QTimer.singleShot(int(seconds * 1000), loop.quit)
-    loop.exec()
 
 
 def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(qtbot, monkeypatch):
@@ -24,16 +15,8 @@ def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(qtbo
 
     for cls in (WeightView, FeatureView):  # their set_problem on every move keeps the restarts costly (the case here)
         monkeypatch.setattr(cls, "defer_during_drag", False)
-    rng = np.random.default_rng(3)
-    n = 400
-    scene = SceneModel(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)),
-                       Settings(algorithm="perceptron", max_iter=10**7))
-    w = MainWindow(scene, install_classroom=False)
-    qtbot.addWidget(w)
-    w.show()
-    qtbot.waitExposed(w)
-    s = w.session
-    s.wait_idle()
+    w = noise_window(qtbot, 400, seed=3)
+    scene, s = w.scene, w.session
     shown, wrong, deferred = [0], [], [0]
 
     def check(snap) -> None:
@@ -44,15 +27,15 @@ def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(qtbo
     s.snapshotShown.connect(check)
     s.set_speed(0)
     s.play()
-    _spin(0.3)
+    spin(0.3)
     scene.begin_drag()
     for k in range(30):
         scene.move_point(0, 0.05 * k, -0.03 * k)
         deferred[0] += s.stale
         if k % 3 == 2:  # bursts of moves, as a fast drag sends them: the second one comes before the restart's cost
-            _spin(0.01)
+            spin(0.01)
     scene.end_drag()
-    _spin(0.3)
+    spin(0.3)
     s.pause()
     s.wait_idle()
     w.close()
