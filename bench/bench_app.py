@@ -23,17 +23,9 @@ import sys
 import time
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "app"))
 
 import numpy as np  # noqa: E402
-
-
-def _spin(seconds: float) -> None:
-    """Run the application's own event loop (as app.exec() does) for `seconds`."""
-    from PySide6.QtCore import QEventLoop, QTimer
-
-    loop = QEventLoop()
-    QTimer.singleShot(int(seconds * 1000), loop.quit)
-    loop.exec()
 
 
 def stall(n: int = 2000, seconds: float = 3.0, docks: bool = False, play: bool = False) -> dict:
@@ -41,7 +33,7 @@ def stall(n: int = 2000, seconds: float = 3.0, docks: bool = False, play: bool =
 
     play: Play at the fastest speed (an animation to watch: up to 60 frames/s) instead of Run to end
     (the solver first: about 12 frames/s)."""
-    from PySide6.QtCore import QElapsedTimer, QTimer
+    from helpers import TickLog, spin
     from PySide6.QtWidgets import QApplication
 
     from percviz.app.main_window import MainWindow
@@ -61,33 +53,28 @@ def stall(n: int = 2000, seconds: float = 3.0, docks: bool = False, play: bool =
                 w.view_actions[name].setChecked(False)
     scene.set_points(PointSet(rng.normal(0, 1, (n, 2)), rng.integers(0, 2, n)))
     w.session.wait_idle(60)
-    _spin(0.6)  # a user's click on Run comes later than this after the last edit (the heap is settled by then)
+    spin(0.6)  # a user's click on Run comes later than this after the last edit (the heap is settled by then)
     frames = [0]
     w.session.snapshotShown.connect(lambda _s: frames.__setitem__(0, frames[0] + 1))
-    ticks: list[int] = []
-    clock = QElapsedTimer()
-    clock.start()
-    timer = QTimer()
-    timer.setInterval(10)
-    timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
-    timer.start()
+    ticks = TickLog()
+    ticks.start()
     if play:
         w.session.set_speed(0)
         w.session.play()
     else:
         w.session.run_to_end()
-    _spin(seconds)
-    timer.stop()
+    spin(seconds)
+    ticks.stop()
     updates = w.session.latest.iteration
     shown = [name for name in w.panels if w._live(name)]
     w.close()
-    gaps = np.diff([0, *ticks])
+    gaps = ticks.gaps()
     return {
         "mode": "play" if play else "run",
         "panels": "+".join(shown),
         "worst_gap_ms": float(gaps.max()),
         "p95_gap_ms": float(np.percentile(gaps, 95)),
-        "ticks": len(ticks),
+        "ticks": len(ticks.ticks),
         "frames_per_s": frames[0] / seconds,
         "updates_per_s": updates / seconds,
         "frame_cost_ms": 1e3 * w.session.frame_cost,

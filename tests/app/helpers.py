@@ -1,9 +1,9 @@
-"""Helpers shared by the GUI tests: click positions, event-loop waits, a running window."""
+"""Helpers shared by the GUI tests (and bench/bench_app.py): click positions, event waits, UI timer ticks."""
 
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QEventLoop, QPoint, QTimer
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, QTimer
 
 
 def canvas_pos(canvas, x: float, y: float) -> QPoint:
@@ -35,3 +35,25 @@ def noise_window(qtbot, n: int, seed: int):
     qtbot.waitExposed(w)
     w.session.wait_idle()
     return w
+
+
+class TickLog:
+    """When a QTimer on the UI thread fired (ms since start()): its gaps are how long the event loop stalled."""
+
+    def __init__(self, interval_ms: int = 10):
+        self.ticks: list[int] = []
+        self._clock = QElapsedTimer()
+        self._timer = QTimer()
+        self._timer.setInterval(interval_ms)
+        self._timer.timeout.connect(lambda: self.ticks.append(self._clock.elapsed()))
+
+    def start(self) -> None:
+        self._clock.start()
+        self._timer.start()
+
+    def stop(self) -> None:
+        self._timer.stop()
+
+    def gaps(self) -> np.ndarray:
+        """The times between ticks, the first from start()."""
+        return np.diff([0, *self.ticks])

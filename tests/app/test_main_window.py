@@ -7,8 +7,8 @@ import time
 
 import numpy as np
 import pytest
-from helpers import canvas_pos
-from PySide6.QtCore import QElapsedTimer, QEventLoop, Qt, QTimer
+from helpers import TickLog, canvas_pos, spin
+from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
@@ -184,18 +184,11 @@ def test_ui_keeps_serving_events_with_2000_points_running(qtbot):
     w.session.wait_idle()
 
     def tick_gaps(seconds):
-        ticks = []
-        clock = QElapsedTimer()
-        clock.start()
-        timer = QTimer()
-        timer.setInterval(10)
-        timer.timeout.connect(lambda: ticks.append(clock.elapsed()))
-        timer.start()
-        loop = QEventLoop()  # the application's own event loop, as in app.exec()
-        QTimer.singleShot(int(seconds * 1000), loop.quit)
-        loop.exec()
-        timer.stop()
-        return np.diff([0] + ticks)
+        log = TickLog()
+        log.start()
+        spin(seconds)
+        log.stop()
+        return log.gaps()
 
     idle = tick_gaps(0.5)  # the same loop with no run: what this machine's load allows
     w.session.run_to_end()
