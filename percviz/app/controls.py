@@ -64,7 +64,7 @@ def status_text(snap: Any, solver_cls: Any = None) -> str:
     """One line: iteration, status, which margin and its value, training errors (and the solver's message)."""
     m = dict(snap.metrics)
     parts = [f"Iteration {snap.iteration}", outcome(snap.status, m).words]
-    margin = margin_text(solver_cls, m, format_number)
+    margin = margin_text(solver_cls, m, format_number, snap.status)
     if margin:
         parts.append(margin)
     if "train_errors" in m:
