@@ -172,3 +172,25 @@ def test_a_diverged_run_claims_no_margin_and_the_weight_view_names_the_iterate_i
     drawn = max(i for i in weight._weights if i <= snap.iteration)
     assert drawn < snap.iteration  # the last iterate is too large to draw
     assert f"a({drawn})" in weight.readout.text() and f"a({snap.iteration})" not in weight.readout.text()
+
+
+def test_f1_lists_field_keys_and_every_mouse_action_with_a_menu_item_that_exists(window):
+    import re
+
+    from percviz.app.help_page import FIELD_ROWS, MOUSE_ROWS, help_rows, menu_actions
+
+    w = window
+    rows = help_rows(w)
+    assert all(r in rows for r in FIELD_ROWS + MOUSE_ROWS)
+    mouse = " ".join(k for k, _ in MOUSE_ROWS)
+    for needed in ("Double-click a view's title", "Hover", "Ctrl+click", "Right click", "wheel", "brush"):
+        assert needed in mouse, needed
+    paths = [p for _a, p in menu_actions(w)]
+    for gesture, what in MOUSE_ROWS:
+        for ref in re.findall(r"\(([^()]*▸[^(),]*)", what):  # "(Edit ▸ Brush, B)" → "Edit ▸ Brush"
+            ref = ref.split(", then")[0].strip()
+            assert any(p.startswith(ref) for p in paths), (gesture, ref)
+    w.classroom.toggle_help()
+    text = w.classroom.help.label.text()
+    assert "Double-click" in text and "Escape in a field" in text
+    w.classroom.toggle_help()
