@@ -194,3 +194,24 @@ def test_f1_lists_field_keys_and_every_mouse_action_with_a_menu_item_that_exists
     text = w.classroom.help.label.text()
     assert "Double-click" in text and "Escape in a field" in text
     w.classroom.toggle_help()
+
+
+def test_presenting_home_on_a_long_run_asks_on_the_bar_then_a_second_press_resets(hall_window):
+    from percviz.app.controls import LONG_RUN
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.scene.set_settings(algorithm="fixed-increment", params={})  # 7283 corrections
+    w.session.wait_idle()
+    w.session.run_to_end()
+    assert _iteration(w) >= LONG_RUN
+    _key(w, Qt.Key.Key_F5)
+    bar_reset = w.classroom.presentation_layout.bar.buttons["reset"]
+    w.panels["canvas"].plot.setFocus()
+    _key(w, Qt.Key.Key_Home)
+    assert _iteration(w) >= LONG_RUN  # only asked
+    assert "discard" in w.statusBar().currentMessage().lower() and w.statusBar().isVisible()
+    assert bar_reset.isVisible() and bar_reset.text() == "Discard?"
+    _key(w, Qt.Key.Key_Home)
+    assert _iteration(w) == 0
+    assert bar_reset.text() == "Reset"
+    _key(w, Qt.Key.Key_F5)
