@@ -47,6 +47,7 @@ from percviz.app.panel import Panel, decision_drawable
 from percviz.app.point_decimation import PointDecimator
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import FeatureLinear, KernelExpansion, ZeroDecision
+from percviz.core.glossary import MARGINS, margin_text
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
 from percviz.core.margin_geometry import closest_margin, slacks
 from percviz.core.scene import SceneModel
@@ -908,12 +909,12 @@ class CanvasView(QWidget, Panel):
 
     def _draw_overlay(self, snap) -> None:
         parts = [f"iteration {snap.iteration}", snap.status.text]
-        m = snap.metrics.get("margin")
-        if m is not None and np.isfinite(m):
-            parts.append(f"margin {m:.3g}")
+        margin = margin_text(self.solver_cls, dict(snap.metrics), lambda v: f"{v:.3g}", snap.status)
+        if margin:  # which margin, as everywhere (core.glossary)
+            parts.append(margin)
         im = snap.metrics.get("input_margin")  # measured in the plane (input-space SVM)
         if im is not None and np.isfinite(im):
-            parts.append(f"input-space margin {im:.3g}")
+            parts.append(f"{MARGINS['input'].short} = {im:.3g}")
         text = "   ·   ".join(parts)
         self.overlay.setText(text)
         if self.overlay.boundingRect().width() > self.viewbox.width() - 30:
