@@ -215,3 +215,46 @@ def test_presenting_home_on_a_long_run_asks_on_the_bar_then_a_second_press_reset
     assert _iteration(w) == 0
     assert bar_reset.text() == "Reset"
     _key(w, Qt.Key.Key_F5)
+
+
+FAMILIES = ("fixed-increment", "batch-perceptron", "mse", "lms", "ho-kashyap", "winnow", "relaxation", "svm", "smo",
+            "perceptron", "nkp", "snkp", "isnkpvn", "linear-machine")
+
+
+def _drawn(curves) -> dict[str, int]:
+    """Finite points drawn in each curves plot (over its visible curves)."""
+    out = {}
+    for group, plot in curves.plots.items():
+        n = 0
+        for item in plot.listDataItems():
+            if item.isVisible() and item in curves.curves.values():
+                _x, y = item.getData()
+                n += 0 if y is None else int(np.isfinite(np.asarray(y, float)).sum())
+        out[group] = n
+    return out
+
+
+def test_one_space_draws_in_every_curves_plot_and_a_reset_resets_their_ranges(window):
+    w = window
+    curves = w.panels["curves"]
+    plot = w.panels["canvas"].plot
+    for name in FAMILIES:
+        w.controls.select_algorithm(name)
+        w.session.wait_idle()
+        for _ in range(30):  # a run of some length first, so the reset has a range to undo
+            w.session.step()
+        w.session.wait_idle()
+        plot.setFocus()
+        _key(w, Qt.Key.Key_R)
+        _key(w, Qt.Key.Key_R)  # (a second press in case the run was long)
+        assert _iteration(w) == 0, name
+        _key(w, Qt.Key.Key_Space)
+        if _iteration(w) == 0:
+            continue  # finished at iteration 0 (nothing left to step)
+        QApplication.processEvents()
+        getattr(curves, "flush", lambda: None)()
+        drawn = _drawn(curves)
+        assert drawn and all(n >= 1 for n in drawn.values()), (name, drawn)
+        for group, p in curves.plots.items():
+            (x0, x1), _ = p.vb.viewRange()
+            assert x1 <= 10, (name, group, x1)  # the iteration axis restarted with the run
