@@ -129,6 +129,19 @@ def stepped_level(current: float | None, largest: float) -> float:
     return nice_ceil(largest)
 
 
+def _certificate_scale(snap) -> float:
+    """For a certificate of non-separability drawn as a kernel expansion f = Σ c_i K(x_i, ·): the size f would have
+    without cancellation, Σ|c_i|√K(x_i, x_i) · max_i √K(x_i, x_i) (Cauchy–Schwarz bounds |K(x_i, x)| by it on the
+    points' range); 0 otherwise. The certificate says Σ α_i y_i φ(x_i) ≈ 0, so f ≈ 0 everywhere: shading it on its
+    own tiny scale (f × 10⁴) would draw the residual as if it were a separator's picture."""
+    d = snap.decision
+    if str(getattr(snap.status, "value", "")) != "certificate" or not isinstance(d, KernelExpansion) or not d.coef.size:
+        return 0.0
+    root = np.sqrt(np.maximum(np.asarray(d.kernel.diag(d.centers), float), 0.0))
+    scale = float(np.abs(d.coef) @ root) * float(root.max(initial=0.0))
+    return scale if np.isfinite(scale) else 0.0
+
+
 def _superscript(k: int) -> str:
     return str(k).translate(str.maketrans("-0123456789", "⁻⁰¹²³⁴⁵⁶⁷⁸⁹"))
 
@@ -648,6 +661,10 @@ class CanvasView(QWidget, Panel):
         flat = level is not None and (L < 1e-6 * level or (ab is not None and np.hypot(ab[0], ab[1]) * span < 1e-6 * level))
         if flat:
             L = max(L, level)
+        scale = _certificate_scale(snap)
+        cancelled = scale > L  # a certificate's f ≈ 0: coloured on its coefficients' scale, not magnified
+        if cancelled:
+            L = scale
         if not self._level_fixed:
             self._map_level = stepped_level(self._map_level, L)
         L = self._map_level
@@ -663,7 +680,8 @@ class CanvasView(QWidget, Panel):
             self._image_mode = "map"
         self.image.setRect(rect)
         self.colorbar.setLevels((-L * 10.0**-e, L * 10.0**-e))
-        self.colorbar.axis.setLabel("f(x)" if e == 0 else f"f(x) × 10{_superscript(-e)}")
+        label = "f(x)" if e == 0 else f"f(x) × 10{_superscript(-e)}"
+        self.colorbar.axis.setLabel(f"{label} ≈ 0 (certificate)" if cancelled else label)
 
         if flat or isinstance(d, ZeroDecision) or (ab is not None and ab[0] == 0 and ab[1] == 0):
             self.boundary_curve.setData([], [])

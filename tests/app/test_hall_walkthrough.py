@@ -258,3 +258,28 @@ def test_one_space_draws_in_every_curves_plot_and_a_reset_resets_their_ranges(wi
         for group, p in curves.plots.items():
             (x0, x1), _ = p.vb.viewRange()
             assert x1 <= 10, (name, group, x1)  # the iteration axis restarted with the run
+
+
+@pytest.mark.parametrize("preset", ["xor-linear-certificate.json", "overlapping-gaussians.json"])
+def test_a_certificates_near_zero_f_is_not_magnified_into_a_picture(hall_window, preset):
+    w = hall_window(SHIPPED_DIR / preset)
+    snap = _finish(w)
+    assert snap.status.value == "certificate"
+    canvas = w.panels["canvas"]
+    w.session.wait_idle()
+    QApplication.processEvents()
+    label = canvas.colorbar.axis.label.toPlainText()
+    assert "×" not in label and "≈ 0" in label, label
+    f = np.abs(snap.decision(w.session.problem.X))
+    lo, hi = canvas.image.getLevels()
+    assert hi >= 100 * f.max()  # the residual f (~1e-3) sits near the neutral colour of a ±(a few) scale
+
+
+def test_a_separating_kernel_run_keeps_its_own_colour_scale(hall_window):
+    w = hall_window(SHIPPED_DIR / "xor-rbf.json")
+    snap = _finish(w)
+    assert snap.status.value == "separator"
+    label = w.panels["canvas"].colorbar.axis.label.toPlainText()
+    assert "≈ 0" not in label
+    lo, hi = w.panels["canvas"].image.getLevels()
+    assert hi <= 4 * np.abs(snap.decision(w.session.problem.X)).max()
