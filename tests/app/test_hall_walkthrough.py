@@ -283,3 +283,23 @@ def test_a_separating_kernel_run_keeps_its_own_colour_scale(hall_window):
     assert "≈ 0" not in label
     lo, hi = w.panels["canvas"].image.getLevels()
     assert hi <= 4 * np.abs(snap.decision(w.session.problem.X)).max()
+
+
+@pytest.mark.parametrize("add", [False, True], ids=["replace", "add"])
+def test_every_generator_replaces_or_adds_its_points_in_one_undo_step(window, add):
+    from percviz.core.generators import GENERATORS
+
+    w = window
+    before = w.scene.points.X.copy()
+    for name in GENERATORS:
+        w.classroom.actions["generate"].trigger()
+        dlg = w._generators_dialog
+        dlg.kind.setCurrentIndex(dlg.kind.findData(name))
+        dlg.n.setValue(30)
+        QTest.mouseClick(dlg.add if add else dlg.replace, Qt.MouseButton.LeftButton)
+        assert not dlg.isVisible(), name
+        assert w.scene.n == (len(before) + 30 if add else 30), name
+        QTest.keyClick(w.panels["canvas"].plot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)  # one Ctrl+Z
+        QApplication.processEvents()
+        np.testing.assert_array_equal(w.scene.points.X, before, err_msg=name)
+    w.session.wait_idle()
