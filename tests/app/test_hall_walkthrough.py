@@ -303,3 +303,10 @@ def test_every_generator_replaces_or_adds_its_points_in_one_undo_step(window, ad
         QApplication.processEvents()
         np.testing.assert_array_equal(w.scene.points.X, before, err_msg=name)
     w.session.wait_idle()
+
+
+def test_the_canvas_own_caption_names_its_margin_too(window):
+    w = window
+    _finish(w)
+    text = w.panels["canvas"].overlay.text()  # drawn under the classroom caption, and alone without it
+    assert "geometric margin γ(a) = " in text and "   margin " not in f"   {text}"
