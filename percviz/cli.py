@@ -19,6 +19,7 @@ import numpy as np
 
 from percviz import __version__
 from percviz.core.errors import DataError, PercvizError, PresetError
+from percviz.core.glossary import MARGINS, margin_term
 
 EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
 SUBCOMMANDS = ("solve", "margin", "export", "list", "sweep", "cover")
@@ -330,6 +331,8 @@ def solve(preset) -> dict[str, Any]:
         "iterations": snap.iteration,
         "train_errors": _train_errors(problem, snap),
         "margin": _separator_margin(problem, snap, rep),
+        "margin_kind": margin_term(type(solver)).key,  # which margin `margin` is (percviz.core.glossary.MARGINS)
+        "margin_name": margin_term(type(solver)).short,
         "input_margin": _input_margin(problem, snap),
         "certificate_g_norm": _certificate_norm(problem, snap),
         "alpha": snap.alpha,
@@ -354,9 +357,9 @@ def _summary(result: dict[str, Any], title: str) -> str:
         f"training errors: {result['train_errors']}",
     ]
     if result["margin"] is not None:
-        lines.append(f"normalized margin of the separator: {result['margin']:.6g}")
+        lines.append(f"{result.get('margin_name', 'margin')} of the separator: {result['margin']:.6g}")
     if result.get("input_margin") is not None:
-        lines.append(f"input-space margin (distance to the curve f = 0): {result['input_margin']:.6g}")
+        lines.append(f"{MARGINS['input'].short} (input-space margin, to the curve f = 0): {result['input_margin']:.6g}")
     if result["certificate_g_norm"] is not None:
         lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator in this space has a "
                      "margin above ‖p‖_G)")

@@ -104,7 +104,8 @@ def test_certificate_on_xor(capsys, tmp_path):
 def test_summary_text(capsys, csv4):
     code, out, err = run(capsys, "solve", csv4, "-a", "perceptron")
     assert code == 0 and err == ""
-    assert "separator found" in out and "training errors: 0" in out and "normalized margin" in out
+    # a φ-space perceptron reports the geometric margin of its weights, and says so (not "normalized")
+    assert "separator found" in out and "training errors: 0" in out and "geometric margin γ(a) of" in out
 
 
 def test_margin_of_the_papers_example(capsys):
@@ -329,3 +330,20 @@ def test_history_without_snapshots_equals_the_snapshot_history(algorithm):
         if k != "iteration":
             assert values == [s.metrics.get(k) for s in snaps], k
     assert res["status"] == snaps[-1].status.value
+
+
+@pytest.mark.parametrize("algorithm, kind, word", [("fixed-increment", "geometric", "geometric margin γ(a)"),
+                                                    ("svm", "svm", "SVM margin γ(w)"),
+                                                    ("snkp", "normalized", "normalized margin m(α)")])
+def test_solve_says_which_margin_it_reports(capsys, algorithm, kind, word):
+    d = solve_json(capsys, "notes-80-separable", "--algorithm", algorithm)
+    assert d["margin_kind"] == kind and d["margin_name"] == word
+    # the value is that margin: γ(a) = min a·y_i/‖a‖ recomputed from the returned weights for the weight algorithm
+    if kind == "geometric":
+        from percviz.core.presets import SHIPPED_DIR
+
+        problem = load_preset(SHIPPED_DIR / "notes-80-separable.json").problem()
+        a = np.asarray(d["weights"])
+        assert d["margin"] == pytest.approx(float((problem.Y @ a).min() / np.linalg.norm(a)), rel=1e-9)
+    code, out, _ = run(capsys, "solve", "notes-80-separable", "--algorithm", algorithm)
+    assert f"{word} of the separator:" in out

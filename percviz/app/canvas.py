@@ -47,6 +47,7 @@ from percviz.app.panel import Panel, decision_drawable
 from percviz.app.point_decimation import PointDecimator
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import FeatureLinear, KernelExpansion, ZeroDecision
+from percviz.core.glossary import MARGINS, margin_text
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
 from percviz.core.margin_geometry import closest_margin, slacks
 from percviz.core.scene import SceneModel
@@ -126,6 +127,19 @@ def stepped_level(current: float | None, largest: float) -> float:
     if current is not None and 0.5 * current <= largest <= current:
         return current
     return nice_ceil(largest)
+
+
+def _certificate_scale(snap) -> float:
+    """For a certificate of non-separability drawn as a kernel expansion f = Σ c_i K(x_i, ·): the size f would have
+    without cancellation, Σ|c_i|√K(x_i, x_i) · max_i √K(x_i, x_i) (Cauchy–Schwarz bounds |K(x_i, x)| by it on the
+    points' range); 0 otherwise. The certificate says Σ α_i y_i φ(x_i) ≈ 0, so f ≈ 0 everywhere: shading it on its
+    own tiny scale (f × 10⁴) would draw the residual as if it were a separator's picture."""
+    d = snap.decision
+    if str(getattr(snap.status, "value", "")) != "certificate" or not isinstance(d, KernelExpansion) or not d.coef.size:
+        return 0.0
+    root = np.sqrt(np.maximum(np.asarray(d.kernel.diag(d.centers), float), 0.0))
+    scale = float(np.abs(d.coef) @ root) * float(root.max(initial=0.0))
+    return scale if np.isfinite(scale) else 0.0
 
 
 def _superscript(k: int) -> str:
@@ -647,6 +661,10 @@ class CanvasView(QWidget, Panel):
         flat = level is not None and (L < 1e-6 * level or (ab is not None and np.hypot(ab[0], ab[1]) * span < 1e-6 * level))
         if flat:
             L = max(L, level)
+        scale = _certificate_scale(snap)
+        cancelled = scale > L  # a certificate's f ≈ 0: coloured on its coefficients' scale, not magnified
+        if cancelled:
+            L = scale
         if not self._level_fixed:
             self._map_level = stepped_level(self._map_level, L)
         L = self._map_level
@@ -662,7 +680,8 @@ class CanvasView(QWidget, Panel):
             self._image_mode = "map"
         self.image.setRect(rect)
         self.colorbar.setLevels((-L * 10.0**-e, L * 10.0**-e))
-        self.colorbar.axis.setLabel("f(x)" if e == 0 else f"f(x) × 10{_superscript(-e)}")
+        label = "f(x)" if e == 0 else f"f(x) × 10{_superscript(-e)}"
+        self.colorbar.axis.setLabel(f"{label} ≈ 0 (certificate)" if cancelled else label)
 
         if flat or isinstance(d, ZeroDecision) or (ab is not None and ab[0] == 0 and ab[1] == 0):
             self.boundary_curve.setData([], [])
@@ -908,12 +927,12 @@ class CanvasView(QWidget, Panel):
 
     def _draw_overlay(self, snap) -> None:
         parts = [f"iteration {snap.iteration}", snap.status.text]
-        m = snap.metrics.get("margin")
-        if m is not None and np.isfinite(m):
-            parts.append(f"margin {m:.3g}")
+        margin = margin_text(self.solver_cls, dict(snap.metrics), lambda v: f"{v:.3g}", snap.status)
+        if margin:  # which margin, as everywhere (core.glossary)
+            parts.append(margin)
         im = snap.metrics.get("input_margin")  # measured in the plane (input-space SVM)
         if im is not None and np.isfinite(im):
-            parts.append(f"input-space margin {im:.3g}")
+            parts.append(f"{MARGINS['input'].short} = {im:.3g}")
         text = "   ·   ".join(parts)
         self.overlay.setText(text)
         if self.overlay.boundingRect().width() > self.viewbox.width() - 30:

@@ -343,6 +343,17 @@ class Classroom(QObject):
             a.triggered.connect(lambda _=False, v=spread: setattr(self.brush, "spread", v))
             group.addAction(a)
         edit.insertMenu(_after(edit, brush), sizes)
+        dens = QMenu("Brush &density", edit)
+        dens.setObjectName("menu_brush_density")
+        dgroup = QActionGroup(dens)
+        for label, density in (("Sparse (2 points a width)", 2.0), ("Medium (4 points a width)", 4.0),
+                               ("Dense (10 points a width)", 10.0)):
+            a = dens.addAction(label)
+            a.setCheckable(True)
+            a.setChecked(density == self.brush.density)
+            a.triggered.connect(lambda _=False, v=density: setattr(self.brush, "density", v))
+            dgroup.addAction(a)
+        edit.insertMenu(_after(edit, sizes.menuAction()), dens)
 
     def _build_help(self) -> None:
         w = self.window
@@ -527,7 +538,9 @@ class Classroom(QObject):
         buttons.accepted.connect(dlg.accept)
         buttons.rejected.connect(dlg.reject)
         form.addRow(buttons)
-        if dlg.exec() != QDialog.Accepted:
+        accepted = dlg.exec() == QDialog.Accepted
+        self.keys_back()
+        if not accepted:
             return False
         self.set_info(title.text(), text.toPlainText())
         return True
@@ -538,8 +551,14 @@ class Classroom(QObject):
 
         dlg = GeneratorsDialog(self.window)
         self.window._generators_dialog = dlg
+        dlg.finished.connect(lambda _result: self.keys_back())
         dlg.open()
         return True
+
+    def keys_back(self) -> None:
+        """After a dialog closes (Enter, Escape or a button): the window and its canvas have the keyboard again."""
+        self.window.activateWindow()
+        self.focus_keeper.focus_canvas()
 
     def new_untitled(self) -> None:
         """After Clear all points: a new untitled scene (no title, explanation or file; Save asks for a name)."""

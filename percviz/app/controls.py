@@ -64,7 +64,7 @@ def status_text(snap: Any, solver_cls: Any = None) -> str:
     """One line: iteration, status, which margin and its value, training errors (and the solver's message)."""
     m = dict(snap.metrics)
     parts = [f"Iteration {snap.iteration}", outcome(snap.status, m).words]
-    margin = margin_text(solver_cls, m, format_number)
+    margin = margin_text(solver_cls, m, format_number, snap.status)
     if margin:
         parts.append(margin)
     if "train_errors" in m:
@@ -186,6 +186,7 @@ class ControlsPanel(QWidget):
     classChanged = Signal(int)
     #: A first Reset of a long run: the sentence that says what a second one would discard.
     resetArmed = Signal(str)
+    resetArmedChanged = Signal(bool)  # True while a second Reset would discard a long run
 
     def __init__(self, scene: SceneModel, session: RunSession, parent=None):
         super().__init__(parent)
@@ -503,6 +504,7 @@ class ControlsPanel(QWidget):
         if long_run and not armed:
             self._reset_armed = time.monotonic()
             self.reset_button.setText("Again to discard")
+            self.resetArmedChanged.emit(True)
             self.resetArmed.emit(f"Reset would discard {latest.iteration:,} iterations: press R (or Reset) again to do it.")
             from PySide6.QtCore import QTimer
 
@@ -513,6 +515,8 @@ class ControlsPanel(QWidget):
         return True
 
     def _disarm_reset(self) -> None:
+        if self._reset_armed is not None:
+            self.resetArmedChanged.emit(False)
         self._reset_armed = None
         self.reset_button.setText("Reset")
 

@@ -740,10 +740,12 @@ class _DecadeAxis(pg.AxisItem):
         if len(values) < 2 and maxVal > minVal:
             # a narrow range (e.g. 0.31…0.33): evenly spaced round values, so the axis is never bare
             lo, hi = 10.0**minVal, 10.0**maxVal
-            raw = (hi - lo) / 3
-            mag = 10.0 ** math.floor(math.log10(raw))
-            step = next(m * mag for m in (1, 2, 5, 10) if m * mag >= raw)
-            values = [math.log10(v) for v in np.arange(math.ceil(lo / step) * step, hi + step * 1e-9, step) if v > 0]
+            mag = 10.0 ** math.floor(math.log10((hi - lo) / 3))
+            # the coarsest of 10, 5, 2, 1 × mag that labels two values (5 alone labelled only "5" on 2.75…9.75)
+            for step in (10 * mag, 5 * mag, 2 * mag, mag, mag / 2):
+                values = [math.log10(v) for v in np.arange(math.ceil(lo / step) * step, hi + step * 1e-9, step) if v > 0]
+                if len(values) >= 2:
+                    break
         return [(None, values)]
 
     def tickStrings(self, values, scale, spacing):

@@ -15,11 +15,19 @@ from percviz.core.glossary import MARGINS, OUTCOMES
 #: Mouse actions on the canvas, each with the menu item that does the same without a mouse.
 MOUSE_ROWS = (
     ("Left click", "place a point of the chosen class (Edit ▸ Place class)"),
-    ("Right click / Shift+click", "place a − point"),
+    ("Right click / Shift+click", "place a − point (Edit ▸ Place class ▸ Class −, then click)"),
     ("Drag a point", "move it (one undo step; with Live on the boundary follows)"),
     ("Ctrl+click", "remove the nearest point (Edit ▸ Delete point under the cursor)"),
     ("Drag elsewhere / wheel", "pan / zoom (View ▸ Fit to data)"),
     ("Drag with the brush on", "paint points of the chosen class (Edit ▸ Brush, B)"),
+    ("Hover a point", "its number, class, weight α or p and slack; ringed in every view"),
+    ("Double-click a view's title", "maximise it, again to restore (View ▸ Maximise view)"),
+    ("Drag the history slider", "scrub the run (Run ▸ History back, ← and →)"),
+)
+
+#: Keys that act on the field being typed in (not menu items: they belong to the field).
+FIELD_ROWS = (
+    ("Enter / Escape in a field", "keep / undo what was typed, and give the keys back to the canvas"),
 )
 
 
@@ -66,7 +74,7 @@ def key_rows(window) -> list[tuple[str, str]]:
 
 def help_rows(window) -> list[tuple[str, str]]:
     """The rows of the F1 sheet: keys from the menus, then the mouse."""
-    return key_rows(window) + list(MOUSE_ROWS)
+    return key_rows(window) + list(FIELD_ROWS) + list(MOUSE_ROWS)
 
 
 
@@ -143,7 +151,7 @@ class HelpSheet(HelpOverlay):
             )
             columns.append(f"<td valign='top'><table>{cells}</table></td>")
         return (f"<h2>Keys and mouse</h2><table><tr>{''.join(columns)}</tr></table>"
-                "<p><i>Every key is also in a menu. Press any key to close.</i></p>")
+                "<p><i>Every key, and every mouse action that changes something, is also in a menu. Press any key to close.</i></p>")
 
 
-__all__ = ["HelpSheet", "glossary_html", "show_glossary", "MOUSE_ROWS", "help_rows", "key_rows", "menu_actions"]
+__all__ = ["HelpSheet", "glossary_html", "show_glossary", "FIELD_ROWS", "MOUSE_ROWS", "help_rows", "key_rows", "menu_actions"]

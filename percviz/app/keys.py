@@ -109,6 +109,10 @@ class FocusKeeper(QObject):
         if t == QEvent.Type.ShortcutOverride and _is_run_key(ev):
             ev.ignore()  # not overridden: the window's shortcut for this key fires
             return True
+        if (t == QEvent.Type.KeyPress and isinstance(focus, QComboBox) and not ev.modifiers() & ~Qt.KeyboardModifier.KeypadModifier
+                and ev.key() in (*_ENTER, Qt.Key.Key_Escape)):
+            self.focus_canvas()  # a closed choice box has nothing to commit or revert: Enter/Escape just leave it
+            return True
         return False
 
     def _after_enter(self) -> None:

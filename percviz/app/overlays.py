@@ -35,7 +35,7 @@ def run_caption(snapshot, solver_cls) -> tuple[str, str, str]:
     if snapshot is None:
         return algo, "", ""
     details = []
-    margin = margin_text(solver_cls, dict(snapshot.metrics), _fmt)  # says which margin (core.glossary)
+    margin = margin_text(solver_cls, dict(snapshot.metrics), _fmt, snapshot.status)  # says which margin (core.glossary)
     if margin:
         details.append(margin)
     d_x = snapshot.metrics.get("input_margin")  # measured in the plane (the input-space SVM)
@@ -56,7 +56,7 @@ def caption_lines(snapshot, solver_cls) -> list[str]:
     if snapshot is not None:
         value = snapshot.metrics.get("margin")
         short = ""
-        if margin_text(solver_cls, dict(snapshot.metrics), _fmt):  # a margin the caption shows (not an SVM's w = 0)
+        if margin_text(solver_cls, dict(snapshot.metrics), _fmt, snapshot.status):  # one the caption shows (not w = 0)
             short = f"{margin_term(solver_cls).symbol} = {_fmt(value)}"
         words = outcome(snapshot.status, dict(snapshot.metrics)).words if snapshot.status.done else ""
         # the outcome before the bare margin: "certificate of non-separability" says more than "m(α) = −0.6454"

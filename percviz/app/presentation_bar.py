@@ -55,6 +55,8 @@ class PresentationBar(QToolBar):
             self.buttons[key] = b
             self.addWidget(b)
         window.session.runStateChanged.connect(self._on_state)
+        if "reset" in self.buttons and hasattr(controls, "resetArmedChanged"):  # a long run asks here too
+            controls.resetArmedChanged.connect(lambda on: self.buttons["reset"].setText("Discard?" if on else "Reset"))
         self.addSeparator()
         self.iteration = QLabel()
         self.iteration.setObjectName("presentation_iteration")

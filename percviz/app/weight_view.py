@@ -631,7 +631,11 @@ class WeightView(GeometryPanel):
         return shown
 
     def _iterate_label(self) -> str:
-        return f"a({self.snapshot.iteration})"
+        """a(k) of the iterate drawn: the snapshot's, or the last drawable one before it (a diverged a is not drawn)."""
+        k = int(self.snapshot.iteration)
+        if k not in self._weights and self._weights:
+            k = max((i for i in self._weights if i <= k), default=k)
+        return f"a({k})"
 
     def _set_label(self, text: str, pos, anchor) -> list:
         (x0, x1), _ = self.plot.getViewBox().viewRange()

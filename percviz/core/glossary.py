@@ -132,10 +132,13 @@ def degenerate_note(solver_cls: Any, metrics: dict) -> str:
     return ""
 
 
-def margin_text(solver_cls: Any, metrics: dict, fmt=lambda v: f"{v:.4g}") -> str:
-    """'normalized margin m(α) = 0.21' for a status line or caption ('' when there is none to show)."""
+def margin_text(solver_cls: Any, metrics: dict, fmt=lambda v: f"{v:.4g}", status: Any = None) -> str:
+    """'normalized margin m(α) = 0.21' for a status line or caption ('' when there is none to show: no value, an
+    SVM's w = 0, or a diverged run, which claims nothing)."""
     value = metrics.get("margin")
     if value is None or value != value or degenerate_note(solver_cls, metrics):
+        return ""
+    if str(getattr(status, "value", status)) == "diverged":
         return ""
     return f"{margin_term(solver_cls).short} = {fmt(value)}"
 

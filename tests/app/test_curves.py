@@ -308,3 +308,16 @@ def test_a_presets_curves_and_log_y_choose_the_plotted_metrics_and_their_axes(qt
     assert all(box.isChecked() for box in curves.log_boxes.values())
     curves.apply_view(ViewSettings())  # back to the solver's own metrics and default axes
     assert curves.buffers.keys == cls.metric_keys
+
+
+def test_a_log_axis_within_one_decade_labels_at_least_two_values(qapp):
+    from percviz.app.curves import _DecadeAxis
+
+    log = _DecadeAxis("left")
+    log.setLogMode(False, True)
+    for lo, hi in ((2.75, 9.75), (1.1, 1.9), (0.31, 0.335), (12.0, 48.0), (3.0, 4.2)):  # 2.75…9.75 had only "5"
+        (_, values), = log.logTickValues(math.log10(lo), math.log10(hi), 120, [])
+        shown = [10.0**v for v in values]
+        assert len(shown) >= 2 and all(lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9) for v in shown), (lo, hi, shown)
+        labels = log.tickStrings(values, 1.0, 1.0)
+        assert len(set(labels)) == len(labels), labels
