@@ -164,8 +164,7 @@ def rkhs_norm_sq(kernel: Kernel, omega: Omega) -> float:
 def linearized_distances(decision, X, Xh, y, Ginv) -> np.ndarray:
     """y_i (3): the signed linearized G-distance y_i (f(x̂_i) − ∇f(x̂_i)·d̂_i)/‖∇f(x̂_i)‖_{G⁻¹}."""
     X, Xh = np.asarray(X, float), np.asarray(Xh, float)
-    f = decision(Xh)
-    g = decision.gradient(Xh)
+    f, g = decision.value_and_gradient(Xh)
     norm = np.sqrt(np.maximum(np.einsum("ia,iab,ib->i", g, Ginv, g), 1e-300))
     return np.asarray(y, float) * (f - np.einsum("ia,ia->i", g, Xh - X)) / norm
 
