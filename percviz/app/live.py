@@ -17,7 +17,9 @@ finished run's α mapped to the edited points (a moved point keeps its α, a del
 gets 0; `SMO(problem, warm_start=alpha)` makes it feasible). Its optimum is the same; only the pairs to get there
 are fewer. The interior-point `svm` gets the same α, not as a start (Clarabel has none) but as the working set
 of its QP: the last support vectors, then every point that violates its margin, until none does (the whole dual's
-KKT conditions checked; `svm.solve_on_working_set`). The perceptrons keep their textbook start.
+KKT conditions checked; `svm.solve_on_working_set`). The input-space SVM (`input-space-svm`) gets it too, on edits
+only: its SVM and each step's dual QP are solved on a working set from it (`akaho.solve_on_working_set`); its
+projections are computed as written. The perceptrons keep their textbook start.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ SYNC_BUDGET = 0.025
 #: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
 SYNC_MAX_POINTS = 500
 #: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
-WARM_SOLVERS = ("smo", "svm")
+WARM_SOLVERS = ("smo", "svm", "input-space-svm")
+#: Of those, the ones whose Reset (stepping by hand) must not get the warm start either.
+EDIT_ONLY_WARM = ("input-space-svm",)
 #: Perceptrons a Live rerun may start from the last finished weights, only when the user asks (Run menu).
 WEIGHT_WARM_SOLVERS = ("fixed-increment", "variable-increment", "perceptron")
 #: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
@@ -162,6 +166,8 @@ class LiveMode(QObject):
         if not self.on:
             return {}
         out = self._warm_start(problem, solver_cls)
+        if problem is self._problem and getattr(solver_cls, "name", "") in EDIT_ONLY_WARM:
+            out = {}  # Reset: the input-space SVM replays every QP whole, as written
         if problem is not self._problem:  # an edit (Reset keeps its Problem: stepping by hand starts from 0)
             out.update(self._weight_start(solver_cls))
         scene = self.window.scene
