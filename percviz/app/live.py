@@ -153,7 +153,8 @@ class LiveMode(QObject):
         # A short run is finished here at once, so that its final boundary is drawn before the next mouse move
         # restarts it (the worker's frames are paced for watching, not for this); it is shown once, at the end.
         # Beyond SYNC_BUDGET the worker takes over and the canvas shows its latest state while it is still running.
-        if s.problem.n <= SYNC_MAX_POINTS:  # one update of a large problem may itself outlast the budget
+        # one update of a large problem (or of a solver whose every update is heavy) may itself outlast the budget
+        if s.problem.n <= SYNC_MAX_POINTS and not getattr(s.solver_cls, "live_on_worker", False):
             s.advance_sync(10**9, seconds=SYNC_BUDGET)
         if not s.finished and s.problem is not None:
             s.run_to_end()
