@@ -43,6 +43,16 @@ def test_each_live_move_gets_a_finished_input_space_boundary_from_warm_qps(qtbot
         return original(Q, g, y, C, start)
 
     monkeypatch.setattr(akaho, "solve_on_working_set", counted)
+    import threading
+
+    cls = get_solver("input-space-svm")
+    on_ui, reset = [], cls._reset
+
+    def watched(self):  # where each Live run's (heavy) start is made
+        on_ui.append(threading.current_thread() is threading.main_thread())
+        return reset(self)
+
+    monkeypatch.setattr(cls, "_reset", watched)
     X = w.scene.points.X
     i = int(np.argmax(X[:, 0]))
     x0, y0 = X[i]
@@ -70,6 +80,7 @@ def test_each_live_move_gets_a_finished_input_space_boundary_from_warm_qps(qtbot
         assert snap.metrics["input_margin"] > 0  # the checked input-space margin of the step kept
     QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, *target))
     assert served == moves
+    assert on_ui and not any(on_ui)  # the runs were made on the worker: the UI thread never waited for one
     assert starts and all(0 < m < s.problem.n for m in starts)  # each step's QP from the last support vectors
     qtbot.waitUntil(lambda: s.finished and not w.classroom.live._settle.isActive(), timeout=60000)
     live = s.latest
@@ -79,6 +90,7 @@ def test_each_live_move_gets_a_finished_input_space_boundary_from_warm_qps(qtbot
     np.testing.assert_allclose(live.alpha, cold.alpha, atol=1e-4 * cold.alpha.max())
     # Reset is not an edit: every QP is solved whole again
     starts.clear()
+    monkeypatch.setattr(cls, "_reset", reset)
     w.controls.request_reset()
     s.wait_idle()
     s.advance_sync(1000)
