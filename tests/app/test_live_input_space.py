@@ -46,13 +46,13 @@ def test_each_live_move_gets_a_finished_input_space_boundary_from_warm_qps(qtbot
     import threading
 
     cls = get_solver("input-space-svm")
-    on_ui, reset = [], cls._reset
+    on_ui, update = [], cls._update
 
-    def watched(self):  # where each Live run's (heavy) start is made
+    def watched(self):  # where each Live run's (heavy) outer steps are made
         on_ui.append(threading.current_thread() is threading.main_thread())
-        return reset(self)
+        return update(self)
 
-    monkeypatch.setattr(cls, "_reset", watched)
+    monkeypatch.setattr(cls, "_update", watched)
     X = w.scene.points.X
     i = int(np.argmax(X[:, 0]))
     x0, y0 = X[i]
@@ -90,7 +90,7 @@ def test_each_live_move_gets_a_finished_input_space_boundary_from_warm_qps(qtbot
     np.testing.assert_allclose(live.alpha, cold.alpha, atol=1e-4 * cold.alpha.max())
     # Reset is not an edit: every QP is solved whole again
     starts.clear()
-    monkeypatch.setattr(cls, "_reset", reset)
+    monkeypatch.setattr(cls, "_update", update)
     w.controls.request_reset()
     s.wait_idle()
     s.advance_sync(1000)

@@ -92,8 +92,8 @@ class InputSpaceSVM(SVM):
     default_max_iter = 51
     #: Margin lines follow the closest point: Akaho's f is not scaled so that the margin sits at f = ±1.
     margin_level: ClassVar[float | None] = None
-    #: Its start alone (the SVM and a contour-backed projection) takes ~0.1–1 s: Live runs it on the worker only,
-    #: so that the UI thread never waits for it during a drag.
+    #: Each update (an outer step: a QP and a contour-backed projection) takes ~0.1–1 s: Live runs it on the
+    #: worker only, so that the UI thread never waits for one during a drag.
     live_on_worker: ClassVar[bool] = True
     #: Its `margin` metric is min y·f/‖w‖ in feature space, as the SVM's; the plane's distance is `input_margin`.
     margin_kind: ClassVar[str] = "svm"
