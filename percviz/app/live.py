@@ -17,7 +17,9 @@ finished run's α mapped to the edited points (a moved point keeps its α, a del
 gets 0; `SMO(problem, warm_start=alpha)` makes it feasible). Its optimum is the same; only the pairs to get there
 are fewer. The interior-point `svm` gets the same α, not as a start (Clarabel has none) but as the working set
 of its QP: the last support vectors, then every point that violates its margin, until none does (the whole dual's
-KKT conditions checked; `svm.solve_on_working_set`). The perceptrons keep their textbook start.
+KKT conditions checked; `svm.solve_on_working_set`). The input-space SVM (`input-space-svm`) gets it too, on edits
+only: its SVM and each step's dual QP are solved on a working set from it (`akaho.solve_on_working_set`); its
+projections are computed as written. The perceptrons keep their textbook start.
 """
 
 from __future__ import annotations
@@ -37,7 +39,9 @@ SYNC_BUDGET = 0.025
 #: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
 SYNC_MAX_POINTS = 500
 #: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
-WARM_SOLVERS = ("smo", "svm")
+WARM_SOLVERS = ("smo", "svm", "input-space-svm")
+#: Of those, the ones whose Reset (stepping by hand) must not get the warm start either.
+EDIT_ONLY_WARM = ("input-space-svm",)
 #: Perceptrons a Live rerun may start from the last finished weights, only when the user asks (Run menu).
 WEIGHT_WARM_SOLVERS = ("fixed-increment", "variable-increment", "perceptron")
 #: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
@@ -149,7 +153,8 @@ class LiveMode(QObject):
         # A short run is finished here at once, so that its final boundary is drawn before the next mouse move
         # restarts it (the worker's frames are paced for watching, not for this); it is shown once, at the end.
         # Beyond SYNC_BUDGET the worker takes over and the canvas shows its latest state while it is still running.
-        if s.problem.n <= SYNC_MAX_POINTS:  # one update of a large problem may itself outlast the budget
+        # one update of a large problem (or of a solver whose every update is heavy) may itself outlast the budget
+        if s.problem.n <= SYNC_MAX_POINTS and not getattr(s.solver_cls, "live_on_worker", False):
             s.advance_sync(10**9, seconds=SYNC_BUDGET)
         if not s.finished and s.problem is not None:
             s.run_to_end()
@@ -162,6 +167,8 @@ class LiveMode(QObject):
         if not self.on:
             return {}
         out = self._warm_start(problem, solver_cls)
+        if problem is self._problem and getattr(solver_cls, "name", "") in EDIT_ONLY_WARM:
+            out = {}  # Reset: the input-space SVM replays every QP whole, as written
         if problem is not self._problem:  # an edit (Reset keeps its Problem: stepping by hand starts from 0)
             out.update(self._weight_start(solver_cls))
         scene = self.window.scene

@@ -99,15 +99,53 @@ class DualStep:
     qp_bias: float  # the QP's multiplier of Σ y_i α_i = 0 (equals f₀ of (11) on free support vectors)
 
 
-def solve_step(kernel: Kernel, Xh, y, omega: Omega, tmp: Temporaries, C: float | None, X) -> DualStep:
-    """Solve the kernel-form dual with the SVM's Clarabel QP, then apply (10) and (11)."""
+def solve_on_working_set(Q, g, y, C: float | None, start):
+    """The dual (8)–(9) solved by Clarabel on a working set W (chunking, as svm.solve_on_working_set), or None.
+
+    Outside W α_i = 0 is optimal when ∂W/∂α_i = ĝ_i − (Qα)_i − y_i z₀ ≤ tol (z₀ the multiplier of Σ y_i α_i = 0);
+    the most violated points join W and the QP on W is solved again until none is left, so that α meets the KKT
+    conditions of the whole dual. None when W does not settle (the whole QP is solved then).
+    """
+    from percviz.core.solvers.svm import MAX_JOINING, MAX_WORKING_ROUNDS, MAX_WORKING_SHARE, QPIterate, solve_dual
+
+    n = len(y)
+    W = np.zeros(n, dtype=bool)
+    W[np.asarray(start, dtype=int)] = True
+    tol = 1e-7 * max(1.0, float(np.abs(g).max(initial=0.0)))
+    for _ in range(MAX_WORKING_ROUNDS):
+        idx = np.flatnonzero(W)
+        if len(idx) > MAX_WORKING_SHARE * n or len(np.unique(y[idx])) < 2:
+            return None
+        sub = Q[np.ix_(idx, idx)]
+        qp = solve_dual(np.outer(y[idx], y[idx]) * sub, y[idx], C, linear=g[idx])
+        if qp.status not in ("Solved", "AlmostSolved"):
+            return None
+        alpha = np.zeros(n)
+        alpha[idx] = np.maximum(qp.alpha, 0.0)
+        gain = g - Q[:, idx] @ alpha[idx] - y * qp.bias
+        violated = ~W & (gain > tol)
+        if not violated.any():
+            return QPIterate(alpha, qp.bias, qp.status, qp.iterations)
+        worst = np.flatnonzero(violated)
+        W[worst[np.argsort(-gain[worst])[:MAX_JOINING]]] = True
+    return None
+
+
+def solve_step(kernel: Kernel, Xh, y, omega: Omega, tmp: Temporaries, C: float | None, X, start=None) -> DualStep:
+    """Solve the kernel-form dual with the SVM's Clarabel QP, then apply (10) and (11).
+
+    `start` (indices, Live's warm start): the QP is solved on a working set grown from them, checked against the
+    whole dual's KKT conditions (solve_on_working_set); the whole QP when that does not settle.
+    """
     from percviz.core.solvers.svm import solve_dual
 
     y = np.asarray(y, float)
     n = len(y)
     Q = tmp.Q + np.eye(n) * (1e-10 * max(float(np.mean(np.diag(tmp.Q))), 1e-300))
-    # solve_dual builds y_i y_j K_ij: hand it K = y y Q so that its quadratic form is exactly Q
-    sol = solve_dual(np.outer(y, y) * Q, y, C, linear=tmp.g)
+    sol = solve_on_working_set(Q, tmp.g, y, C, start) if start is not None and len(start) else None
+    if sol is None:
+        # solve_dual builds y_i y_j K_ij: hand it K = y y Q so that its quadratic form is exactly Q
+        sol = solve_dual(np.outer(y, y) * Q, y, C, linear=tmp.g)
     alpha = np.maximum(sol.alpha, 0.0)
     if C is not None:
         alpha = np.minimum(alpha, C)
@@ -164,8 +202,7 @@ def rkhs_norm_sq(kernel: Kernel, omega: Omega) -> float:
 def linearized_distances(decision, X, Xh, y, Ginv) -> np.ndarray:
     """y_i (3): the signed linearized G-distance y_i (f(x̂_i) − ∇f(x̂_i)·d̂_i)/‖∇f(x̂_i)‖_{G⁻¹}."""
     X, Xh = np.asarray(X, float), np.asarray(Xh, float)
-    f = decision(Xh)
-    g = decision.gradient(Xh)
+    f, g = decision.value_and_gradient(Xh)
     norm = np.sqrt(np.maximum(np.einsum("ia,iab,ib->i", g, Ginv, g), 1e-300))
     return np.asarray(y, float) * (f - np.einsum("ia,ia->i", g, Xh - X)) / norm
 
@@ -184,9 +221,12 @@ def unstable_feet(decision, X, feet) -> np.ndarray:
     u = d[live] / dn[live, None]
     lam = np.einsum("ia,ia->i", g, u) / dn[live]  # ∇f = λ d (13)
     dim = X.shape[1]
-    for r, i in enumerate(live):
-        basis, _ = np.linalg.qr(np.column_stack([u[r], np.eye(dim)]))
-        T = basis[:, 1:dim]
-        c = np.linalg.eigvalsh(T.T @ H[r] @ T) if dim > 1 else np.zeros(0)
-        out[i] = bool(c.size and np.max(np.abs(c)) >= abs(lam[r]))
+    if dim < 2:
+        return out
+    # all feet at once: an orthonormal basis whose first column is ±u (QR of [u, I]), its other columns T span
+    # the tangent space, and the c_j of (16) are the eigenvalues of Tᵀ ∇²f T
+    M = np.concatenate([u[:, :, None], np.broadcast_to(np.eye(dim), (len(live), dim, dim))], axis=2)
+    T = np.linalg.qr(M)[0][:, :, 1:dim]
+    c = np.linalg.eigvalsh(np.einsum("iab,ibc,icd->iad", np.transpose(T, (0, 2, 1)), H, T))
+    out[live] = np.max(np.abs(c), axis=1) >= np.abs(lam)
     return out

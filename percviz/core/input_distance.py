@@ -62,8 +62,7 @@ def project(
         if idx.size == 0:
             break
         xi, xl = X[idx], x[idx]
-        f = np.asarray(decision(xl), dtype=float)
-        g = np.asarray(decision.gradient(xl), dtype=float)
+        f, g = _value_and_gradient(decision, xl)  # one pass over the kernel rows of the live points
         Gg = g if Ginv is None else np.einsum("mab,mb->ma", Ginv[idx], g)
         gg = np.einsum("ma,ma->m", g, Gg)
         ok = np.isfinite(gg) & (gg > 1e-300) & np.isfinite(f)
@@ -85,6 +84,15 @@ def project(
         last_step[idx] = step
         live &= rate > 1e-6
     return Projection(x, converged, slowed)
+
+
+def _value_and_gradient(decision: DecisionFunction, Z) -> tuple[np.ndarray, np.ndarray]:
+    """(f, ∇f) at the rows of Z, in one pass when the decision shares its kernel rows (DecisionFunction's default)."""
+    both = getattr(decision, "value_and_gradient", None)
+    if both is None:
+        return np.asarray(decision(Z), dtype=float), np.asarray(decision.gradient(Z), dtype=float)
+    f, g = both(Z)
+    return np.asarray(f, dtype=float), np.asarray(g, dtype=float)
 
 
 @dataclass(frozen=True)
@@ -169,7 +177,7 @@ def _push_onto_curve(decision: DecisionFunction, P: np.ndarray, iters: int = 30)
     """Newton steps on f alone along ∇f (x ← x − f ∇f/‖∇f‖²): moves sampled points onto f = 0."""
     P = P.copy()
     for _ in range(iters):
-        f, g = np.asarray(decision(P)), np.asarray(decision.gradient(P))
+        f, g = _value_and_gradient(decision, P)
         gg = np.einsum("ma,ma->m", g, g)
         ok = gg > 1e-300
         P[ok] -= (f[ok] / gg[ok])[:, None] * g[ok]

@@ -10,6 +10,12 @@ Choices beyond the fragment: the estimated margin of a step is min_i y_i·(3) at
 so step 0's estimate also uses the feet on the SVM's curve; with the identity metric, when (12) from x̂^old
 settles on a branch of f = 0 farther than the nearest foot found by input_distance (multi-seeded), x̂_i jumps
 to the nearest foot. The measured input-space margin (exact, Euclidean) is reported beside the estimate.
+
+Live's warm start (`warm_start` = the last finished run's α on the edited points): every step is computed as
+above; only its QPs (the SVM's and each step's dual (8)–(9)) are solved on a working set grown from the last
+support vectors and checked against the whole dual's KKT conditions (else the whole QP is solved), the same
+optimum to Clarabel's tolerance. The feet are not warm-started: each step's are the nearest found by the
+contour-backed search, as in the cold run. Reset and Step (no warm start) solve every QP whole.
 """
 
 from __future__ import annotations
@@ -25,7 +31,7 @@ from percviz.core.input_distance import InputDistances, default_rect, input_dist
 from percviz.core.kernel_derivatives import require_differentiable
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers.base import Status, register
-from percviz.core.solvers.svm import SVM, solve_dual
+from percviz.core.solvers.svm import SVM, solve_dual, solve_on_working_set
 
 _OK = {"Solved", "AlmostSolved"}
 #: Grid of the zero-contour sampling behind each step's measured margin (the feet themselves are exact).
@@ -86,6 +92,9 @@ class InputSpaceSVM(SVM):
     default_max_iter = 51
     #: Margin lines follow the closest point: Akaho's f is not scaled so that the margin sits at f = ±1.
     margin_level: ClassVar[float | None] = None
+    #: Each update (an outer step: a QP and a contour-backed projection) takes ~0.1–1 s: Live runs it on the
+    #: worker only, so that the UI thread never waits for one during a drag.
+    live_on_worker: ClassVar[bool] = True
     #: Its `margin` metric is min y·f/‖w‖ in feature space, as the SVM's; the plane's distance is `input_margin`.
     margin_kind: ClassVar[str] = "svm"
 
@@ -114,13 +123,17 @@ class InputSpaceSVM(SVM):
         self._y = y
         self._Ginv = self._metric()
         self._rect = default_rect(X)
-        svm = solve_dual(self._K, y, self._C)
+        warm = self._warm if self._warm is not None and len(self._warm) == len(y) and np.isfinite(self._warm).all() else None
+        self._warm_support = None if warm is None else warm > akaho.SV_FRACTION * max(float(warm.max(initial=0.0)), 1e-300)
+        ws = None if warm is None else solve_on_working_set(self._K, y, self._C, np.flatnonzero(self._warm_support))
+        svm = ws.qp if ws is not None else solve_dual(self._K, y, self._C)
         if svm.status not in _OK:
             hint = "Use the soft margin (margin=soft)." if self._C is None else "Lower C or scale the points down."
             raise DataError(f"The starting SVM could not be solved (Clarabel status: {svm.status}). {hint}")
         omega = akaho.Omega(X.copy(), svm.alpha * y, np.zeros_like(X), svm.bias)
         top = float(svm.alpha.max(initial=0.0))
         self._union = svm.alpha > akaho.SV_FRACTION * top
+        self._last_support = self._union.copy()
         self._omega_hat = omega  # ω̂: the linearization point, bases at x̂
         self._xhat = X.copy()
         try:
@@ -175,7 +188,9 @@ class InputSpaceSVM(SVM):
         if not (np.isfinite(tmp.Q).all() and np.isfinite(tmp.g).all() and tmp.r > 0 and (tmp.qq > 0).all()):
             self._stop_note = f"step {k}: ∇f vanishes at some x̂_i or the temporaries overflow; stopped"
             return None
-        dual = akaho.solve_step(kernel, self._xhat, y, self._omega_hat, tmp, self._C, X)
+        warm = None if self._warm_support is None else np.flatnonzero(self._warm_support | self._last_support)
+        dual = akaho.solve_step(kernel, self._xhat, y, self._omega_hat, tmp, self._C, X, start=warm)
+        self._last_support = dual.support
         if dual.status not in _OK:
             self._stop_note = f"step {k}: the linearized dual QP failed (Clarabel status {dual.status}); stopped"
             return None
