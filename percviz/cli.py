@@ -314,6 +314,7 @@ def solve(preset) -> dict[str, Any]:
                 history[k].append(metrics.get(k))
 
     snap = solver.run_recording(record)  # snapshots only at the ends: long runs stay fast
+    from percviz.core.decision_record import decision_record
     rep = solver.representation
     return {
         "algorithm": solver.name,
@@ -336,6 +337,8 @@ def solve(preset) -> dict[str, Any]:
         "weights": snap.weights,
         "p": snap.p,
         "message": snap.message,
+        "decision": decision_record(snap.decision, problem.X),  # f rebuilt from numbers (core/decision_record.py)
+        "bias": getattr(snap.decision, "bias", None),
         "metrics": dict(snap.metrics),
         "history": history,
     }
