@@ -411,6 +411,12 @@ def check_solve(case: dict, res: dict, X: np.ndarray, labels: np.ndarray) -> tup
     st, rep = d["status"], d["representation"]
     kind = "features" if rep in ("features", "multiclass") else "kernel"
     spec = case["spec"]
+    if d.get("margin") is not None:  # a margin is a claim that f separates the points
+        rec = d.get("decision")
+        vals = decision_values(rec, X) if rec is not None and rec.get("outputs", 1) == 1 else None
+        if d.get("train_errors", 0) > 0 or (vals is not None and
+                                            any(int(yi) * v <= 0 for yi, v in zip(labels, vals[0]))):
+            return "FINDING:margin-of-a-non-separator", f"margin {d['margin']:.4g}, {d.get('train_errors')} errors"
     if st == "separator":
         return check_separator(case, d, X, labels, kind, spec)
     if st == "nonseparable":
@@ -598,6 +604,8 @@ HOSTILE_PRESET = {"Infinity": "Infinity", "NaN": "NaN", "digits400": "1" + "0" *
 
 def special_cases(tmp: str, rng: np.random.Generator) -> list[dict]:
     """Hostile files (inf/nan/huge in CSV and presets), the issue's hang (n = 200 RBF overlap) and memory refusals."""
+    import percviz
+
     out = []
     base = "x1,x2,label\n0,0,1\n1,1,-1\n2,0,1\n"
     for name, tok in HOSTILE_CSV.items():
@@ -617,7 +625,7 @@ def special_cases(tmp: str, rng: np.random.Generator) -> list[dict]:
     for name, tok in HOSTILE_PRESET.items():
         for field in ("points", "max_iter", "param"):
             path = os.path.join(tmp, f"preset_{name}_{field}.json")
-            body = json.load(open(os.path.join(os.path.dirname(__file__), "..", "percviz", "presets", "xor-rbf.json")))
+            body = json.load(open(os.path.join(os.path.dirname(percviz.__file__), "presets", "xor-rbf.json")))
             body["algorithm"] = "nvn"
             body["max_iter"] = "@M" if field == "max_iter" else 100
             body["params"] = {"eps": "@E" if field == "param" else 1e-3}

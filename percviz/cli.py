@@ -261,8 +261,8 @@ def _separator_margin(problem, snap, representation: str) -> float | None:
         w = np.asarray(snap.weights)
         nrm = float(np.linalg.norm(w))
         m = float((problem.Y @ w).min() / nrm) if nrm > 0 else None
-    if m is None or not math.isfinite(m) or m <= 0:
-        return None
+    if m is None or not math.isfinite(m) or m <= 0 or _train_errors(problem, snap) > 0:
+        return None  # a margin is claimed only for a decision that separates the points
     return float(m)
 
 
