@@ -19,6 +19,7 @@ class Verdict:
     separable: bool | None
     a: np.ndarray | None = None
     detail: str = ""
+    timed_out: bool = False  # the LP stopped at its time limit (separable is None)
 
 
 def column_scales(Y) -> np.ndarray:
@@ -35,17 +36,24 @@ def unit_rows(Y) -> tuple[np.ndarray, np.ndarray]:
     return Z / np.where(r > 0, r, 1.0)[:, None], D
 
 
-def exact_separability(Y) -> Verdict:
-    """Is there a with a·y_i > 0 for all i?  LP: find a′ with Z a′ ≥ 1 on the scale-free rows Z; a = D a′."""
-    from scipy.optimize import linprog  # lazy: scipy.optimize is slow to import
+def exact_separability(Y, time_limit: float | None = None) -> Verdict:
+    """Is there a with a·y_i > 0 for all i?  LP: find a′ with Z a′ ≥ 1 on the scale-free rows Z; a = D a′.
 
+    time_limit: seconds HiGHS may spend (None: no limit); past it the verdict is None with timed_out set."""
     Y = np.asarray(Y, dtype=float)
     if Y.size == 0:
         return Verdict(None, None, "no samples")
     Z, D = unit_rows(Y)
     if (np.linalg.norm(Z, axis=1) == 0).any():
         return Verdict(False, None, "a sample is the zero vector, so a·y_i > 0 is impossible for it")
-    res = linprog(np.zeros(Z.shape[1]), A_ub=-Z, b_ub=-np.ones(len(Z)), bounds=[(None, None)] * Z.shape[1])
+    if time_limit is not None and not time_limit > 0:
+        return Verdict(None, None, "no time left for the exact LP", timed_out=True)
+    from scipy.optimize import linprog  # lazy: scipy.optimize is slow to import
+    options = {} if time_limit is None else {"time_limit": float(time_limit)}
+    res = linprog(np.zeros(Z.shape[1]), A_ub=-Z, b_ub=-np.ones(len(Z)), bounds=[(None, None)] * Z.shape[1],
+                  options=options)
+    if res.status == 1 and time_limit is not None:
+        return Verdict(None, None, f"the exact LP reached its time limit ({time_limit:.3g} s)", timed_out=True)
     if res.status == 2:
         return Verdict(False, None, "the exact LP on the scale-free rows is infeasible")
     if res.status == 0 and res.x is not None:
