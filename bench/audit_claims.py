@@ -234,13 +234,13 @@ def decision_values(rec: dict, X: np.ndarray) -> list[list[Decimal]] | None:
         return [[sum(Decimal(float(w)) * r for w, r in zip(Wk, row)) for row in rows] for Wk in W]
     if form == "kernel-expansion":
         K = kernel_decimal(rec["kernel"])
-        s = Decimal(float(rec.get("centers_scale", 1.0)))
+        s = Decimal(float(rec.get("input_scale", 1.0)))  # f(x) = Σ coef_i K(s c_i, s x) + bias
         C = Xd if rec["centers"] == "points" else [[Decimal(float(v)) for v in row] for row in rec["centers"]]
         C = [[s * v for v in c] for c in C]
         coef = [Decimal(float(v)) for v in rec["coef"]]
         b = Decimal(float(rec["bias"]))
         live = [(c, a) for c, a in zip(C, coef) if a != 0]
-        return [[sum(a * K(c, x) for c, a in live) + b for x in Xd]]
+        return [[sum(a * K(c, [s * v for v in x]) for c, a in live) + b for x in Xd]]
     if form == "derivative-expansion":
         K, dK = kernel_decimal(rec["kernel"]), kernel_grad_u_decimal(rec["kernel"])
         B = [[Decimal(float(v)) for v in row] for row in rec["bases"]]

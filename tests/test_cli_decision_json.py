@@ -50,7 +50,8 @@ def f_of(rec, X):
     """f(x_i) from the JSON's decision record alone."""
     assert rec["form"] == "kernel-expansion"
     C = X if rec["centers"] == "points" else np.array(rec["centers"])
-    return my_kernel(rec["kernel"], rec["centers_scale"] * C, X).T @ np.array(rec["coef"]) + rec["bias"]
+    s = rec["input_scale"]  # f(x) = Σ coef_i K(s c_i, s x) + bias
+    return my_kernel(rec["kernel"], s * C, s * X).T @ np.array(rec["coef"]) + rec["bias"]
 
 
 @pytest.mark.parametrize("algorithm,tol", [("svm", 1e-5), ("smo", 2e-3)])
