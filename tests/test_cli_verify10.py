@@ -109,3 +109,36 @@ def test_a_point_at_the_origin_is_still_refused_in_one_line(capsys, tmp_path):
     code = cli.main(["solve", str(path), "-a", "nvn", "--kernel", "linear"])
     out, err = capsys.readouterr()
     assert code == 2 and out == "" and err.count("\n") == 1 and "Point 8 at (0, 0)" in err and "origin" not in err
+
+
+THIN = (np.array([[0.0, 1 + 1e-11], [0.0, 1 - 1e-11], [1.0, 1 + 1e-11], [1.0, 1 - 1e-11], [-1.0, 1 + 1e-11]]),
+        np.array([1, -1, 1, -1, 1]))
+
+
+@pytest.mark.parametrize("algorithm", ["lp-feasibility", "lp-perceptron", "ho-kashyap-identity"])
+def test_no_proof_when_the_margin_is_below_the_lp_tolerance(capsys, tmp_path, algorithm):
+    # main: "proof of non-separability" from lp-feasibility and lp-perceptron: HiGHS's infeasibility is decided
+    # within its 1e-7 tolerances; the set is split by x2 = 1 (margins ±1e-11, exact on the stored floats)
+    from fractions import Fraction
+
+    X, y = THIN
+    assert all(int(yi) * (Fraction(float(x2)) - 1) > 0 for (_, x2), yi in zip(X, y))
+    d = run(capsys, "solve", write(tmp_path / "t.csv", X, y), "-a", algorithm, "--features", "linear")
+    assert d["status"] != "nonseparable", d["message"]
+
+
+def test_margin_does_not_call_a_thin_separable_set_not_separable(capsys, tmp_path):
+    X, y = THIN
+    d = run(capsys, "margin", write(tmp_path / "t.csv", X, y), "--kernel", "affine")
+    assert d["verdict"] != "not separable"
+    lo, hi = d["rho_interval"]
+    assert hi > 0  # ρ_K > 0 here (x2 = 1 separates), so the interval must admit it
+
+
+def test_a_true_proof_still_stands(capsys, tmp_path):
+    # XOR plus a point carrying both labels: Gordan's witness is exact (½ on XOR's pairs), so the proof is shown
+    X, y = XOR4
+    d = run(capsys, "solve", write(tmp_path / "x.csv", X, y), "-a", "lp-feasibility", "--features", "linear")
+    assert d["status"] == "nonseparable"
+    d = run(capsys, "margin", write(tmp_path / "x.csv", X, y), "--kernel", "affine")
+    assert d["verdict"] == "not separable"
