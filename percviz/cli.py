@@ -263,6 +263,10 @@ def _separator_margin(problem, snap, representation: str) -> float | None:
         m = float((problem.Y @ w).min() / nrm) if nrm > 0 else None
     if m is None or not math.isfinite(m) or m <= 0 or _train_errors(problem, snap) > 0:
         return None  # a margin is claimed only for a decision that separates the points
+    from percviz.core.solvers.base import separator_refuted
+
+    if snap.status.value != "separator" and separator_refuted(problem, snap.decision, representation):
+        return None  # the separator claim's own check (rounding-aware), also for a run that stopped elsewhere
     return float(m)
 
 
