@@ -73,14 +73,17 @@ def _as_min_norm(margin, G) -> MinNormPoint:
 def _checked_features_witness(problem, G) -> MinNormPoint:
     """Wolfe's point on a φ-map's unit rows, its verdict checked as the solvers' are (the CLI's code path):
     "0 ∈ hull" only when core.certify's exact, scale-free LP confirms it; separable only when Gp > 0."""
-    from percviz.core.certify import refute_nonseparable
+    from percviz.core.certify import exact_separability, refute_nonseparable
 
     mnp = min_norm_point(G)
-    if mnp.separable:
-        ok = float((G @ mnp.p).min()) > 0
-    else:
-        ok = refute_nonseparable(problem.Y, problem) == ""
-    return mnp if ok else MinNormPoint(mnp.p, mnp.norm, False, decided=False)
+    if mnp.separable and float((G @ mnp.p).min()) > 0:
+        return mnp  # α = p certifies it (Gordan's first alternative)
+    v = exact_separability(problem.Y)  # Wolfe stopped short: decide by the exact LP, as the solvers do
+    if v.separable is True:
+        return MinNormPoint(mnp.p, mnp.norm, True)
+    if v.separable is False and refute_nonseparable(problem.Y, problem) == "":
+        return MinNormPoint(mnp.p, mnp.norm, False)
+    return MinNormPoint(mnp.p, mnp.norm, False, decided=False)
 
 
 def cached_witness(problem, G) -> MinNormPoint | None:
