@@ -230,7 +230,8 @@ def decision_values(rec: dict, X: np.ndarray) -> list[list[Decimal]] | None:
             if exps is None:
                 return None
             exps = ordered_exponents(rec["features"])
-            rows = [[x[0] ** e[0] * x[1] ** e[1] for e in exps] for x in Xd]
+            pw = lambda v, k: v ** k if k else Decimal(1)  # noqa: E731 - Decimal's 0 ** 0 is an error
+            rows = [[pw(x[0], e[0]) * pw(x[1], e[1]) for e in exps] for x in Xd]
         return [[sum(Decimal(float(w)) * r for w, r in zip(Wk, row)) for row in rows] for Wk in W]
     if form == "kernel-expansion":
         K = kernel_decimal(rec["kernel"])
@@ -681,7 +682,7 @@ def main(argv=None) -> int:
     tmp = tempfile.mkdtemp(prefix="audit_claims_")
     cases, _ = generate(a.cases, a.seed, tmp)
     if a.recheck:
-        ids = {json.loads(ln)["id"] for ln in open(a.recheck) if '"FINDING' in ln}
+        ids = {json.loads(ln)["id"] for ln in open(a.recheck) if '"FINDING' in ln or '"checker-error' in ln}
         cases = [c for c in cases if c["id"] in ids]
     import percviz
     print(f"percviz from {os.path.dirname(percviz.__file__)}; {len(cases)} cases", flush=True)
