@@ -157,6 +157,103 @@ def poly_kernel_exponents(spec: str) -> list[tuple[int, ...]] | None:
     return None
 
 
+# ---------------------------------------------------------------- f rebuilt from the JSON's "decision" record
+def _pi() -> Decimal:
+    """π to the context's precision (Machin: π = 16 atan(1/5) − 4 atan(1/239))."""
+    def atan_inv(k: int) -> Decimal:
+        x, total, term, n, sign = Decimal(1) / k, Decimal(0), Decimal(1) / k, 1, 1
+        while term != 0:
+            total += sign * term / n
+            term *= x * x
+            n, sign = n + 2, -sign
+        return total
+    return 16 * atan_inv(5) - 4 * atan_inv(239)
+
+
+PI = _pi()
+
+
+def dcos(t: Decimal) -> Decimal:
+    """cos t in decimals: reduce mod 2π, then the Taylor series."""
+    t = t - 2 * PI * (t / (2 * PI)).to_integral_value()
+    total, term, k = Decimal(1), Decimal(1), 0
+    while True:
+        k += 2
+        term = -term * t * t / (k * (k - 1))
+        if abs(term) < Decimal(10) ** -(getcontext().prec + 2):
+            return total
+        total += term
+
+
+def rff_rows(rec: dict, X: np.ndarray) -> list[list[Decimal]]:
+    """φ(x_i) = (1, √(2/D) cos(ω_j·x_i + c_j)) in decimals, from the JSON's draws (ω, c) and the exact √(2/D)."""
+    om = [[Decimal(float(v)) for v in row] for row in rec["omega"]]
+    ph = [Decimal(float(v)) for v in rec["phase"]]
+    sc = (Decimal(2) / len(ph)).sqrt()
+    out = []
+    for x in X:
+        xd = [Decimal(float(v)) for v in x]
+        out.append([Decimal(1)] + [sc * dcos(sum(o * xv for o, xv in zip(oj, xd)) + cj) for oj, cj in zip(om, ph)])
+    return out
+
+
+def kernel_grad_u_decimal(spec: str):
+    """∂K(u, x)/∂u in decimals (the input-space SVM's derivative terms)."""
+    name, _, rest = spec.partition(":")
+    kw = dict(kv.split("=") for kv in rest.split(",") if kv)
+    K = kernel_decimal(spec)
+    if name in ("linear", "affine"):
+        return lambda u, x: list(x)
+    if name == "poly":
+        deg, c = int(kw.get("degree", 2)), Decimal(kw.get("c", "1"))
+        return lambda u, x: [deg * (u[0] * x[0] + u[1] * x[1] + c) ** (deg - 1) * xv for xv in x]
+    g = Decimal(kw.get("gamma", "0.5"))
+    if name == "rbf":
+        return lambda u, x: [-2 * g * K(u, x) * (uv - xv) for uv, xv in zip(u, x)]
+    if name == "laplacian":  # a subgradient; exact except where u_k = x_k
+        return lambda u, x: [-g * K(u, x) * ((uv > xv) - (uv < xv)) for uv, xv in zip(u, x)]
+    raise ValueError(spec)
+
+
+def decision_values(rec: dict, X: np.ndarray) -> list[list[Decimal]] | None:
+    """f_k(x_i) for every output k and training point i in 60 digits from the record alone; None if not rebuildable."""
+    form = rec.get("form")
+    Xd = [[Decimal(float(v)) for v in row] for row in X]
+    if form == "zero":
+        return [[Decimal(0)] * len(X) for _ in range(rec.get("outputs", 1))]
+    if form == "features":
+        W = np.atleast_2d(np.array(rec["weights"], dtype=float))
+        if "rff" in rec:
+            rows = rff_rows(rec["rff"], X)
+        else:
+            exps = feature_exponents(rec["features"])
+            if exps is None:
+                return None
+            exps = ordered_exponents(rec["features"])
+            pw = lambda v, k: v ** k if k else Decimal(1)  # noqa: E731 - Decimal's 0 ** 0 is an error
+            rows = [[pw(x[0], e[0]) * pw(x[1], e[1]) for e in exps] for x in Xd]
+        return [[sum(Decimal(float(w)) * r for w, r in zip(Wk, row)) for row in rows] for Wk in W]
+    if form == "kernel-expansion":
+        K = kernel_decimal(rec["kernel"])
+        s = Decimal(float(rec.get("input_scale", 1.0)))  # f(x) = Σ coef_i K(s c_i, s x) + bias
+        C = Xd if rec["centers"] == "points" else [[Decimal(float(v)) for v in row] for row in rec["centers"]]
+        C = [[s * v for v in c] for c in C]
+        coef = [Decimal(float(v)) for v in rec["coef"]]
+        b = Decimal(float(rec["bias"]))
+        live = [(c, a) for c, a in zip(C, coef) if a != 0]
+        return [[sum(a * K(c, [s * v for v in x]) for c, a in live) + b for x in Xd]]
+    if form == "derivative-expansion":
+        K, dK = kernel_decimal(rec["kernel"]), kernel_grad_u_decimal(rec["kernel"])
+        B = [[Decimal(float(v)) for v in row] for row in rec["bases"]]
+        a = [Decimal(float(v)) for v in rec["a"]]
+        bb = [[Decimal(float(v)) for v in row] for row in rec["b"]]
+        bias = Decimal(float(rec["bias"]))
+        live = [j for j in range(len(B)) if a[j] != 0 or any(bb[j])]
+        return [[sum(a[j] * K(B[j], x) + sum(bv * g for bv, g in zip(bb[j], dK(B[j], x))) for j in live) + bias
+                 for x in Xd]]
+    return None
+
+
 # ---------------------------------------------------------------- independent separability (LP, verified exactly)
 def lp_separable(M_rows: list[list[Fraction]]) -> str:
     """'yes' (a vector with M a > 0 verified exactly), 'no' (LP optimum ≤ 1e-9 after rescaling), or 'unclear'."""
@@ -322,10 +419,21 @@ def check_solve(case: dict, res: dict, X: np.ndarray, labels: np.ndarray) -> tup
     st, rep = d["status"], d["representation"]
     kind = "features" if rep in ("features", "multiclass") else "kernel"
     spec = case["spec"]
+    if d.get("margin") is not None:  # a margin is a claim that f separates the points
+        rec = d.get("decision")
+        vals = decision_values(rec, X) if rec is not None and rec.get("outputs", 1) == 1 else None
+        if d.get("train_errors", 0) > 0 or (vals is not None and
+                                            any(int(yi) * v <= 0 for yi, v in zip(labels, vals[0]))):
+            return "FINDING:margin-of-a-non-separator", f"margin {d['margin']:.4g}, {d.get('train_errors')} errors"
     if st == "separator":
         return check_separator(case, d, X, labels, kind, spec)
     if st == "nonseparable":
         truth = multiclass_separable(X, labels, spec) if rep == "multiclass" else truly_separable(X, labels, kind, spec)
+        rff = (d.get("decision") or {}).get("rff")
+        if truth == "unclear" and rff is not None:  # rows y_i φ(x_i) from the JSON's draws, in 60 digits
+            truth = lp_separable([[Fraction(int(yi) * v) for v in row]
+                                  for row, yi in zip(rff_rows(rff, X), labels.astype(int))])
+            return {"yes": "FINDING:false-proof", "no": "proof-ok-rff"}.get(truth, "proof-unverified"), d["message"][:120]
         if truth == "yes":
             return "FINDING:false-proof", d["message"][:200]
         return ("proof-ok" if truth == "no" else "proof-unverified"), d["message"][:120]
@@ -346,6 +454,15 @@ def check_separator(case, d, X, labels, kind, spec):
                 return "FINDING:false-separator", f"point {i} not strictly on its class's side"
         return "separator-exact", ""
     y = labels.astype(int)
+    rec = d.get("decision")
+    if rec is not None and rec.get("outputs", 1) == 1 and (vals := decision_values(rec, X)) is not None:
+        # f rebuilt from the JSON's numbers alone (weights and rff draws, or coef, centres and the SVM/SMO bias)
+        bad = [i for i in range(len(y)) if y[i] * vals[0][i] <= 0]
+        if bad:
+            return "FINDING:false-separator", (f"y·f ≤ 0 (60 digits, f from the JSON's {rec['form']}) at points "
+                                               f"{bad[:5]}: {[float(vals[0][i]) for i in bad[:3]]}")
+        return ("separator-exact" if rec["form"] == "features" and "rff" not in rec else
+                f"separator-decimal-{'rff' if 'rff' in rec else rec['form']}"), ""
     if rep == "features" and feature_exponents(spec) is not None:
         f = exact_values(np.array(d["weights"]), X, ordered_exponents(spec))[0]
         bad = [i for i in range(len(y)) if y[i] * f[i] <= 0]
@@ -489,6 +606,8 @@ HOSTILE_PRESET = {"Infinity": "Infinity", "NaN": "NaN", "digits400": "1" + "0" *
 
 def special_cases(tmp: str, rng: np.random.Generator) -> list[dict]:
     """Hostile files (inf/nan/huge in CSV and presets), the issue's hang (n = 200 RBF overlap) and memory refusals."""
+    import percviz
+
     out = []
     base = "x1,x2,label\n0,0,1\n1,1,-1\n2,0,1\n"
     for name, tok in HOSTILE_CSV.items():
@@ -508,7 +627,7 @@ def special_cases(tmp: str, rng: np.random.Generator) -> list[dict]:
     for name, tok in HOSTILE_PRESET.items():
         for field in ("points", "max_iter", "param"):
             path = os.path.join(tmp, f"preset_{name}_{field}.json")
-            body = json.load(open(os.path.join(os.path.dirname(__file__), "..", "percviz", "presets", "xor-rbf.json")))
+            body = json.load(open(os.path.join(os.path.dirname(percviz.__file__), "presets", "xor-rbf.json")))
             body["algorithm"] = "nvn"
             body["max_iter"] = "@M" if field == "max_iter" else 100
             body["params"] = {"eps": "@E" if field == "param" else 1e-3}
@@ -564,7 +683,7 @@ def main(argv=None) -> int:
     tmp = tempfile.mkdtemp(prefix="audit_claims_")
     cases, _ = generate(a.cases, a.seed, tmp)
     if a.recheck:
-        ids = {json.loads(ln)["id"] for ln in open(a.recheck) if '"FINDING' in ln}
+        ids = {json.loads(ln)["id"] for ln in open(a.recheck) if '"FINDING' in ln or '"checker-error' in ln}
         cases = [c for c in cases if c["id"] in ids]
     import percviz
     print(f"percviz from {os.path.dirname(percviz.__file__)}; {len(cases)} cases", flush=True)

@@ -262,8 +262,12 @@ def _separator_margin(problem, snap, representation: str) -> float | None:
         w = np.asarray(snap.weights)
         nrm = float(np.linalg.norm(w))
         m = float((problem.Y @ w).min() / nrm) if nrm > 0 else None
-    if m is None or not math.isfinite(m) or m <= 0:
-        return None
+    if m is None or not math.isfinite(m) or m <= 0 or _train_errors(problem, snap) > 0:
+        return None  # a margin is claimed only for a decision that separates the points
+    from percviz.core.solvers.base import separator_refuted
+
+    if snap.status.value != "separator" and separator_refuted(problem, snap.decision, representation):
+        return None  # the separator claim's own check (rounding-aware), also for a run that stopped elsewhere
     return float(m)
 
 
@@ -296,8 +300,28 @@ def _input_margin(problem, snap) -> float | None:
     return input_distances(snap.decision, problem.X, problem.y).margin
 
 
+#: Kernel algorithms whose results depend on the points' scale (the SVM's C): never run on rescaled points.
+SCALE_DEPENDENT = ("svm", "smo", "input-space-svm")
+
+
+def _scale_free(preset, algorithm: str | None = None):
+    """(preset, s): a homogeneous kernel's points multiplied by a power of two s when K(x, x) would underflow
+    (core.problem.scale_free_factor); its G, α, p, ρ_K and verdicts are those of the points as given."""
+    from percviz.core.data import PointSet
+    from percviz.core.problem import scale_free_factor
+    from percviz.core.solvers import get_solver
+
+    if algorithm is not None and (algorithm in SCALE_DEPENDENT or get_solver(algorithm).representation != "kernel"):
+        return preset, 1.0
+    s = scale_free_factor(preset.points.X, preset.kernel)
+    if s == 1.0:
+        return preset, 1.0
+    return preset.replace(points=PointSet(preset.points.X * s, preset.points.classes)), s
+
+
 def solve(preset) -> dict[str, Any]:
     """Run the preset's algorithm to the end; the result as the JSON document `percviz solve` prints."""
+    preset, scale = _scale_free(preset, preset.algorithm)
     solver = preset.make_solver()
     problem = solver.problem
     keys = list(solver.metric_keys)
@@ -315,6 +339,7 @@ def solve(preset) -> dict[str, Any]:
                 history[k].append(metrics.get(k))
 
     snap = solver.run_recording(record)  # snapshots only at the ends: long runs stay fast
+    from percviz.core.decision_record import decision_record
     rep = solver.representation
     return {
         "algorithm": solver.name,
@@ -333,15 +358,22 @@ def solve(preset) -> dict[str, Any]:
         "margin": _separator_margin(problem, snap, rep),
         "margin_kind": margin_term(type(solver)).key,  # which margin `margin` is (percviz.core.glossary.MARGINS)
         "margin_name": margin_term(type(solver)).short,
-        "input_margin": _input_margin(problem, snap),
+        "input_margin": _unscaled(_input_margin(problem, snap), scale),
         "certificate_g_norm": _certificate_norm(problem, snap),
         "alpha": snap.alpha,
         "weights": snap.weights,
         "p": snap.p,
         "message": snap.message,
+        "decision": decision_record(snap.decision, problem.X / scale, scale),  # f as numbers (core/decision_record)
+        "bias": getattr(snap.decision, "bias", None),
         "metrics": dict(snap.metrics),
         "history": history,
     }
+
+
+def _unscaled(distance: float | None, scale: float) -> float | None:
+    """An input-space distance measured on s·X, for the points as given."""
+    return None if distance is None else float(distance) / scale
 
 
 def _summary(result: dict[str, Any], title: str) -> str:
@@ -391,6 +423,7 @@ def margin(preset, budget: float | None = None) -> dict[str, Any]:
         from percviz.core.gram import optimal_margin
     except ImportError as e:
         raise Unavailable(f"the margin computation (percviz.core.gram) is not available: {e}") from None
+    preset, _ = _scale_free(preset)  # ρ_K, p and α do not depend on a homogeneous kernel's scale
     problem = Problem(preset.points, preset.kernel, preset.features)
     if problem.points.n and problem.points.classes.max() > 1:
         raise DataError(

@@ -64,8 +64,26 @@ def signed_unit_gram(problem, features_mode: bool) -> tuple[np.ndarray, np.ndarr
 
 
 def _as_min_norm(margin, G) -> MinNormPoint:
+    """The core's verdict as it stands: an undecided ρ_K stays undecided (never drawn as "0 ∈ hull")."""
     p = np.asarray(margin.p, dtype=float)
-    return MinNormPoint(p, float(np.sqrt(max(p @ G @ p, 0.0))), bool(margin.separable))
+    return MinNormPoint(p, float(np.sqrt(max(p @ G @ p, 0.0))), bool(margin.separable),
+                        bool(getattr(margin, "decided", True)))
+
+
+def _checked_features_witness(problem, G) -> MinNormPoint:
+    """Wolfe's point on a φ-map's unit rows, its verdict checked as the solvers' are (the CLI's code path):
+    "0 ∈ hull" only when core.certify's exact, scale-free LP confirms it; separable only when Gp > 0."""
+    from percviz.core.certify import exact_separability, refute_nonseparable
+
+    mnp = min_norm_point(G)
+    if mnp.separable and float((G @ mnp.p).min()) > 0:
+        return mnp  # α = p certifies it (Gordan's first alternative)
+    v = exact_separability(problem.Y)  # Wolfe stopped short: decide by the exact LP, as the solvers do
+    if v.separable is True:
+        return MinNormPoint(mnp.p, mnp.norm, True)
+    if v.separable is False and refute_nonseparable(problem.Y, problem) == "":
+        return MinNormPoint(mnp.p, mnp.norm, False)
+    return MinNormPoint(mnp.p, mnp.norm, False, decided=False)
 
 
 def cached_witness(problem, G) -> MinNormPoint | None:
@@ -78,7 +96,7 @@ def compute_witness(problem, G, features_mode: bool) -> MinNormPoint | None:
     """The hull's least-norm point: Wolfe's algorithm for a φ-map (rank ≤ d̂), else the core's ρ_K (memoized);
     None when ρ_K would take minutes (the core's margin_affordable rule: over BOUND_MAX_N points or rank)."""
     if features_mode:
-        return min_norm_point(G)
+        return _checked_features_witness(problem, G)
     if not core_gram.margin_affordable(problem):
         return None
     return _as_min_norm(core_gram.optimal_margin(problem), G)
@@ -256,7 +274,7 @@ class FeatureView(GeometryPanel):
             with one_blas_thread():
                 G, Yhat = signed_unit_gram(problem, self.features_mode)
                 self._install(G, Yhat, feature_picture(G, min_norm=False))
-                mnp = cached_witness(problem, G) if not self.features_mode else min_norm_point(G)
+                mnp = cached_witness(problem, G) if not self.features_mode else _checked_features_witness(problem, G)
         except PercvizError as err:
             self.show_message(str(err), "Feature space")
             return
@@ -511,6 +529,9 @@ class FeatureView(GeometryPanel):
                                      f"{core_gram.BOUND_MAX_RANK}) with this kernel it takes minutes", star_col)]
         elif mnp is None:
             self._static_readout = [("ρ_K: the hull's point nearest the origin is being computed…", star_col)]
+        elif not mnp.decided:
+            self._static_readout = [(f"ρ_K undecided: ‖p‖_G ≤ {mnp.norm:.3g}, below what double precision resolves "
+                                     "here (no claim either way)", star_col)]
         elif mnp.separable:
             m = self._screen(pic.min_point)[0]
             self.plot.addItem(path_item([np.array([[0, 0], m[:2]])], cosmetic_pen(star_col, t.line_width, 255, Qt.DashLine),
@@ -646,7 +667,9 @@ class FeatureView(GeometryPanel):
             "Points on the unit sphere, grey: their convex hull.",
             "★ its point nearest the origin (norm ρ_K)."
             if pic.min_norm is None or pic.min_norm.separable
-            else "The origin lies in the hull, so no separator exists (Gordan's theorem, §5).",
+            else ("Separability undecided: the hull passes closer to the origin than double precision resolves."
+                  if not pic.min_norm.decided
+                  else "The origin lies in the hull, so no separator exists (Gordan's theorem, §5)."),
         ]
         if not self.features_mode:
             parts.append("◆ Σ pᵢ yᵢφ̃(xᵢ) for the current p: its distance to 0 is ‖p‖_G.")

@@ -7,6 +7,7 @@ and each row to unit length: a point set and its copy scaled by 1e-300 get the s
 
 from __future__ import annotations
 
+import time
 from dataclasses import dataclass
 
 import numpy as np
@@ -19,6 +20,7 @@ class Verdict:
     separable: bool | None
     a: np.ndarray | None = None
     detail: str = ""
+    timed_out: bool = False  # the LP stopped at its time limit (separable is None)
 
 
 def column_scales(Y) -> np.ndarray:
@@ -35,25 +37,123 @@ def unit_rows(Y) -> tuple[np.ndarray, np.ndarray]:
     return Z / np.where(r > 0, r, 1.0)[:, None], D
 
 
-def exact_separability(Y) -> Verdict:
-    """Is there a with a·y_i > 0 for all i?  LP: find a′ with Z a′ ≥ 1 on the scale-free rows Z; a = D a′."""
-    from scipy.optimize import linprog  # lazy: scipy.optimize is slow to import
+def exact_separability(Y, time_limit: float | None = None) -> Verdict:
+    """Is there a with a·y_i > 0 for all i?  LP: find a′ with Z a′ ≥ 1 on the scale-free rows Z; a = D a′.
 
+    time_limit: seconds HiGHS may spend (None: no limit); past it the verdict is None with timed_out set."""
     Y = np.asarray(Y, dtype=float)
     if Y.size == 0:
         return Verdict(None, None, "no samples")
     Z, D = unit_rows(Y)
     if (np.linalg.norm(Z, axis=1) == 0).any():
         return Verdict(False, None, "a sample is the zero vector, so a·y_i > 0 is impossible for it")
-    res = linprog(np.zeros(Z.shape[1]), A_ub=-Z, b_ub=-np.ones(len(Z)), bounds=[(None, None)] * Z.shape[1])
-    if res.status == 2:
-        return Verdict(False, None, "the exact LP on the scale-free rows is infeasible")
+    if time_limit is not None and not time_limit > 0:
+        return Verdict(None, None, "no time left for the exact LP", timed_out=True)
+    from scipy.optimize import linprog  # lazy: scipy.optimize is slow to import
+    options = {} if time_limit is None else {"time_limit": float(time_limit)}
+    t0 = time.perf_counter()
+    res = linprog(np.zeros(Z.shape[1]), A_ub=-Z, b_ub=-np.ones(len(Z)), bounds=[(None, None)] * Z.shape[1],
+                  options=options)
+    if res.status == 1 and time_limit is not None:
+        return Verdict(None, None, f"the exact LP reached its time limit ({time_limit:.3g} s)", timed_out=True)
+    if res.status == 2:  # HiGHS decides within its tolerances (1e-7): a margin below them also looks infeasible
+        left = None if time_limit is None else time_limit - (time.perf_counter() - t0)
+        if left is not None and left <= 0 and _opposite_rows(Y) is None:
+            return Verdict(None, None, "no time left for the exact Gordan witness", timed_out=True)
+        try:
+            witness = gordan_witness(Y, Z, left)
+        except TimeoutError:
+            return Verdict(None, None, "the exact Gordan witness ran out of the time limit", timed_out=True)
+        if witness is not None:
+            return Verdict(False, None, "the exact LP on the scale-free rows is infeasible, and Gordan's witness "
+                                        "p ≥ 0 with Σ p_i y_i = 0 holds in exact rational arithmetic")
+        return Verdict(None, None, "the LP finds no separator, but no exact Gordan witness confirms it "
+                                   "(a margin below the LP's tolerance)")
     if res.status == 0 and res.x is not None:
         a = D * res.x
         if (Y @ a > 0).all():
             return Verdict(True, a, "the exact LP found a separating vector")
         return Verdict(None, None, "the exact LP's vector misses a sample by rounding")
     return Verdict(None, None, f"the exact LP stopped: {res.message.strip()}")
+
+
+#: Largest support of a Gordan witness solved in exact rational arithmetic (a vertex has at most D + 1 points).
+MAX_EXACT_SUPPORT = 64
+
+
+def _opposite_rows(Y) -> tuple[int, int] | None:
+    """(i, j) with y_i = −y_j exactly (one point carrying both labels): ½(e_i + e_j) is an exact witness."""
+    seen = {}
+    for i, row in enumerate(np.asarray(Y, dtype=float)):
+        j = seen.get((-row + 0.0).tobytes())
+        if j is not None:
+            return j, i
+        seen.setdefault((row + 0.0).tobytes(), i)
+    return None
+
+
+def gordan_witness(Y, Z=None, time_limit: float | None = None) -> list | None:
+    """Exact q ≥ 0 with Σ q = 1 and Σ q_i y_i = 0 (Fractions, on Y's rows as stored), or None if none is found.
+
+    HiGHS's simplex gives a vertex p of {p ≥ 0, Σ p = 1, Zᵀp = 0} on the scale-free rows Z; its support S is then
+    solved again exactly on Y: by Gordan's theorem such q proves that no a has every a·y_i > 0. Raises
+    TimeoutError when the LP reaches time_limit seconds."""
+    from fractions import Fraction
+
+    from scipy.optimize import linprog
+
+    Y = np.asarray(Y, dtype=float)
+    pair = _opposite_rows(Y)
+    if pair is not None:
+        q = [Fraction(0)] * len(Y)
+        q[pair[0]] = q[pair[1]] = Fraction(1, 2)
+        return q
+    Z = unit_rows(Y)[0] if Z is None else Z
+    n, m = Z.shape
+    A = np.vstack([Z.T, np.ones((1, n))])
+    b = np.r_[np.zeros(m), 1.0]
+    options = {} if time_limit is None else {"time_limit": max(float(time_limit), 1e-3)}
+    res = linprog(np.zeros(n), A_eq=A, b_eq=b, bounds=[(0, None)] * n, method="highs-ds", options=options)
+    if res.status == 1 and time_limit is not None:
+        raise TimeoutError("the Gordan witness LP reached its time limit")
+    if res.status != 0 or res.x is None:
+        return None
+    S = np.flatnonzero(res.x > 1e-14)
+    if S.size == 0 or S.size > MAX_EXACT_SUPPORT:
+        return None
+    # the (m + 1) × |S| system [Y_Sᵀ; 1ᵀ] q = (0, 1) in fractions, by Gauss–Jordan (free unknowns set to 0)
+    rows = [[Fraction(float(Y[i, k])) for i in S] + [Fraction(0)] for k in range(m)]
+    rows.append([Fraction(1)] * S.size + [Fraction(1)])
+    pivots, r = [], 0
+    for c in range(S.size):
+        piv = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
+        if piv is None:
+            continue
+        rows[r], rows[piv] = rows[piv], rows[r]
+        inv = 1 / rows[r][c]
+        rows[r] = [v * inv for v in rows[r]]
+        for i in range(len(rows)):
+            if i != r and rows[i][c] != 0:
+                f = rows[i][c]
+                rows[i] = [a - f * bv for a, bv in zip(rows[i], rows[r])]
+        pivots.append(c)
+        r += 1
+        if r == len(rows):
+            break
+    if any(all(v == 0 for v in row[:-1]) and row[-1] != 0 for row in rows):
+        return None  # inconsistent: no exact witness on this support
+    q = [Fraction(0)] * S.size
+    for i, c in enumerate(pivots):
+        q[c] = rows[i][-1]
+    if min(q) < 0:
+        return None
+    full = [Fraction(0)] * n
+    for i, v in zip(S, q):
+        full[int(i)] = v
+    # the proof itself, checked directly: Σ q_i y_i = 0 exactly and Σ q_i = 1
+    if sum(q) != 1 or any(sum(qv * Fraction(float(Y[i, k])) for i, qv in zip(S, q)) != 0 for k in range(m)):
+        return None
+    return full
 
 
 #: φ-maps made of monomials: φ(D x) for a positive diagonal D is φ(x) with positive column factors.

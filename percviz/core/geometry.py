@@ -34,6 +34,8 @@ class MinNormPoint:
     p: np.ndarray
     norm: float
     separable: bool
+    #: False: neither alternative is certified (ρ_K below what double precision resolves): claim nothing.
+    decided: bool = True
 
 
 def min_norm_point(G, tol: float = 1e-12, max_iter: int = 10_000) -> MinNormPoint:

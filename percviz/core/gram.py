@@ -28,7 +28,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from percviz.core import min_norm
-from percviz.core.kernel_witness import nonseparability_confirmed
+from percviz.core.kernel_witness import confirm_nonseparable
 from percviz.core.errors import DataError
 from percviz.core.params import ParamSpec
 
@@ -469,23 +469,27 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
         warm = _same_point_both_labels(problem) if m is None else np.asarray(m.p)
         name = getattr(problem.kernel, "name", "")
         rows = min_norm.RowColumns(cached_factor(problem)) if name in ("linear", "affine") else None
+        t0 = time.perf_counter()
         m = _margin_on(op, budget, warm, factor=lambda: _affordable_factor(problem),
                        finite_rank=name in FINITE_RANK_KERNELS, rows=rows)
-        if m.decided and not m.separable and not nonseparability_confirmed(problem):
-            m = _unconfirmed(op, m)  # G's rounding, not the points, made Gp = 0 (e.g. RBF points 1e-12 apart)
+        if m.decided and not m.separable:  # confirmed on the points, in what is left of the same budget
+            why = confirm_nonseparable(problem, time_limit=budget - (time.perf_counter() - t0))
+            if why != "confirmed":  # G's rounding, not the points, made Gp = 0 (e.g. RBF points 1e-12 apart)
+                m = _unconfirmed(op, m, complete=m.complete and why != "timeout")
         with _LOCK:
             _CACHE.setdefault(problem, {})["rho_K"] = m
         return m
 
 
-def _unconfirmed(op, m: MarginResult) -> MarginResult:
+def _unconfirmed(op, m: MarginResult, complete: bool | None = None) -> MarginResult:
     """The 'undecided' result for a Gordan witness on G that the points do not confirm (core.kernel_witness).
 
     ρ_K ≤ ‖p‖_G ≤ √(pᵀGp + rounding) still holds, and the lower end stays ≤ 0."""
     q = float(m.p @ op.matvec(m.p))
     hi = float(np.sqrt(max(q, 0.0) + op.width * EPS * op.scale))
     return MarginResult(False, 0.0, m.p, None, (min(m.interval[0], 0.0), hi), False, m.rank, m.lp_value,
-                        decided=False, complete=m.complete, budget=m.budget, seconds=m.seconds)
+                        decided=False, complete=m.complete if complete is None else complete, budget=m.budget,
+                        seconds=m.seconds)
 
 
 def _dense_columns(problem):

@@ -62,14 +62,22 @@ def nonseparability_confirmed(problem, kernel=None, X=None, y=None, bias: bool =
     """True when the points themselves (not G's rounding) admit no separator in the kernel's feature space.
 
     problem: a Problem (its kernel, X, y), or None with kernel, X and y given; bias: with a bias term (K + 1)."""
+    return confirm_nonseparable(problem, kernel, X, y, bias) == "confirmed"
+
+
+def confirm_nonseparable(problem, kernel=None, X=None, y=None, bias: bool = False,
+                         time_limit: float | None = None) -> str:
+    """'confirmed', 'refuted' (not confirmed: separable, or no method here) or 'timeout' (the exact LP ran out of
+    its time_limit seconds, or had none left): nonseparability_confirmed with a time budget."""
     from percviz.core.certify import exact_separability
 
     if problem is not None:
         kernel, X, y = problem.kernel, problem.X, problem.y
     name = getattr(kernel, "name", "")
     if name in ("rbf", "laplacian"):
-        return both_labels_at_one_point(X, y)
+        return "confirmed" if both_labels_at_one_point(X, y) else "refuted"
     rows = explicit_rows(kernel, X, y, bias)
     if rows is None:
-        return False
-    return exact_separability(rows).separable is False
+        return "refuted"
+    v = exact_separability(rows, time_limit)
+    return "confirmed" if v.separable is False else ("timeout" if v.timed_out else "refuted")

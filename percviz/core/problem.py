@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 from functools import cached_property
 
 import numpy as np
@@ -16,6 +17,29 @@ from percviz.core.kernels import Kernel, parse_kernel
 
 #: K(x, x) at or below this is refused: the normalized feature φ(x)/√K(x, x) does not exist.
 MIN_SELF_KERNEL = 1e-12
+#: The same for a homogeneous kernel (linear, poly with c = 0), whose normalized G and claims do not depend on the
+#: points' scale: only a K(x, x) too close to underflow to normalize in double precision is refused (2^-900 ≈ 1e-271).
+MIN_SELF_KERNEL_HOMOGENEOUS = 2.0**-900
+
+
+def scale_free_factor(X, kernel) -> float:
+    """A power of two s for a homogeneous kernel on points whose K(x, x) nears underflow (≤ 2^-900 at a point off
+    the origin), else 1: s·X has max |·| in [0.5, 1), the same G up to rounding and the same verdicts."""
+    kernel = parse_kernel(kernel)
+    X = np.asarray(X, dtype=float)
+    if not homogeneous(kernel) or X.size == 0:
+        return 1.0
+    m = float(np.abs(X).max())
+    off = X[np.any(X != 0, axis=1)]
+    if m == 0 or not np.any(np.asarray(kernel.diag(off), dtype=float) <= MIN_SELF_KERNEL_HOMOGENEOUS):
+        return 1.0
+    return 2.0 ** -math.frexp(m)[1]
+
+
+def homogeneous(kernel) -> bool:
+    """K(s x, s z) = s^(2d) K(x, z): the linear kernel and the polynomial kernel with c = 0."""
+    name = getattr(kernel, "name", "")
+    return name == "linear" or (name == "poly" and float(getattr(kernel, "c", 1.0)) == 0.0)
 
 
 class Problem:
@@ -48,9 +72,17 @@ class Problem:
     def self_kernel(self) -> np.ndarray:
         """K(x_i, x_i), checked to be positive so that φ̃ = φ/√K(x, x) exists."""
         d = np.asarray(self.kernel.diag(self.X), dtype=float)
-        bad = np.flatnonzero(~(d > MIN_SELF_KERNEL))
+        scale_free = homogeneous(self.kernel)
+        bad = np.flatnonzero(~(d > (MIN_SELF_KERNEL_HOMOGENEOUS if scale_free else MIN_SELF_KERNEL)))
         if bad.size:
             i = int(bad[0])
+            if scale_free and np.any(self.X[i] != 0):  # not at the origin: too small for double precision
+                m = float(np.abs(self.X).max())
+                raise DataError(
+                    f"Point {i} at {format_point(self.X[i])} has K(x, x) = {d[i]:.3g} with the {self.kernel.spec} "
+                    "kernel, too close to underflow to normalize in double precision. This kernel's verdicts do not "
+                    f"depend on the points' scale: multiply the coordinates by about {2.0 ** -math.frexp(m)[1]:.3g}."
+                )
             raise DataError(
                 f"Point {i} at {format_point(self.X[i])} has K(x, x) = {d[i]:.3g} with the {self.kernel.spec} kernel, "
                 "so it cannot be normalized. Move or delete that point, or use a kernel with K(x, x) > 0 "

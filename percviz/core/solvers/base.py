@@ -427,6 +427,32 @@ def decision_on_points(decision: DecisionFunction, X: np.ndarray) -> np.ndarray:
     return np.concatenate(parts) if parts else np.zeros(0)
 
 
+def rounding_of_terms(problem: Problem, decision: DecisionFunction) -> np.ndarray | None:
+    """A bound on the rounding of f(x_j) as a sum of terms: 8·(terms)·eps·Σ|term| (None when not known).
+
+    Kernel expansions: |coef_i K(c_i, x_j)| ≤ |coef_i| √(K(c_i, c_i) K(x_j, x_j)) (Cauchy–Schwarz); φ-maps:
+    Σ_k |w_k φ_k(x_j)|. A sign below it is rounding: e.g. f ≡ (Σ α_i y_i) K on one point carrying both labels,
+    where Σ α_i y_i = 0 in exact arithmetic and ±1e-17 in floats."""
+    from percviz.core.decision import FeatureLinear, KernelExpansion
+
+    eps = np.finfo(float).eps
+    if isinstance(decision, KernelExpansion):
+        nz = np.flatnonzero(decision.coef)
+        if nz.size == 0:
+            return None
+        kc = np.sqrt(np.maximum(np.asarray(decision.kernel.diag(decision.centers[nz]), dtype=float), 0.0))
+        kx = np.sqrt(np.maximum(np.asarray(decision.kernel.diag(problem.X), dtype=float), 0.0))
+        total = float(np.abs(decision.coef[nz]) @ kc) * kx + abs(float(decision.bias))
+        return 8.0 * (nz.size + 1) * eps * total
+    if isinstance(decision, FeatureLinear) and decision.weights.ndim == 1:
+        try:
+            Phi = np.asarray(decision.features.transform(problem.X), dtype=float)
+        except Exception:  # noqa: BLE001 - a map that cannot be rebuilt here: no extra test
+            return None
+        return 8.0 * Phi.shape[1] * eps * (np.abs(Phi) @ np.abs(decision.weights))
+    return None
+
+
 def separator_refuted(problem: Problem, decision: DecisionFunction, representation: str) -> str:
     """'' when the decision function classifies every training point correctly beyond rounding, else why not."""
     f = decision_on_points(decision, problem.X)
@@ -438,6 +464,12 @@ def separator_refuted(problem: Problem, decision: DecisionFunction, representati
         i = int(np.argmin(yf)) if yf.size else 0
         if yf.size and not yf[i] > SIGN_TOL * scale:
             return f"the decision function gives y·f = {yf[i]:.3g} at point {i}"
+        noise = rounding_of_terms(problem, decision)
+        if noise is not None and yf.size:
+            j = int(np.argmin(yf - noise))
+            if not yf[j] > noise[j]:
+                return (f"y·f = {yf[j]:.3g} at point {j} is below the rounding of the sum that gives it "
+                        f"({noise[j]:.2g})")
         return ""
     cls = np.asarray(problem.points.classes)
     own = f[np.arange(len(cls)), cls]

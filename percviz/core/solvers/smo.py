@@ -476,7 +476,7 @@ class SMO(Solver):
         return {
             "objective": float(0.5 * (a.sum() + a @ (y * F))),  # eᵀα − ½αᵀQα = ½(eᵀα − αᵀg)
             "kkt_gap": max(float(np.subtract(*self._full_extremes())), 0.0),
-            "margin": 1.0 / wn if wn > 0 else None,
+            "margin": float(scores.min()) / wn if wn > 0 else None,  # min y f/‖w‖ as the SVM (negative with errors)
             "weight_norm": wn,
             "train_errors": int((scores <= 0).sum()),
             "slack_sum": float(np.maximum(0.0, 1.0 - scores).sum()),
