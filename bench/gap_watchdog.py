@@ -16,6 +16,7 @@ So a gap reads as "UI thread asleep while a worker computes" (the GIL or a wait)
 from __future__ import annotations
 
 import faulthandler
+import gc
 import os
 import re
 import tempfile
@@ -39,6 +40,16 @@ class WatchedGap:
     samples: int = 0
     ui_states: Counter = field(default_factory=Counter)  # the UI thread's /proc state letters when sampled
     stacks: dict = field(default_factory=dict)  # thread name -> Counter of collapsed stacks
+    noticed_late_ms: float = 0.0  # this watchdog (a Python thread) woke that late: no Python thread could run
+    collections: list = field(default_factory=list)  # garbage collections ≥ 20 ms in the gap: (ms, generation, thread)
+    frozen: str = ""  # faulthandler's dumps made during the gap (by its C thread, which needs no GIL)
+
+    def _frozen_summary(self) -> str:
+        dumps = [d for d in self.frozen.split("Timeout (") if d.strip()]
+        lines = []
+        for d in dumps[:3]:
+            lines += ["      " + t for t in _collapse_dump(d)]
+        return "\n".join(lines + ([f"      ... {len(dumps)} dumps"] if len(dumps) > 3 else []))
 
     def summary(self, top: int = 2, depth: int = 9) -> str:
         busy = ", ".join(f"{n} {ms:.0f}" for n, ms in sorted(self.thread_cpu_ms.items(), key=lambda kv: -kv[1])
@@ -48,10 +59,32 @@ class WatchedGap:
                  f"asleep {self.ui_asleep_ms:.0f} ms (states {dict(self.ui_states)}); process CPU "
                  f"{self.process_cpu_ms:.0f} ms; other threads' CPU (ms): {busy}; machine {100 * self.machine_busy:.0f}% "
                  f"busy, load {self.load}"]
+        for ms, g, who in self.collections:
+            lines.append(f"    garbage collection of generation {g}: {ms:.0f} ms wall on {who}")
+        if self.noticed_late_ms > 100:
+            lines.append(f"    the watchdog itself woke {self.noticed_late_ms:.0f} ms late (the GIL was held)")
+        if self.frozen:
+            lines.append(f"    faulthandler's dump(s) in the gap:\n" + self._frozen_summary())
         for name, counts in self.stacks.items():
             for stack, k in counts.most_common(top):
                 lines.append(f"    [{name}] x{k}/{self.samples}: " + ";".join(stack.split(";")[-depth:]))
         return "\n".join(lines)
+
+
+def _collapse_dump(text: str) -> list[str]:
+    """faulthandler's text as one line per thread: 'Thread 0x..: outermost;...;innermost' (innermost 9 frames)."""
+    out, head, frames = [], None, []
+    for line in text.splitlines() + ["Thread end"]:
+        m = _THREAD.match(line) if line.startswith(("Thread", "Current")) else None
+        if m or line == "Thread end":
+            if head is not None:
+                out.append(f"{head}: " + ";".join(list(reversed(frames))[-9:]))
+            head, frames = (line.split(" (")[0] if m else None), []
+            continue
+        f = _FRAME.match(line)
+        if f:
+            frames.append(f"{_short(f.group(1))}:{f.group(3)}:{f.group(2)}")
+    return out
 
 
 def _short(path: str) -> str:
@@ -137,16 +170,59 @@ class GapWatchdog:
         self._main = threading.main_thread().ident
         self._pid = os.getpid()
         self.live = False  # print each gap as it ends
+        # A gap in which no Python thread can run (a C call holding the GIL, a long garbage collection) stops
+        # this watchdog too: faulthandler's own C thread, re-armed by a UI timer, dumps every stack then.
+        fd, self._frozen_path = tempfile.mkstemp(prefix="gap-watchdog-", suffix=".txt")
+        os.close(fd)
+        self._frozen = open(self._frozen_path, "a")  # O_APPEND: the C thread's writes always land at the end
+        self._frozen_read = 0
+        self._rearm = None
+        self.collections: list[tuple[float, float, int, str]] = []  # (start, seconds, generation, thread) ≥ 20 ms
+        self._gc_start = 0.0
 
     def start(self) -> None:
+        from PySide6.QtCore import QTimer
+
         self._stop.clear()
+        self._rearm = QTimer()
+        self._rearm.setInterval(50)
+        self._rearm.timeout.connect(self._arm)
+        self._rearm.start()
+        self._arm()
+        gc.callbacks.append(self._on_gc)
         self._thread = threading.Thread(target=self._watch, name="gap-watchdog", daemon=True)
         self._thread.start()
 
+    def _on_gc(self, phase: str, info: dict) -> None:
+        if phase == "start":
+            self._gc_start = time.perf_counter()
+        else:
+            dt = time.perf_counter() - self._gc_start
+            if dt > 0.02:
+                self.collections.append((self._gc_start, dt, info.get("generation", -1), threading.current_thread().name))
+
+    def _arm(self) -> None:
+        faulthandler.dump_traceback_later(self.after + 0.2, repeat=True, file=self._frozen)
+
+    def _frozen_dumps(self) -> str:
+        """What faulthandler's thread wrote since the last call (stacks of a gap in which Python stood still)."""
+        with open(self._frozen_path) as f:
+            f.seek(self._frozen_read)
+            text = f.read()
+            self._frozen_read = f.tell()
+        return text
+
     def stop(self) -> None:
+        if self._rearm is not None:
+            self._rearm.stop()
+        faulthandler.cancel_dump_traceback_later()
+        if self._on_gc in gc.callbacks:
+            gc.callbacks.remove(self._on_gc)
         self._stop.set()
         if self._thread is not None:
             self._thread.join()
+        self._frozen.close()
+        os.unlink(self._frozen_path)
 
     def _watch(self) -> None:
         with tempfile.TemporaryFile("w+") as scratch:
@@ -162,6 +238,7 @@ class GapWatchdog:
             t0, p0 = last[0], time.process_time()
             th0, s0, m0 = _threads_cpu(), _schedstat(self._pid), _machine()
             t_seen = time.perf_counter()
+            gap.noticed_late_ms = 1e3 * (t_seen - t0 - self.after)
             while self.meter._last is last and not self._stop.is_set():
                 names = {t.ident: t.name for t in threading.enumerate()}
                 for ident, stack in dump_stacks(scratch).items():
@@ -191,6 +268,9 @@ class GapWatchdog:
             db, dt = m1[0] - m0[0], m1[1] - m0[1]
             gap.machine_busy = db / dt if dt else 0.0
             gap.load = " ".join(_read("/proc/loadavg").split()[:3])
+            gap.frozen = self._frozen_dumps()
+            gap.collections = [(1e3 * dt, g, who) for start, dt, g, who in list(self.collections)
+                               if start + dt > t0 and start < t1]
             self.gaps.append(gap)
             if self.live:
                 print(gap.summary(top=1), flush=True)
