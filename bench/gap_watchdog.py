@@ -172,10 +172,7 @@ class GapWatchdog:
         self.live = False  # print each gap as it ends
         # A gap in which no Python thread can run (a C call holding the GIL, a long garbage collection) stops
         # this watchdog too: faulthandler's own C thread, re-armed by a UI timer, dumps every stack then.
-        fd, self._frozen_path = tempfile.mkstemp(prefix="gap-watchdog-", suffix=".txt")
-        os.close(fd)
-        self._frozen = open(self._frozen_path, "a")  # O_APPEND: the C thread's writes always land at the end
-        self._frozen_read = 0
+        self._frozen = None
         self._rearm = None
         self.collections: list[tuple[float, float, int, str]] = []  # (start, seconds, generation, thread) ≥ 20 ms
         self._gc_start = 0.0
@@ -184,6 +181,10 @@ class GapWatchdog:
         from PySide6.QtCore import QTimer
 
         self._stop.clear()
+        fd, self._frozen_path = tempfile.mkstemp(prefix="gap-watchdog-", suffix=".txt")
+        os.close(fd)
+        self._frozen = open(self._frozen_path, "a")  # O_APPEND: the C thread's writes always land at the end
+        self._frozen_read = 0
         self._rearm = QTimer()
         self._rearm.setInterval(50)
         self._rearm.timeout.connect(self._arm)
