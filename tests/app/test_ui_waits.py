@@ -148,3 +148,4 @@ def test_the_ui_keeps_turning_while_rls_sets_up_its_large_matrix(qtbot, monkeypa
     for i, j in ((0, 0), (5, 9), (4000, 17)):
         expected = (r0 if i == j else 0.0) - r0 * r0 * y[i] * y[j] / den
         assert solver.R[i, j] == pytest.approx(expected, rel=1e-9, abs=1e-12)
+
