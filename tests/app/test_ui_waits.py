@@ -149,3 +149,45 @@ def test_the_ui_keeps_turning_while_rls_sets_up_its_large_matrix(qtbot, monkeypa
         expected = (r0 if i == j else 0.0) - r0 * r0 * y[i] * y[j] / den
         assert solver.R[i, j] == pytest.approx(expected, rel=1e-9, abs=1e-12)
 
+
+
+def test_edits_during_a_slow_margin_run_one_margin_thread_at_a_time(qtbot, monkeypatch):
+    """Each edit of a kernel algorithm's scene restarts ρ_K; a cancelled one runs on until its LP returns. Ten
+    clicks while every ρ_K is held: at most one `percviz-margin` thread at a time (one per click piled up eight in
+    the soak, and the UI waited for a core), and the last scene's ρ_K still arrives."""
+    from PySide6.QtCore import QPoint, QPointF, Qt
+    from PySide6.QtTest import QTest
+
+    from percviz.app.background import live_threads
+    from percviz.app.session import RunSession
+
+    release = threading.Event()
+    compute = RunSession._compute_rho
+
+    def held(problem):
+        release.wait(30)
+        return compute(problem)
+
+    monkeypatch.setattr(RunSession, "_compute_rho", staticmethod(held))
+    w = MainWindow(SceneModel(_points(20), Settings(algorithm="nkp", kernel="rbf:gamma=0.5")), install_classroom=False)
+    qtbot.addWidget(w)
+    w.show()
+    canvas = w.panels["canvas"]
+    canvas.viewbox.setRange(xRange=(-3, 3), yRange=(-3, 3), padding=0)
+    vp = canvas.plot.viewport()
+    most = 0
+    try:
+        for k in range(10):
+            p = canvas.plot.mapFromScene(canvas.viewbox.mapViewToScene(QPointF(-2.0 + 0.4 * k, 2.0 - 0.3 * k)))
+            QTest.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, QPoint(round(p.x()), round(p.y())))
+            qtbot.wait(40)
+            most = max(most, len([t for t in live_threads() if t.name == "percviz-margin"]))
+        assert w.scene.n == 30
+    finally:
+        release.set()
+    assert most <= 1, f"{most} margin threads at once"
+    problem = w.session.problem
+    qtbot.waitUntil(lambda: w.session.rho(wait=False) is not None and w.session.problem is problem, timeout=60000)
+    assert w.session.rho(wait=False) == pytest.approx(compute(problem), rel=1e-9)
+    qtbot.waitUntil(lambda: not [t for t in live_threads() if t.name == "percviz-margin"], timeout=60000)
+    w.close()
