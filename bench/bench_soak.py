@@ -1,11 +1,13 @@
 """Benchmark: a long GUI soak — 10,000 random actions on the real window with the solver running.
 
-Run: QT_QPA_PLATFORM=offscreen python bench/bench_soak.py [--actions N] [--seed S] [--light]
+Run: QT_QPA_PLATFORM=offscreen python bench/bench_soak.py [--actions N] [--seed S] [--light] [--watch MS]
 The actions (tests/app/soak_driver.py) are what a person does: clicks, drags, deletes, undo/redo, kernel,
 φ-map (including rff:dim=5000 unless --light), algorithm and parameter changes, step/play/run/reset, scrubbing.
 Reported: exceptions, snapshots of stale points drawn (must be 0), the worst UI gap and the action during it
 (target ≤ 250 ms) in wall-clock time and in the UI thread's CPU time (tests/app/gap_meter.py: not lengthened by
 other processes), gaps over 250 ms and 1 s, threads left, and the process's RSS (now and peak) every 500 actions.
+--watch MS: bench/gap_watchdog.py samples every thread's stack in each gap longer than MS of wall time and tells
+where its time went (UI thread on a core, waiting for one, asleep; other threads' CPU; the machine's load).
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ import sys
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "app"))
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
 import numpy as np  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
@@ -26,7 +29,9 @@ def main() -> int:
     ap.add_argument("--actions", type=int, default=10000)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--light", action="store_true", help="leave out the costliest φ-maps")
+    ap.add_argument("--watch", type=float, default=0.0, help="watch gaps longer than this many ms (0: off)")
     args = ap.parse_args()
+    print("load", " ".join(open("/proc/loadavg").read().split()[:3]), flush=True)
     app = QApplication.instance() or QApplication([])
     from soak_driver import Soak
 
@@ -44,7 +49,16 @@ def main() -> int:
     w.session.wait_idle()
     soak = Soak(w, seed=args.seed, heavy_maps=not args.light)
     soak.verbose = True
+    dog = None
+    if args.watch:
+        from gap_watchdog import GapWatchdog
+
+        dog = GapWatchdog(soak.meter, after_ms=args.watch)
+        dog.live = True
+        dog.start()
     r = soak.run(args.actions)
+    if dog is not None:
+        dog.stop()
     w.close()
     app.processEvents()
     g = np.array(r.gaps_ms or [0.0])
@@ -60,6 +74,10 @@ def main() -> int:
     print("  peak RSS (MB) by action:", ", ".join(f"{i}: {mb:.0f}" for i, mb in r.rss_mb))
     for cpu, wall, label in sorted(soak.meter.slow, reverse=True)[:12]:
         print(f"  CPU gap {cpu:.0f} ms ({wall:.0f} ms wall) during {label}")
+    if dog is not None:
+        print(f"  watched gaps (> {args.watch:.0f} ms wall): {len(dog.gaps)}")
+        print(dog.report(top=20))
+    print("load", " ".join(open("/proc/loadavg").read().split()[:3]))
     for e in r.exceptions[:10]:
         print("  exception:", e)
     return 0 if not r.exceptions and not r.stale else 1

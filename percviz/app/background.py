@@ -46,23 +46,77 @@ def error_text(exc: BaseException, who: str = "") -> str:
 
 
 class BackgroundThread(threading.Thread):
-    """A daemon thread that answers QThread's isRunning()/wait(ms)/objectName() (see the module docstring)."""
+    """A daemon thread that answers QThread's isRunning()/wait(ms)/objectName() (see the module docstring).
+
+    `start()` on the UI thread does not wait for the new thread to run: threading.Thread.start blocks until the
+    new thread has been given a core and the GIL, which on a loaded machine kept the UI thread asleep for up
+    to 0.3 s per Task (seen in the soak, bench/gap_watchdog.py). The UI thread hands the thread to one
+    long-lived launcher thread instead; the thread counts as running from `start()` to the end of its target.
+    """
 
     def __init__(self, target: Callable[[], None], name: str):
-        super().__init__(target=target, name=name, daemon=True)
+        ended = threading.Event()
+
+        def run_then_end() -> None:
+            try:
+                target()
+            finally:
+                ended.set()
+
+        super().__init__(target=run_then_end, name=name, daemon=True)
+        self._ended = ended
+        self._launched = False
         _LIVE.add(self)
+
+    def start(self) -> None:
+        if self._launched:
+            raise RuntimeError("threads can only be started once")
+        self._launched = True
+        if threading.current_thread() is threading.main_thread():
+            _launch(self)
+        else:
+            super().start()
+
+    def is_alive(self) -> bool:
+        """From start() (even before the launcher has started it) until its target has returned."""
+        return self._launched and not self._ended.is_set()
 
     def isRunning(self) -> bool:  # noqa: N802  (QThread's name: the tests and callers treat both alike)
         return self.is_alive()
 
     def wait(self, timeout_ms: int | None = None) -> bool:
-        """Wait for the thread to end (at most timeout_ms); True when it has."""
+        """Wait for the thread's target to return (at most timeout_ms); True when it has."""
         if self.is_alive() and self is not threading.current_thread():
-            self.join(None if timeout_ms is None else max(0.0, timeout_ms / 1000))
+            self._ended.wait(None if timeout_ms is None else max(0.0, timeout_ms / 1000))
         return not self.is_alive()
 
     def objectName(self) -> str:  # noqa: N802
         return self.name
+
+
+_LAUNCH: "queue.SimpleQueue[BackgroundThread] | None" = None
+_LAUNCH_LOCK = threading.Lock()
+
+
+def _launch(thread: BackgroundThread) -> None:
+    """Start `thread` from the launcher thread (started once, on first use; it waits for nothing else)."""
+    global _LAUNCH
+    with _LAUNCH_LOCK:
+        if _LAUNCH is None:
+            _LAUNCH = queue.SimpleQueue()
+            threading.Thread(target=_launcher, args=(_LAUNCH,), name="percviz-launcher", daemon=True).start()
+    _LAUNCH.put(thread)
+
+
+def _launcher(q: "queue.SimpleQueue[BackgroundThread]") -> None:
+    while True:
+        thread = q.get()
+        try:
+            threading.Thread.start(thread)
+        except Exception:  # no thread could be made (resources): it ends at once, so nobody waits for it forever
+            traceback.print_exc()
+            thread._ended.set()
+        del thread
 
 
 class _Relay(QObject):

@@ -327,8 +327,12 @@ class RunSession(QObject):
             self._rho_prev, self._rho_task = self._rho_task, None
 
     def _queue_rho(self, problem: Problem) -> None:
-        """ρ_K now, or for a large scene once it has been still (see RHO_DEFER_N)."""
-        if problem.n <= RHO_DEFER_N:
+        """ρ_K now, or for a large scene once it has been still (see RHO_DEFER_N); one ρ_K thread at a time.
+
+        A cancelled ρ_K keeps computing until its LP returns (cancel is cooperative): starting one per edit
+        piled up 8 threads on a slow kernel's margin in the soak (nvn, poly:c=0.001), and the UI waited for a core.
+        """
+        if problem.n <= RHO_DEFER_N and not (self._rho_prev is not None and self._rho_prev.running):
             self._start_rho(problem)
         else:
             self._rho_wait.start()

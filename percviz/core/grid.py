@@ -53,6 +53,9 @@ def one_blas_thread():
     global _POOLS
     if _POOLS is None:
         try:
+            # scipy.linalg brings its own OpenBLAS, loaded on first import: a controller made before it never
+            # limits it, and the solver thread's LAPACK calls (input-space SVM's lstsq) ran two spinning threads
+            import scipy.linalg  # noqa: F401
             from threadpoolctl import ThreadpoolController
 
             _POOLS = ThreadpoolController()

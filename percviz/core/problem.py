@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import math
-from functools import cached_property
 
 import numpy as np
 
@@ -14,6 +13,7 @@ from percviz.core.errors import DataError
 from percviz.core.features import FeatureMap, parse_features
 from percviz.core.gram_operator import GramOperator, signed_gram
 from percviz.core.kernels import Kernel, parse_kernel
+from percviz.core.once import computed_once
 
 #: K(x, x) at or below this is refused: the normalized feature φ(x)/√K(x, x) does not exist.
 MIN_SELF_KERNEL = 1e-12
@@ -63,12 +63,12 @@ class Problem:
     def X(self) -> np.ndarray:
         return self.points.X
 
-    @cached_property
+    @computed_once
     def y(self) -> np.ndarray:
         """Signed labels ±1 (raises DataError for more than two classes)."""
         return self.points.y
 
-    @cached_property
+    @computed_once
     def self_kernel(self) -> np.ndarray:
         """K(x_i, x_i), checked to be positive so that φ̃ = φ/√K(x, x) exists."""
         d = np.asarray(self.kernel.diag(self.X), dtype=float)
@@ -96,12 +96,12 @@ class Problem:
             )
         return d
 
-    @cached_property
+    @computed_once
     def gram(self) -> GramOperator:
         """G as an operator (G·v, columns, blocks): factored n×D for linear/affine/polynomial kernels, else dense."""
         return signed_gram(self, self.gram_form)
 
-    @cached_property
+    @computed_once
     def G(self) -> np.ndarray:
         """The normalized signed Gram matrix G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) (§3) as an n×n array; read-only.
 
@@ -109,7 +109,7 @@ class Problem:
         """
         return self.gram.dense()
 
-    @cached_property
+    @computed_once
     def Phi(self) -> np.ndarray:
         """The n×d̂ matrix of φ(x_i) for the weight-vector procedures; read-only."""
         P = np.asarray(self.features.transform(self.X), dtype=float)
@@ -118,7 +118,7 @@ class Problem:
         P.setflags(write=False)
         return P
 
-    @cached_property
+    @computed_once
     def Y(self) -> np.ndarray:
         """The notes' normalized samples: rows y_i φ(x_i) (sign-flipped for the − class); read-only."""
         Yh = self.Phi * self.y[:, None]

@@ -144,7 +144,11 @@ class RLS(_SquaredError):
 
     def _reset(self):
         self._setup()
-        self.R = self.values["r0"] * np.eye(self._Y.shape[1])
+        # R₁ = r0·I. Not np.eye: its diagonal write holds the GIL while it first touches every page of the d×d
+        # array (rff:dim=5000: 200 MB, up to 8 s on a loaded machine, the window frozen); an indexed write lets go.
+        d = self._Y.shape[1]
+        self.R = np.zeros((d, d))
+        self.R[np.arange(d), np.arange(d)] = self.values["r0"]
         self._lost = False
 
     def _update(self):
@@ -154,7 +158,9 @@ class RLS(_SquaredError):
         den = 1 + y @ Ry
         # R stays positive definite in exact arithmetic, so 1 + yᵗRy ≥ 1; below that, rounding has taken over.
         self._lost = self._lost or not den >= 1 - 1e-9
-        self.R = self.R - np.outer(Ry, Ry) / den
+        step = np.outer(Ry, Ry)
+        step /= den
+        self.R -= step  # in place, the same arithmetic as R − RyyᵗR/den: no two more d×d arrays per step
         self.a = self.a + self.R @ y * (self._b[i] - self.a @ y)
         return (i,)
 
