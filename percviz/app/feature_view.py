@@ -8,6 +8,8 @@ dimensions are drawn by an orthographic projection the mouse can rotate (no Open
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QRectF, Qt, QTimer
@@ -64,8 +66,28 @@ def signed_unit_gram(problem, features_mode: bool) -> tuple[np.ndarray, np.ndarr
 
 
 def _as_min_norm(margin, G) -> MinNormPoint:
+    """The core's ρ_K as the picture's witness: separable, not separable (confirmed), or None (undecided)."""
     p = np.asarray(margin.p, dtype=float)
-    return MinNormPoint(p, float(np.sqrt(max(p @ G @ p, 0.0))), bool(margin.separable))
+    separable = True if margin.separable else (False if margin.decided else None)
+    note = "" if separable is not None else "ρ_K is below what double precision resolves on G here"
+    return MinNormPoint(p, float(np.sqrt(max(p @ G @ p, 0.0))), separable, note)
+
+
+def features_witness(problem, G) -> MinNormPoint:
+    """Wolfe's least-norm point of the unit rows ŷ_i, its verdict checked on the points (Gordan either way):
+    'separable' needs x·ŷ_i > 0 for every i; '0 in the hull' needs the exact LP on the scale-free rows
+    (core.certify) to confirm it, since an absolute threshold on ‖x‖ cannot tell a thin margin from none."""
+    from percviz.core.certify import refute_nonseparable
+
+    mnp = min_norm_point(G)
+    if mnp.separable:
+        if (G @ mnp.p).min() > 0:  # (Ĝp)_i = x·ŷ_i: x itself separates
+            return mnp
+        return replace(mnp, separable=None, note="the least-norm point found does not separate every point")
+    why = refute_nonseparable(problem.Y, problem)
+    if not why:
+        return mnp
+    return replace(mnp, separable=None, note=f"0 seems to lie in the hull at double precision, but {why}")
 
 
 def cached_witness(problem, G) -> MinNormPoint | None:
@@ -78,7 +100,7 @@ def compute_witness(problem, G, features_mode: bool) -> MinNormPoint | None:
     """The hull's least-norm point: Wolfe's algorithm for a φ-map (rank ≤ d̂), else the core's ρ_K (memoized);
     None when ρ_K would take minutes (the core's margin_affordable rule: over BOUND_MAX_N points or rank)."""
     if features_mode:
-        return min_norm_point(G)
+        return features_witness(problem, G)
     if not core_gram.margin_affordable(problem):
         return None
     return _as_min_norm(core_gram.optimal_margin(problem), G)
@@ -256,7 +278,7 @@ class FeatureView(GeometryPanel):
             with one_blas_thread():
                 G, Yhat = signed_unit_gram(problem, self.features_mode)
                 self._install(G, Yhat, feature_picture(G, min_norm=False))
-                mnp = cached_witness(problem, G) if not self.features_mode else min_norm_point(G)
+                mnp = cached_witness(problem, G) if not self.features_mode else features_witness(problem, G)
         except PercvizError as err:
             self.show_message(str(err), "Feature space")
             return
@@ -374,7 +396,8 @@ class FeatureView(GeometryPanel):
     def _install_min_norm(self, mnp: MinNormPoint) -> None:
         self.picture = self.picture.with_min_norm(mnp)
         if self.picture.embedding.dim == 3 and not self._user_rotated:
-            self.R = initial_rotation(self.picture.embedding.coords, self.picture.min_point if mnp.separable else None)
+            self.R = initial_rotation(self.picture.embedding.coords, self.picture.min_point if mnp.separable is True
+                                      else None)
 
     def set_history(self, snapshots) -> None:
         super().set_history(snapshots)
@@ -511,6 +534,8 @@ class FeatureView(GeometryPanel):
                                      f"{core_gram.BOUND_MAX_RANK}) with this kernel it takes minutes", star_col)]
         elif mnp is None:
             self._static_readout = [("ρ_K: the hull's point nearest the origin is being computed…", star_col)]
+        elif mnp.separable is None:  # undecided: neither ρ_K nor "0 in the hull" is claimed
+            self._static_readout = [(f"ρ_K not resolved: {mnp.note}", star_col)]
         elif mnp.separable:
             m = self._screen(pic.min_point)[0]
             self.plot.addItem(path_item([np.array([[0, 0], m[:2]])], cosmetic_pen(star_col, t.line_width, 255, Qt.DashLine),
@@ -645,7 +670,7 @@ class FeatureView(GeometryPanel):
         parts = [
             "Points on the unit sphere, grey: their convex hull.",
             "★ its point nearest the origin (norm ρ_K)."
-            if pic.min_norm is None or pic.min_norm.separable
+            if pic.min_norm is None or pic.min_norm.separable is not False
             else "The origin lies in the hull, so no separator exists (Gordan's theorem, §5).",
         ]
         if not self.features_mode:

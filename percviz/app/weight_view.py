@@ -23,6 +23,7 @@ from percviz.app.geometry_panel import (
 )
 from percviz.app.panel import drawable
 from percviz.app.panel_pacer import PANEL_INTERVAL
+from percviz.core.certify import refute_nonseparable
 from percviz.core.errors import PercvizError
 from percviz.core.glossary import MARGINS
 from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment, line_segments, wall_indices
@@ -78,6 +79,7 @@ class WeightView(GeometryPanel):
         self.setAccessibleName("weight")
         self.readout.setToolTip(MARGINS["geometric"].tooltip)  # the margin every number here is
         self.mode: str | None = None  # "1d" | "2d" | None (message shown)
+        self.thin = ""  # why an "empty" cone is not claimed (the exact LP finds or may find a separator)
         self.reduction = self.cone1 = self.cone2 = None
         self._weights: dict[int, np.ndarray] = {}
         self._static_radius = 0.0
@@ -182,6 +184,10 @@ class WeightView(GeometryPanel):
             self.mode = "2d"
             self.cone2 = cone_picture(Y)
             self.cone1 = None
+        # "the cone is empty" is a proof (Gordan): shown only when the exact LP on the points confirms it
+        self.thin = ""
+        if (self.cone1 or self.cone2).empty:
+            self.thin = refute_nonseparable(Y, problem)
 
     def _margin_parameter(self) -> float:
         """The margin b of the current algorithm's parameters (the notes' figure uses b = 1)."""
@@ -400,7 +406,10 @@ class WeightView(GeometryPanel):
             self._static_readout = [(f"★ a* = ({s[0]:.4g}, {s[1]:.4g}), the shortest a with a·yᵢ ≥ {self.margin_b:g}",
                                      edge)]
         unit = "b" if first == "b0" else "a"
-        if cone.empty:
+        if cone.empty and self.thin:
+            self.set_title("Weight space (1-D data): the solution cone is too thin to draw here")
+            cap = f"No cone is drawn: at this scale it is below what the picture resolves, but {self.thin}."
+        elif cone.empty:
             self.set_title("Weight space (1-D data): the cone is empty — no linear separator")
             cap = "No direction satisfies every a·yᵢ > 0: the constraint lines leave no common side."
         else:
@@ -477,7 +486,11 @@ class WeightView(GeometryPanel):
             self._fixed_labels.append(self.text_item("a*", bp, (-0.25, 1.0), 0.95, edge))
             self._static_readout = [(f"★ a*: the largest {MARGINS['geometric'].name}, γ(a*) = {pic.best_margin:.4g}",
                                      edge)]
-        if pic.empty:
+        if pic.empty and self.thin:
+            self.set_title("Weight space: the solution cone is too thin to draw here")
+            cap = (f"No cone is drawn: at this scale it is below what the picture resolves, but {self.thin}. "
+                   "Scale the points to about unit size to see it.")
+        elif pic.empty:
             self.set_title("Weight space: the cone is empty — no linear separator")
             # at the top: far-side iterates are marked along the edges, and the bottom holds their label
             label = self.text_item("<div align='center'>the cone is empty — no linear separator</div>",

@@ -29,11 +29,14 @@ NEAR_EPS = 1e-12
 # ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class MinNormPoint:
-    """x = Σ p_i z_i with p in the simplex of least norm; norm = ‖x‖ (= √(pᵀGp))."""
+    """x = Σ p_i z_i with p in the simplex of least norm; norm = ‖x‖ (= √(pᵀGp)).
+
+    separable: True, False (0 is in the hull: confirmed), or None (undecided at this precision; `note` says why)."""
 
     p: np.ndarray
     norm: float
-    separable: bool
+    separable: bool | None
+    note: str = ""
 
 
 def min_norm_point(G, tol: float = 1e-12, max_iter: int = 10_000) -> MinNormPoint:
