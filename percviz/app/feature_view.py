@@ -80,14 +80,13 @@ def features_witness(problem, G) -> MinNormPoint:
     from percviz.core.certify import refute_nonseparable
 
     mnp = min_norm_point(G)
-    if mnp.separable:
-        if (G @ mnp.p).min() > 0:  # (Ĝp)_i = x·ŷ_i: x itself separates
-            return mnp
-        return replace(mnp, separable=None, note="the least-norm point found does not separate every point")
-    why = refute_nonseparable(problem.Y, problem)
-    if not why:
+    if mnp.separable and (G @ mnp.p).min() > 0:  # (Ĝp)_i = x·ŷ_i: x itself separates
         return mnp
-    return replace(mnp, separable=None, note=f"0 seems to lie in the hull at double precision, but {why}")
+    why = refute_nonseparable(problem.Y, problem)
+    if not why:  # the exact LP confirms that no a has every a·y_i > 0
+        return replace(mnp, separable=False)
+    seen = "0 seems to lie in the hull at double precision" if not mnp.separable else "its least-norm point does not separate"
+    return replace(mnp, separable=None, note=f"{seen}, but {why}")
 
 
 def cached_witness(problem, G) -> MinNormPoint | None:

@@ -114,3 +114,21 @@ def test_an_svm_that_separates_at_1e3_is_not_called_w_zero(opened):
     assert f[0] > 0.5 and f[1] < -0.5  # a real boundary between them
     status = w.controls.status.text()
     assert "w = 0" not in status and "no boundary" not in status, status
+
+
+def test_the_feature_view_does_not_give_overlapping_clouds_a_positive_margin(opened):
+    # 240 points of two overlapping clouds (linear φ): Wolfe's least-norm point stops at ‖x‖ = 4e-9, above its
+    # absolute threshold, and main read that as "★ nearest hull point: ρ_K = 4.047e-09" on a non-separable set
+    rng = np.random.default_rng(3)
+    X = np.vstack([rng.normal((-1, 0.5), 0.7, (120, 2)), rng.normal((1, -0.5), 0.7, (120, 2))])
+    classes = [0] * 120 + [1] * 120
+    w = opened(X, classes, "batch-relaxation", features="linear", panels=("canvas", "feature"))
+    y = np.where(np.array(classes) == 0, 1, -1)
+    assert not lp_separable(y[:, None] * np.c_[np.ones(240), X])
+    for _ in range(100):  # the picture of n > 200 points comes from the panel's background job
+        if not w.panels["feature"].computing:
+            break
+        w.session.wait_idle(5)
+    text = _panel_text(w.panels["feature"])
+    assert "nearest hull point" not in text and "ρ_K =" not in text, text
+    assert "0 lies in the hull" in text, text
