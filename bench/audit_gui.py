@@ -141,6 +141,11 @@ def judge(case, texts, snap, solver_cls, params, X, labels):
         if phrase in joined and tr() == "yes":
             line = next(t for t in texts if phrase in t)
             found.append((f"FINDING:false-{phrase.replace(' ', '-')}", line[:160]))
+    # positive geometric claims: a least-norm point or a best vector a* exists only for separable points
+    for phrase in ("nearest hull point", "a*: the largest"):
+        if phrase in joined and tr() == "no":
+            line = next(t for t in texts if phrase in t)
+            found.append((f"FINDING:false-{phrase.split(':')[0].replace(' ', '-').replace('*', '')}", line[:160]))
     if "w = 0" in joined:
         f = np.asarray(ac_decision(snap, X))
         spread = float(f.max() - f.min()) if f.size else 0.0
@@ -225,6 +230,11 @@ def main(argv=None) -> int:
                     w.session.wait_idle(60)
                     QTest.qWait(30)
                     w.session.wait_idle(30)
+                fv = w.panels.get("feature")
+                for _ in range(60):
+                    if fv is None or not fv.computing:
+                        break
+                    w.session.wait_idle(2)
                 snap = w.session.current
                 texts = window_texts(w)
                 res["status"] = w.controls.status.text()[:300]

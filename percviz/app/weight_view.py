@@ -7,6 +7,8 @@ convex polygon).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
@@ -184,10 +186,28 @@ class WeightView(GeometryPanel):
             self.mode = "2d"
             self.cone2 = cone_picture(Y)
             self.cone1 = None
-        # "the cone is empty" is a proof (Gordan): shown only when the exact LP on the points confirms it
+        # "the cone is empty" is a proof (Gordan): shown only when the exact LP on the points confirms it; and a
+        # cone (with its a*) only when the LP does not prove that there is none (a QP at 1e-6 found one for XOR)
         self.thin = ""
+        phantom = False
         if (self.cone1 or self.cone2).empty:
             self.thin = refute_nonseparable(Y, problem)
+        elif not self._cone_separates(Y):  # its a* misses a point: the exact LP decides (n×3: cheap)
+            phantom = refute_nonseparable(Y, problem) == ""  # "": the LP proves there is no separator
+        if phantom and self.cone1 is not None:
+            e = np.zeros((0, 2))
+            self.cone1 = replace(self.cone1, empty=True, angles=None, wedge=e, margin_region=e, shortest=None,
+                                 best=None)
+        elif phantom:
+            self.cone2 = replace(self.cone2, empty=True, polygon=np.zeros((0, 2)), best=None, best_margin=0.0,
+                                 best_point=None)
+
+    def _cone_separates(self, Y) -> bool:
+        """Whether the picture's own best vector puts every sample strictly on its side (then no LP is needed)."""
+        if self.cone1 is not None:
+            return self.cone1.shortest is not None and bool((self.reduction.Z @ self.cone1.shortest > 0).all())
+        best = self.cone2.best
+        return best is not None and bool((Y @ best > 0).all())
 
     def _margin_parameter(self) -> float:
         """The margin b of the current algorithm's parameters (the notes' figure uses b = 1)."""

@@ -132,3 +132,22 @@ def test_the_feature_view_does_not_give_overlapping_clouds_a_positive_margin(ope
     text = _panel_text(w.panels["feature"])
     assert "nearest hull point" not in text and "ρ_K =" not in text, text
     assert "0 lies in the hull" in text, text
+
+
+def test_the_weight_view_gives_xor_at_1e_6_no_best_vector(opened):
+    # main: "★ a*: the largest geometric margin, γ(a*) = 3.073e-07" on XOR (no line separates it) at 1e-6
+    X = np.array([[1, 1], [-1, -1], [1, -1], [-1, 1], [2, 2.1], [-2, 1.9]]) * 1e-6 / 2.1
+    w = opened(X, [0, 0, 1, 1, 0, 1], "perceptron", kernel="linear", panels=("canvas", "weight"))
+    text = _panel_text(w.panels["weight"])
+    assert "a*" not in text and "largest geometric margin" not in text, text
+    assert "the cone is empty" in text, text
+
+
+def test_the_weight_view_of_collinear_points_at_1e6_draws_without_an_exception(opened):
+    # main: RuntimeError "the margin-vector QP failed (InsufficientProgress)" out of the weight view's set_problem
+    t = np.array([-2.0, -1.2, -0.4, 0.3, 0.9, 1.7]) / 2.0 * 1e6
+    X = np.c_[t, 0.5 * t + 1e6 / 2]
+    w = opened(X / np.abs(X).max() * 1e6, [1, 1, 1, 0, 0, 0], "relaxation", features="linear",
+               panels=("canvas", "weight"))
+    text = _panel_text(w.panels["weight"])
+    assert "the cone is empty" not in text, text  # they are separable (t > 0 against t < 0)
