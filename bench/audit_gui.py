@@ -68,8 +68,6 @@ def window_texts(w) -> list[str]:
                     out.append(f"[{name}] " + item.textItem.toPlainText())
                 elif isinstance(item, pg.LabelItem) and item.isVisible() and item.text:
                     out.append(f"[{name}] " + item.text)
-        for r in getattr(panel, "_static_readout", None) or []:
-            out.append(f"[{name}] " + str(r[0]))
     return out
 
 
