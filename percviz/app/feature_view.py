@@ -8,6 +8,8 @@ dimensions are drawn by an orthographic projection the mouse can rotate (no Open
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QRectF, Qt, QTimer
@@ -64,26 +66,27 @@ def signed_unit_gram(problem, features_mode: bool) -> tuple[np.ndarray, np.ndarr
 
 
 def _as_min_norm(margin, G) -> MinNormPoint:
-    """The core's verdict as it stands: an undecided ρ_K stays undecided (never drawn as "0 ∈ hull")."""
+    """The core's ρ_K as the picture's witness: separable, not separable (confirmed), or None (undecided)."""
     p = np.asarray(margin.p, dtype=float)
-    return MinNormPoint(p, float(np.sqrt(max(p @ G @ p, 0.0))), bool(margin.separable),
-                        bool(getattr(margin, "decided", True)))
+    separable = True if margin.separable else (False if margin.decided else None)
+    note = "" if separable is not None else "ρ_K is below what double precision resolves on G here"
+    return MinNormPoint(p, float(np.sqrt(max(p @ G @ p, 0.0))), separable, note)
 
 
-def _checked_features_witness(problem, G) -> MinNormPoint:
-    """Wolfe's point on a φ-map's unit rows, its verdict checked as the solvers' are (the CLI's code path):
-    "0 ∈ hull" only when core.certify's exact, scale-free LP confirms it; separable only when Gp > 0."""
-    from percviz.core.certify import exact_separability, refute_nonseparable
+def features_witness(problem, G) -> MinNormPoint:
+    """Wolfe's least-norm point of the unit rows ŷ_i, its verdict checked on the points (Gordan either way):
+    'separable' needs x·ŷ_i > 0 for every i; '0 in the hull' needs the exact LP on the scale-free rows
+    (core.certify) to confirm it, since an absolute threshold on ‖x‖ cannot tell a thin margin from none."""
+    from percviz.core.certify import refute_nonseparable
 
     mnp = min_norm_point(G)
-    if mnp.separable and float((G @ mnp.p).min()) > 0:
-        return mnp  # α = p certifies it (Gordan's first alternative)
-    v = exact_separability(problem.Y)  # Wolfe stopped short: decide by the exact LP, as the solvers do
-    if v.separable is True:
-        return MinNormPoint(mnp.p, mnp.norm, True)
-    if v.separable is False and refute_nonseparable(problem.Y, problem) == "":
-        return MinNormPoint(mnp.p, mnp.norm, False)
-    return MinNormPoint(mnp.p, mnp.norm, False, decided=False)
+    if mnp.separable and (G @ mnp.p).min() > 0:  # (Ĝp)_i = x·ŷ_i: x itself separates
+        return mnp
+    why = refute_nonseparable(problem.Y, problem)
+    if not why:  # the exact LP confirms that no a has every a·y_i > 0
+        return replace(mnp, separable=False)
+    seen = "0 seems to lie in the hull at double precision" if not mnp.separable else "its least-norm point does not separate"
+    return replace(mnp, separable=None, note=f"{seen}, but {why}")
 
 
 def cached_witness(problem, G) -> MinNormPoint | None:
@@ -96,7 +99,7 @@ def compute_witness(problem, G, features_mode: bool) -> MinNormPoint | None:
     """The hull's least-norm point: Wolfe's algorithm for a φ-map (rank ≤ d̂), else the core's ρ_K (memoized);
     None when ρ_K would take minutes (the core's margin_affordable rule: over BOUND_MAX_N points or rank)."""
     if features_mode:
-        return _checked_features_witness(problem, G)
+        return features_witness(problem, G)
     if not core_gram.margin_affordable(problem):
         return None
     return _as_min_norm(core_gram.optimal_margin(problem), G)
@@ -274,7 +277,7 @@ class FeatureView(GeometryPanel):
             with one_blas_thread():
                 G, Yhat = signed_unit_gram(problem, self.features_mode)
                 self._install(G, Yhat, feature_picture(G, min_norm=False))
-                mnp = cached_witness(problem, G) if not self.features_mode else _checked_features_witness(problem, G)
+                mnp = cached_witness(problem, G) if not self.features_mode else features_witness(problem, G)
         except PercvizError as err:
             self.show_message(str(err), "Feature space")
             return
@@ -392,7 +395,8 @@ class FeatureView(GeometryPanel):
     def _install_min_norm(self, mnp: MinNormPoint) -> None:
         self.picture = self.picture.with_min_norm(mnp)
         if self.picture.embedding.dim == 3 and not self._user_rotated:
-            self.R = initial_rotation(self.picture.embedding.coords, self.picture.min_point if mnp.separable else None)
+            self.R = initial_rotation(self.picture.embedding.coords, self.picture.min_point if mnp.separable is True
+                                      else None)
 
     def set_history(self, snapshots) -> None:
         super().set_history(snapshots)
@@ -529,9 +533,8 @@ class FeatureView(GeometryPanel):
                                      f"{core_gram.BOUND_MAX_RANK}) with this kernel it takes minutes", star_col)]
         elif mnp is None:
             self._static_readout = [("ρ_K: the hull's point nearest the origin is being computed…", star_col)]
-        elif not mnp.decided:
-            self._static_readout = [(f"ρ_K undecided: ‖p‖_G ≤ {mnp.norm:.3g}, below what double precision resolves "
-                                     "here (no claim either way)", star_col)]
+        elif mnp.separable is None:  # undecided: neither ρ_K nor "0 in the hull" is claimed
+            self._static_readout = [(f"ρ_K not resolved (undecided): {mnp.note}", star_col)]
         elif mnp.separable:
             m = self._screen(pic.min_point)[0]
             self.plot.addItem(path_item([np.array([[0, 0], m[:2]])], cosmetic_pen(star_col, t.line_width, 255, Qt.DashLine),
@@ -666,10 +669,8 @@ class FeatureView(GeometryPanel):
         parts = [
             "Points on the unit sphere, grey: their convex hull.",
             "★ its point nearest the origin (norm ρ_K)."
-            if pic.min_norm is None or pic.min_norm.separable
-            else ("Separability undecided: the hull passes closer to the origin than double precision resolves."
-                  if not pic.min_norm.decided
-                  else "The origin lies in the hull, so no separator exists (Gordan's theorem, §5)."),
+            if pic.min_norm is None or pic.min_norm.separable is not False
+            else "The origin lies in the hull, so no separator exists (Gordan's theorem, §5).",
         ]
         if not self.features_mode:
             parts.append("◆ Σ pᵢ yᵢφ̃(xᵢ) for the current p: its distance to 0 is ‖p‖_G.")

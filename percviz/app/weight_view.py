@@ -7,6 +7,8 @@ convex polygon).
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
@@ -23,6 +25,7 @@ from percviz.app.geometry_panel import (
 )
 from percviz.app.panel import drawable
 from percviz.app.panel_pacer import PANEL_INTERVAL
+from percviz.core.certify import refute_nonseparable
 from percviz.core.errors import PercvizError
 from percviz.core.glossary import MARGINS
 from percviz.core.geometry import cone_1d, cone_picture, line_reduction, line_segment, line_segments, wall_indices
@@ -78,6 +81,7 @@ class WeightView(GeometryPanel):
         self.setAccessibleName("weight")
         self.readout.setToolTip(MARGINS["geometric"].tooltip)  # the margin every number here is
         self.mode: str | None = None  # "1d" | "2d" | None (message shown)
+        self.thin = ""  # why an "empty" cone is not claimed (the exact LP finds or may find a separator)
         self.reduction = self.cone1 = self.cone2 = None
         self._weights: dict[int, np.ndarray] = {}
         self._static_radius = 0.0
@@ -182,6 +186,28 @@ class WeightView(GeometryPanel):
             self.mode = "2d"
             self.cone2 = cone_picture(Y)
             self.cone1 = None
+        # "the cone is empty" is a proof (Gordan): shown only when the exact LP on the points confirms it; and a
+        # cone (with its a*) only when the LP does not prove that there is none (a QP at 1e-6 found one for XOR)
+        self.thin = ""
+        phantom = False
+        if (self.cone1 or self.cone2).empty:
+            self.thin = refute_nonseparable(Y, problem)
+        elif not self._cone_separates(Y):  # its a* misses a point: the exact LP decides (n×3: cheap)
+            phantom = refute_nonseparable(Y, problem) == ""  # "": the LP proves there is no separator
+        if phantom and self.cone1 is not None:
+            e = np.zeros((0, 2))
+            self.cone1 = replace(self.cone1, empty=True, angles=None, wedge=e, margin_region=e, shortest=None,
+                                 best=None)
+        elif phantom:
+            self.cone2 = replace(self.cone2, empty=True, polygon=np.zeros((0, 2)), best=None, best_margin=0.0,
+                                 best_point=None)
+
+    def _cone_separates(self, Y) -> bool:
+        """Whether the picture's own best vector puts every sample strictly on its side (then no LP is needed)."""
+        if self.cone1 is not None:
+            return self.cone1.shortest is not None and bool((self.reduction.Z @ self.cone1.shortest > 0).all())
+        best = self.cone2.best
+        return best is not None and bool((Y @ best > 0).all())
 
     def _margin_parameter(self) -> float:
         """The margin b of the current algorithm's parameters (the notes' figure uses b = 1)."""
@@ -400,7 +426,10 @@ class WeightView(GeometryPanel):
             self._static_readout = [(f"★ a* = ({s[0]:.4g}, {s[1]:.4g}), the shortest a with a·yᵢ ≥ {self.margin_b:g}",
                                      edge)]
         unit = "b" if first == "b0" else "a"
-        if cone.empty:
+        if cone.empty and self.thin:
+            self.set_title("Weight space (1-D data): the solution cone is too thin to draw here")
+            cap = f"No cone is drawn: at this scale it is below what the picture resolves, but {self.thin}."
+        elif cone.empty:
             self.set_title("Weight space (1-D data): the cone is empty — no linear separator")
             cap = "No direction satisfies every a·yᵢ > 0: the constraint lines leave no common side."
         else:
@@ -477,7 +506,11 @@ class WeightView(GeometryPanel):
             self._fixed_labels.append(self.text_item("a*", bp, (-0.25, 1.0), 0.95, edge))
             self._static_readout = [(f"★ a*: the largest {MARGINS['geometric'].name}, γ(a*) = {pic.best_margin:.4g}",
                                      edge)]
-        if pic.empty:
+        if pic.empty and self.thin:
+            self.set_title("Weight space: the solution cone is too thin to draw here")
+            cap = (f"No cone is drawn: at this scale it is below what the picture resolves, but {self.thin}. "
+                   "Scale the points to about unit size to see it.")
+        elif pic.empty:
             self.set_title("Weight space: the cone is empty — no linear separator")
             # at the top: far-side iterates are marked along the edges, and the bottom holds their label
             label = self.text_item("<div align='center'>the cone is empty — no linear separator</div>",

@@ -29,13 +29,14 @@ NEAR_EPS = 1e-12
 # ---------------------------------------------------------------------------------------------
 @dataclass(frozen=True)
 class MinNormPoint:
-    """x = Σ p_i z_i with p in the simplex of least norm; norm = ‖x‖ (= √(pᵀGp))."""
+    """x = Σ p_i z_i with p in the simplex of least norm; norm = ‖x‖ (= √(pᵀGp)).
+
+    separable: True, False (0 is in the hull: confirmed), or None (undecided at this precision; `note` says why)."""
 
     p: np.ndarray
     norm: float
-    separable: bool
-    #: False: neither alternative is certified (ρ_K below what double precision resolves): claim nothing.
-    decided: bool = True
+    separable: bool | None
+    note: str = ""
 
 
 def min_norm_point(G, tol: float = 1e-12, max_iter: int = 10_000) -> MinNormPoint:
@@ -283,7 +284,10 @@ def cone_picture(Y, min_radius: float = 1.0) -> ConePicture:
     normals, offsets = proj.constraint_lines(Y)
     scale = np.linalg.norm(Y, axis=1)
     has_line = np.linalg.norm(normals, axis=1) > 1e-12 * scale
-    shortest = shortest_margin_vector(Y, 1.0)  # None exactly when the cone is empty
+    try:
+        shortest = shortest_margin_vector(Y, 1.0)  # None exactly when the cone is empty
+    except RuntimeError:  # the QP failed (badly scaled rows): drawn as no cone; the view asks the exact LP why
+        shortest = None
     separable = shortest is not None
     best = best_pt = None
     if separable:
@@ -486,7 +490,10 @@ def cone_1d(Z, b: float = 1.0, half: float = 1e4) -> Cone1D:
     box = box_polygon(-half, half, -half, half)
     shift = wall_offsets(Z, b)
     extent = cone_extent_2d(Z)
-    shortest = shortest_margin_vector(Z, b) if extent is not None else None
+    try:
+        shortest = shortest_margin_vector(Z, b) if extent is not None else None
+    except RuntimeError:  # the QP failed (columns 1 and t ~ 1e6 apart): no cone drawn; the view asks the exact LP
+        shortest = None
     if extent is None or shortest is None:
         e = np.zeros((0, 2))
         return Cone1D(True, None, e, e, shift, None, None)

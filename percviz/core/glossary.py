@@ -118,14 +118,16 @@ def outcome(status: Any, metrics: dict | None = None) -> Outcome:
     return out
 
 
-#: Below this ‖w‖ an SVM's optimum counts as w = 0 (f constant: no boundary to draw).
+#: Below this ‖w‖·max‖φ(x_i)‖ (how far w moves f across the points, in units of the margin lines f = ±1) an
+#: SVM's optimum counts as w = 0 (f constant: no boundary to draw). ‖w‖ alone is not scale-free: points at 1e3
+#: with a cubic kernel have ‖w‖ ≈ 1e-9 and a boundary all the same.
 ZERO_W = 1e-6
 
 
 def degenerate_note(solver_cls: Any, metrics: dict) -> str:
     """A sentence when the result cannot be drawn as a boundary (an SVM with w = 0), else ''."""
     if margin_term(solver_cls).key == "svm":
-        wn = metrics.get("weight_norm")
+        wn = metrics.get("weight_reach", metrics.get("weight_norm"))
         if wn is not None and wn < ZERO_W:
             return ("w = 0: the SVM's optimum is a constant f(x) = b, so there is no boundary and no margin "
                     "(no linear separator does better on these points: try another kernel).")

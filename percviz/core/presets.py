@@ -455,6 +455,8 @@ def _scene_remarks(ck: _Checker, points: PointSet, algorithm: str) -> None:
 def check_file(path: Path) -> None:
     """Refuse, before any read, what is not a regular file or is over the size limit (PresetError)."""
     st = path.stat()
+    if stat.S_ISDIR(st.st_mode):
+        raise PresetError(path, None, "is a folder, not a file; choose a preset (.json) or a CSV file inside it.")
     if not stat.S_ISREG(st.st_mode):  # a FIFO would block, /dev/zero would never end
         raise PresetError(path, None, "is not a regular file (a pipe or device); save the points to a file first.")
     size = st.st_size

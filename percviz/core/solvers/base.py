@@ -105,6 +105,8 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("bound", "theoretical bound", True, "the paper's bound for this algorithm at this iterate", group="bound"),
         MetricInfo("criterion", "criterion J", True, "the criterion function being minimized"),
         MetricInfo("weight_norm", "‖a‖", True, "Euclidean norm of the weight vector"),
+        MetricInfo("weight_reach", "‖w‖·max‖φ(xᵢ)‖", True,
+                   "SVM: the most w can move f across the points, scale-free (≈ 0: f is the constant b)"),
         MetricInfo("e_plus_norm", "‖e⁺‖", True, "Ho–Kashyap: norm of the positive part of the error"),
         MetricInfo("error_norm", "‖e‖", True, "Ho–Kashyap/MSE: norm of the error vector Ya − b"),
         MetricInfo("step_size", "step η_k", True, "the step size used by this update"),
@@ -367,6 +369,12 @@ class Solver:
                 self.status = Status.CONVERGED
                 st["message"] = ""
                 self._stop_note = f"Not claimed as a certificate: the halting test passed on the stored G, but {why}."
+        if (self.status.done and self.status is not Status.SEPARATOR and self.status is not Status.DIVERGED
+                and metrics.get("train_errors") == 0):
+            # "0 training errors" reads as "every point on its side": the same check as a separator's
+            bad = sign_failures(self.problem, st["decision"])
+            if bad:
+                metrics["train_errors"] = bad
         st["metrics"] = metrics
         note = getattr(self, "_stop_note", "")
         if note and self.status.done:
@@ -420,6 +428,12 @@ def _exploded(solver: "Solver") -> str:
     return ""
 
 
+def feature_reach(problem: Problem) -> float:
+    """max_i ‖φ(x_i)‖ = max_i √K(x_i, x_i) of the kernel: |f(x_i) − b| ≤ ‖w‖ times this on every point."""
+    d = np.asarray(problem.kernel.diag(np.asarray(problem.X, dtype=float)), dtype=float)
+    return float(np.sqrt(max(float(d.max(initial=0.0)), 0.0)))
+
+
 def decision_on_points(decision: DecisionFunction, X: np.ndarray) -> np.ndarray:
     """The decision function's values on the training points, evaluated in bounded chunks."""
     X = np.asarray(X, dtype=float)
@@ -451,6 +465,20 @@ def rounding_of_terms(problem: Problem, decision: DecisionFunction) -> np.ndarra
             return None
         return 8.0 * Phi.shape[1] * eps * (np.abs(Phi) @ np.abs(decision.weights))
     return None
+
+
+def sign_failures(problem: Problem, decision: DecisionFunction) -> int:
+    """How many training points the decision function does not put on their side beyond rounding (SIGN_TOL)."""
+    f = decision_on_points(decision, problem.X)
+    if not np.isfinite(f).all():
+        return int(len(problem.X)) or 0
+    scale = float(np.abs(f).max(initial=0.0))
+    if f.ndim == 1:
+        return int(np.count_nonzero(~(problem.y * f > SIGN_TOL * scale)))
+    cls = np.asarray(problem.points.classes)
+    own = f[np.arange(len(cls)), cls]
+    rival = np.where(np.arange(f.shape[1])[None, :] == cls[:, None], -np.inf, f).max(axis=1)
+    return int(np.count_nonzero(~(own - rival > SIGN_TOL * scale)))
 
 
 def separator_refuted(problem: Problem, decision: DecisionFunction, representation: str) -> str:

@@ -30,7 +30,7 @@ from percviz.core.errors import DataError
 from percviz.core.input_distance import InputDistances, default_rect, input_distances, project
 from percviz.core.kernel_derivatives import require_differentiable
 from percviz.core.params import ParamSet, ParamSpec
-from percviz.core.solvers.base import Status, register
+from percviz.core.solvers.base import Status, feature_reach, register
 from percviz.core.solvers.svm import SVM, solve_dual, solve_on_working_set
 
 _OK = {"Solved", "AlmostSolved"}
@@ -75,6 +75,7 @@ class InputSpaceSVM(SVM):
         "train_errors",
         "support_vectors",
         "weight_norm",
+        "weight_reach",
     )
     params = ParamSet(
         (
@@ -252,6 +253,7 @@ class InputSpaceSVM(SVM):
                 "train_errors": int((scores <= 0).sum()),
                 "support_vectors": int((step.alpha > akaho.SV_FRACTION * max(step.alpha.max(initial=0), 1e-300)).sum()),
                 "weight_norm": wn,
+                "weight_reach": wn * feature_reach(self.problem),
             },
             "message": self._message(step, m),
         }

@@ -36,7 +36,7 @@ from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
 from percviz.core.kernel_witness import nonseparability_confirmed
 from percviz.core.params import ParamSet, ParamSpec
-from percviz.core.solvers.base import Solver, Status, register
+from percviz.core.solvers.base import Solver, Status, feature_reach, register
 from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: Above this many points the interior-point iterates are not replayed (each replay re-solves the QP).
@@ -156,7 +156,7 @@ class SVM(Solver):
     )
     representation = "kernel"
     views = frozenset({"canvas", "curves"})
-    metric_keys = ("objective", "margin", "train_errors", "slack_sum", "support_vectors", "weight_norm")
+    metric_keys = ("objective", "margin", "train_errors", "slack_sum", "support_vectors", "weight_norm", "weight_reach")
     params = ParamSet(
         (
             ParamSpec(
@@ -305,6 +305,7 @@ class SVM(Solver):
                 # (negative with training errors) for a soft one.
                 "margin": float(scores.min() / wn) if wn > 0 else None,
                 "weight_norm": wn,
+                "weight_reach": wn * feature_reach(self.problem),
                 "train_errors": int((scores <= 0).sum()),
                 "slack_sum": float(slack.sum()),
                 "support_vectors": int(sv.sum()),
