@@ -138,3 +138,31 @@ def test_leaving_a_folded_presentation_restores_the_desk_exactly(qtbot, hall_win
     assert after[1:] == before[1:]  # the splitter's sizes, and both views shown
     assert after[0] == before[0]  # every dock where it was (the curves tab at 3× had widened the window to 1395)
     assert w.width() == 1280
+
+
+def test_at_3x_in_a_narrow_dock_the_weight_readout_shortens_and_leaves_the_plot_most_of_the_panel(qtbot, hall_window):
+    """3× in 1280×800, weight view 350 px wide: the readout took 8 lines (the plot kept 120 of 534 px); its parts
+    now show their last clause ("★ γ(a*) = …") and the full text is its tooltip. The desk keeps the full text."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.controls.select_algorithm("fixed-increment")
+    w.view_actions["weight"].setChecked(True)
+    w.session.advance_sync(300)
+    _settle()
+    panel = w.panels["weight"]
+    qtbot.waitUntil(lambda: "the largest" in panel.readout.text(), timeout=5000)
+    w.classroom.set_presentation_scale(3.0)
+    QTest.keyClick(w, Qt.Key.Key_F5)
+    w.docks["weight"].raise_()
+
+    def plot_share():
+        return panel.plot.height() / max(1, panel.height())
+
+    qtbot.waitUntil(lambda: "the largest" not in panel.readout.text(), timeout=8000)
+    _settle()
+    assert panel.readout.font().pointSizeF() >= 2 * 9  # presentation-sized
+    assert plot_share() >= 0.45, (panel.plot.height(), panel.height())
+    assert panel.plot.isVisible() and panel.readout.isVisible()
+    assert "γ(a*) = " in panel.readout.text() and "the largest" not in panel.readout.text()
+    assert "the largest" in panel.readout.toolTip()
+    QTest.keyClick(w, Qt.Key.Key_F5)
+    qtbot.waitUntil(lambda: "the largest" in panel.readout.text(), timeout=8000)  # the desk: whole words again
