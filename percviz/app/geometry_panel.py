@@ -253,7 +253,10 @@ class GeometryPanel(QWidget, Panel):
         0.017" → "★ γ(a*) = 0.017" (the whole text stays in the readout's tooltip)."""
         tail = text.replace(": ", ", ").split(", ")[-1]
         mark = text[0] if text and not text[0].isalnum() and text[0] not in "(‖−-" else ""
-        return tail if not mark or tail.startswith(mark) else f"{mark} {tail}"
+        tail = tail.replace(" = ", "\u00a0=\u00a0")  # a value never wraps away from its name
+        if mark and tail.startswith(mark):
+            tail = tail[len(mark):].lstrip()
+        return f"{mark}\u00a0{tail}" if mark else tail  # nor a marker from its text
 
     def set_readout(self, parts) -> None:
         """Show (text, colour) pairs on one wrapped line above the plot."""
