@@ -416,6 +416,7 @@ class CanvasView(QWidget, Panel):
         self.title.setFont(t.font(t.font_pt, bold=True))
         self.message.setFont(t.font())
         self.fit_button.setFont(t.font())
+        self.fit_button.setText("Fit" if t.scale > 1 else "Fit to data")  # presenting: room for the caption (key F)
         self._drawn_key = None
         self._draw_points()
         self._schedule()

@@ -244,9 +244,27 @@ class GeometryPanel(QWidget, Panel):
 
     _readout_floor = 0  # px: the tallest the readout has been for this problem and width
 
+    _compact = False  # the readout in its short form (see _fit_texts), until the width or the problem changes
+    _parts: list = []
+
+    @staticmethod
+    def short_part(text: str) -> str:
+        """A readout part reduced to its last clause, its marker kept: "★ a*: the largest geometric margin, γ(a*) =
+        0.017" → "★ γ(a*) = 0.017" (the whole text stays in the readout's tooltip)."""
+        tail = text.replace(": ", ", ").split(", ")[-1]
+        mark = text[0] if text and not text[0].isalnum() and text[0] not in "(‖−-" else ""
+        tail = tail.replace(" = ", "\u00a0=\u00a0")  # a value never wraps away from its name
+        if mark and tail.startswith(mark):
+            tail = tail[len(mark):].lstrip()
+        return f"{mark}\u00a0{tail}" if mark else tail  # nor a marker from its text
+
     def set_readout(self, parts) -> None:
         """Show (text, colour) pairs on one wrapped line above the plot."""
-        html = " &nbsp;·&nbsp; ".join(f"<span style='color:{c}'><b>{txt}</b></span>" for txt, c in parts if txt)
+        self._parts = list(parts)
+        shown = [(self.short_part(txt) if self._compact else txt, c) for txt, c in parts if txt]
+        html = " &nbsp;·&nbsp; ".join(f"<span style='color:{c}'><b>{txt}</b></span>" for txt, c in shown)
+        self.readout.setToolTip(" · ".join(txt for txt, _ in parts if txt) if self._compact else
+                                getattr(self, "_readout_tip", self.readout.toolTip()))
         if html == self.readout.text():
             return
         width = max(self.width() - 12, 50)
@@ -305,6 +323,14 @@ class GeometryPanel(QWidget, Panel):
         self.title.setVisible(bool(self.title.text()) and not squeezed)
         if squeezed:
             self.plot.setToolTip(self.title.text() + ("<br>" + self.caption.text() if not fits else ""))
+        if not self._compact and used(False) > budget and self._parts:
+            # 3× in a 350 px dock: the readout alone took two thirds of the panel; its parts' last clauses
+            self._readout_tip = self.readout.toolTip()
+            self._compact = True
+            self._readout_floor = 0
+            self.readout.setText("")
+            self.readout.setMinimumHeight(0)
+            self.set_readout(self._parts)
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
@@ -317,6 +343,10 @@ class GeometryPanel(QWidget, Panel):
 
     def _release_readout(self) -> None:
         self._readout_floor = 0
+        if self._compact:
+            self._compact = False
+            self.readout.setToolTip(getattr(self, "_readout_tip", ""))
+            self.set_readout(self._parts)
         self._reserve_readout()
 
     def _reserve_readout(self) -> None:

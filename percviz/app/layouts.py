@@ -192,6 +192,10 @@ class Layouts(QObject):
             if need > bar.width():
                 for d in docks:
                     titles[d] = SHORT_TITLES.get(d.objectName(), titles[d])
+                short = sum(bar.tabSizeHint(i).width() - fm.horizontalAdvance(bar.tabText(i))
+                            + fm.horizontalAdvance(titles[d]) for i, d in enumerate(docks))
+                if short > bar.width() and not docks[0].isFloating():  # 3× in 1280×800: even "Weig…" — widen
+                    w.resizeDocks([docks[0]], [docks[0].width() + short - bar.width() + 2], Qt.Orientation.Horizontal)
         for dock, title in titles.items():
             if dock.windowTitle() != title:
                 dock.setWindowTitle(title)

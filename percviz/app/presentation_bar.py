@@ -9,6 +9,7 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QToolBar, QToolButton, QWidget
 
+from percviz.app.curves_fold import CurvesFold
 from percviz.app.layouts import restore_dock_state
 from percviz.app.name_combo import WholeNameCombo
 from percviz.core.glossary import outcome
@@ -123,14 +124,18 @@ class PresentationLayout:
         self.bar = PresentationBar(window)
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.bar)
         self.bar.hide()
+        self.fold = CurvesFold(window)  # the curves under a tab when the window is too short for both
         self._state: QByteArray | None = None
         self._hidden: list = []
+        self._size = None
 
     def enter(self) -> None:
         w = self.window
         if self._state is not None:
             return
         self._state = w.saveState()
+        normal = not (w.isMaximized() or w.isFullScreen())
+        self._size = w.size() if normal else None  # the presentation's larger minimum sizes can widen the window
         self.bar.add_live()
         self._hidden = []
         for dock in self._side_docks():
@@ -139,23 +144,26 @@ class PresentationLayout:
                 dock.hide()
         self.bar.sync()
         self.bar.show()
+        self.fold.start()
 
     def leave(self) -> None:
         if self._state is None:
             return
         w = self.window
         self.bar.hide()
+        sizes = self.fold.stop()
+        size, self._size = self._size, None
         for dock in self._hidden:
             dock.show()
         state = self._state
         restore_dock_state(w, state)
         # again after the desk fonts have been laid out (they change the docks' minimum sizes), and once the
         # deferred relayouts they cause (layout requests, the small-screen fit) have run
-        QTimer.singleShot(0, w, lambda: self._restore_desk(state))  # w: never after the window is gone
-        QTimer.singleShot(2 * FIT_SETTLE_MS, w, lambda: self._restore_desk(state))
+        QTimer.singleShot(0, w, lambda: self._restore_desk(state, sizes, size))  # w: never after the window is gone
+        QTimer.singleShot(2 * FIT_SETTLE_MS, w, lambda: self._restore_desk(state, sizes, size))
         self._state, self._hidden = None, []
 
-    def _restore_desk(self, state) -> None:
+    def _restore_desk(self, state, sizes=None, size=None) -> None:
         """The saved desk layout again; the status bar re-measured first (it kept the presentation font's
         height, 33 px instead of 22, and took that from the left docks)."""
         bar = self.window.statusBar()
@@ -164,11 +172,16 @@ class PresentationLayout:
         bar.setFixedHeight(bar.sizeHint().height())  # forces the re-measure; then free again
         bar.setMinimumHeight(0)
         bar.setMaximumHeight(16777215)
+        w = self.window
+        if size is not None and self._state is None and w.size() != size and not (w.isMaximized() or w.isFullScreen()):
+            w.resize(size)  # at 3× the curves' side-by-side plots had widened a 1280 px window to 1395
         # lay the window out with the desk's status bar first: restored into the presentation's taller one, the
         # docks' sizes were rescaled when it shrank (the info dock came back 2 px taller on each F5 F5)
         self.window.layout().activate()
         restore_dock_state(self.window, state)
         self.window.layout().activate()
+        if sizes and self._state is None:  # the canvas/curves split as it was at the desk
+            self.window.splitter.setSizes(sizes)
 
     def reset_desk(self) -> None:
         """Not presenting: the bar hidden and the side docks shown (whatever a restored layout said)."""
