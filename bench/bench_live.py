@@ -12,7 +12,8 @@ between. R such drags per algorithm and n. Reported: the updates a headless run 
 within 20,000 updates have a target), the finished boundaries shown per second during the drag (median and worst
 of the R drags; target ≥ 20/s at n ≤ 200), the share of mouse moves that got their own finished boundary, and the
 CPU time per boundary shown — of the UI thread, and of every other thread (worker, solver, picture and ρ_K
-threads) — medians over the drags. On a shared machine the rate follows the load; the CPU per boundary much less:
+threads) — medians over the drags, and "c-ups": how often the weight or feature view redid its picture in the
+middle of the drags (they should wait for a pause of the mouse). On a shared machine the rate follows the load; the CPU per boundary much less:
 "cap/s" = 1000 / max(UI ms, other ms) is the rate the process would reach with its measured CPU per boundary if
 each of the two had a core of its own. The 1-minute load average is printed with every row.
 """
@@ -85,13 +86,20 @@ def _setup(window, name: str, points) -> None:
 
 
 def _settle(w, limit: float = 20.0) -> None:
-    """Until the run has finished and Live's pause rerun (if any) with it."""
+    """Until the run has finished, Live's pause rerun (if any) with it, and the views have caught up."""
+
+    def quiet() -> bool:
+        feeds = [getattr(p, "feed", None) for p in w.panels.values()]
+        return (w.session.finished and not w.classroom.live._settle.isActive()
+                and not any(f is not None and f._later.isActive() for f in feeds)
+                and not w.session.frames.first_draws_pending)
+
     t0 = time.monotonic()
     while time.monotonic() - t0 < limit:
         _spin(0.05)
-        if w.session.finished and not w.classroom.live._settle.isActive():
-            _spin(0.05)
-            if w.session.finished and not w.classroom.live._settle.isActive():
+        if quiet():
+            _spin(0.1)
+            if quiet():
                 return
 
 
@@ -100,6 +108,14 @@ def _pos(w, x: float, y: float):
 
     p = w.panels["canvas"].view_to_widget(x, y)
     return QPoint(round(p.x()), round(p.y()))
+
+
+def _counted(method, calls: list):
+    def counted(*args):
+        calls.append(args)
+        return method(*args)
+
+    return counted
 
 
 def drag(window, seconds: float, rep: int = 0) -> dict:
@@ -147,6 +163,10 @@ def drag(window, seconds: float, rep: int = 0) -> dict:
             shown.append(time.monotonic())
 
     w.session.snapshotShown.connect(on_snap)
+    heavy = [p for p in w.panels.values() if getattr(p, "defer_during_drag", False)]
+    catch_ups = []
+    for p in heavy:  # a heavy view's picture redone in the middle of the drag (it should wait for a pause)
+        p.set_problem = _counted(p.set_problem, catch_ups)
     t0 = time.monotonic()
     ui0, cpu0 = time.thread_time(), time.process_time()
     for k, (x, y) in enumerate(path):
@@ -155,13 +175,15 @@ def drag(window, seconds: float, rep: int = 0) -> dict:
     elapsed = time.monotonic() - t0
     ui, cpu = time.thread_time() - ui0, time.process_time() - cpu0
     w.session.snapshotShown.disconnect(on_snap)
+    for p in heavy:
+        del p.set_problem
     QTest.mouseRelease(vp, left, none, _pos(w, *path[-1]))
     during = sum(1 for t in shown if t <= t0 + elapsed)
     moved = bool(np.allclose(w.scene.points.X[i], path[-1], atol=0.1))
     _settle(w)
     per = 1000.0 / max(during, 1)
     return {"rate": during / elapsed, "served": during / moves, "ui": ui * per, "other": (cpu - ui) * per,
-            "moved": moved}
+            "moved": moved, "catch_ups": len(catch_ups)}
 
 
 def measure(w, name: str, n: int, seconds: float, reps: int) -> dict | None:
@@ -183,11 +205,11 @@ def measure(w, name: str, n: int, seconds: float, reps: int) -> dict | None:
     return {"steps": steps, "median": statistics.median(rates), "worst": min(rates),
             "served": statistics.median(r["served"] for r in runs), "ui": ui, "other": other,
             "cap": 1000.0 / max(ui, other, 1e-3), "moved": all(r["moved"] for r in runs),
-            "load": os.getloadavg()[0]}
+            "catch_ups": sum(r["catch_ups"] for r in runs), "load": os.getloadavg()[0]}
 
 
 HEADER = (f"{'algorithm':24s} {'n':>4s} {'updates':>8s} {'med/s':>6s} {'worst/s':>7s} {'served':>6s} "
-          f"{'ui ms/b':>7s} {'oth ms/b':>8s} {'cap/s':>6s} {'load':>5s}  target")
+          f"{'ui ms/b':>7s} {'oth ms/b':>8s} {'cap/s':>6s} {'load':>5s} {'c-ups':>5s}  target")
 
 
 def row(name: str, n: int, m: dict) -> str:
@@ -200,7 +222,7 @@ def row(name: str, n: int, m: dict) -> str:
         mark += " (the point did not follow the mouse)"
     steps = m["steps"] if has_target else ">" + str(BUDGET)
     return (f"{name:24s} {n:4d} {steps:>8} {m['median']:6.1f} {m['worst']:7.1f} {m['served']:6.0%} "
-            f"{m['ui']:7.1f} {m['other']:8.1f} {m['cap']:6.0f} {m['load']:5.1f}  {mark}")
+            f"{m['ui']:7.1f} {m['other']:8.1f} {m['cap']:6.0f} {m['load']:5.1f} {m['catch_ups']:5d}  {mark}")
 
 
 def _names(args) -> list[str]:
@@ -278,7 +300,7 @@ def _one(tree: str, name: str, args) -> dict[int, list[str]]:
     rows = {}
     for line in out.splitlines():
         parts = line.split()
-        if parts and parts[0] == name and len(parts) >= 10 and parts[1].isdigit():
+        if parts and parts[0] == name and len(parts) >= 11 and parts[1].isdigit():
             rows[int(parts[1])] = parts
     return rows
 
@@ -289,14 +311,14 @@ def side_by_side(args) -> int:
     print(f"views: {args.views}; {args.reps} drags of {args.seconds:g} s per row; before = {args.against}, "
           f"after = {here}; b = a finished boundary shown during the drag")
     print(f"{'algorithm':24s} {'n':>4s} {'updates':>8s} {'med/s before→after':>19s} {'worst/s':>13s} "
-          f"{'ui ms/b':>13s} {'oth ms/b':>13s} {'cap/s':>11s} {'load':>5s}")
+          f"{'ui ms/b':>13s} {'oth ms/b':>13s} {'cap/s':>11s} {'load':>5s} {'c-ups':>7s}")
     for name in _names(args):
         before = _one(args.against, name, args)
         after = _one(here, name, args)
         for n in args.n:
-            b, a = before.get(n, ["?"] * 10), after.get(n, ["?"] * 10)
+            b, a = before.get(n, ["?"] * 11), after.get(n, ["?"] * 11)
             print(f"{name:24s} {n:4d} {a[2]:>8s} {b[3]:>8s}→{a[3]:<8s} {b[4]:>6s}→{a[4]:<6s} {b[6]:>6s}→{a[6]:<6s} "
-                  f"{b[7]:>6s}→{a[7]:<6s} {b[8]:>4s}→{a[8]:<5s} {a[9]:>5s}", flush=True)
+                  f"{b[7]:>6s}→{a[7]:<6s} {b[8]:>4s}→{a[8]:<5s} {a[9]:>5s} {b[10]:>3s}→{a[10]:<3s}", flush=True)
     return 0
 
 
