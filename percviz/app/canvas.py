@@ -292,9 +292,21 @@ class CanvasView(QWidget, Panel):
         lay.addWidget(self.plot, 1)
 
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
+        self._skip_hover_while_dragging(self.plot.scene())
         self.viewbox.sigRangeChanged.connect(self._on_range_changed)
         for w in (self.plot, self.plot.viewport()):
             w.installEventFilter(self)
+
+    def _skip_hover_while_dragging(self, scene) -> None:
+        """pyqtgraph looks for the items under the cursor on every mouse move (hover events, which no item may
+        accept mid-drag); while a point is dragged that search is skipped (our own hover is `_on_mouse_moved`)."""
+        send = scene.sendHoverEvents
+
+        def send_hover(ev, exitOnly=False):  # noqa: N803 (pyqtgraph's name)
+            if not (self.scene_model.dragging and not exitOnly):
+                send(ev, exitOnly)
+
+        scene.sendHoverEvents = send_hover
 
     # -- the panel contract ----------------------------------------------------------------------------
     @classmethod
@@ -393,6 +405,7 @@ class CanvasView(QWidget, Panel):
         item.setLabel("left", "x₂", **label_style)
         self.colorbar.setColorMap(_named_colormap(self.view_settings["colormap"], t))
         self.colorbar.axis.setLabel("f(x)", **label_style)
+        self._bar_shown = None  # (levels, label) the colour bar shows
         fm = QFontMetrics(font)
         self.colorbar.axis.setWidth(fm.horizontalAdvance("−0.000") + 1.2 * fm.height() + 8)
         self.boundary_curve.setPen(pg.mkPen(t.boundary, width=1.5 * t.line_width, cap=Qt.PenCapStyle.RoundCap))
@@ -680,9 +693,12 @@ class CanvasView(QWidget, Panel):
             self.image.setColorMap(self._styles["colormap"])
             self._image_mode = "map"
         self.image.setRect(rect)
-        self.colorbar.setLevels((-L * 10.0**-e, L * 10.0**-e))
         label = "f(x)" if e == 0 else f"f(x) × 10{_superscript(-e)}"
-        self.colorbar.axis.setLabel(f"{label} ≈ 0 (certificate)" if cancelled else label)
+        bar = ((-L * 10.0**-e, L * 10.0**-e), f"{label} ≈ 0 (certificate)" if cancelled else label)
+        if bar != self._bar_shown:  # the same scale again (most moves of a drag): the bar's axis is not redone
+            self._bar_shown = bar
+            self.colorbar.setLevels(bar[0])
+            self.colorbar.axis.setLabel(bar[1])
 
         if flat or isinstance(d, ZeroDecision) or (ab is not None and ab[0] == 0 and ab[1] == 0):
             self.boundary_curve.setData([], [])

@@ -123,7 +123,7 @@ class CurvesView(QWidget, Panel):
     """Metric curves of the current run; follows the run and marks the scrubbed iteration."""
 
     view, redraw_interval = "curves", 0.0  # a side frame after every snapshot frame, below the canvas
-    drag_refresh = 0.25  # a dragged point's reruns: the curves follow 4 times a second, the boundary at every move
+    drag_refresh = 0.5  # a dragged point's reruns: the curves follow twice a second, the boundary at every move
     pointHovered = Signal(int)
 
     def __init__(self, scene=None, parent=None, theme: Theme | None = None):

@@ -89,6 +89,10 @@ class PanelFeed(QObject):
         self.session.frames.first_draw(self.name, self._catch_up_now)
 
     def _catch_up_now(self) -> None:
+        if self._debouncing():
+            # a move came in after the pause timer fired, before this turn (a UI thread running behind the
+            # mouse): the drag has not paused; the re-armed timer brings the catch-up
+            return
         if self.stale and self.shown():
             self._feed()
 

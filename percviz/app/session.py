@@ -178,6 +178,7 @@ class RunSession(QObject):
         self._index: int | None = None  # shown index; None = follow the newest snapshot
         self._job = 0  # the run's generation: deliveries tagged with an older one are dropped
         self._stale = False  # the points changed and the restart is deferred: nothing of this run is shown
+        self._last_emitted = None  # the snapshot snapshotShown carried last
         self._gen = None
         self._rho: dict[int, float | None] = {}
         self._worker = SnapshotWorker(self, display_hz=display_hz)
@@ -530,7 +531,8 @@ class RunSession(QObject):
         gen = self._worker.take_job()
         self._drain()
         if gen is None:  # the worker already ended this run
-            self._emit_current()
+            if self.current is not self._last_emitted:  # pause() may just have shown it (Live: each drag move)
+                self._emit_current()
             return self.latest
         snaps = []
         target = int(steps) + 1 - len(self._history)  # iteration 0 counts as the first snapshot
@@ -642,6 +644,7 @@ class RunSession(QObject):
     def _emit_current(self) -> None:
         snap = self.current
         if snap is not None and not self._stale:
+            self._last_emitted = snap
             self.snapshotShown.emit(snap)
 
     def _on_scene_edit(self, kind: Any = None) -> None:

@@ -106,3 +106,6 @@ def hall_window(qtbot, tmp_path, monkeypatch):
     yield open_window
     for w in opened:
         w.close()
+
+
+from live_helpers import live_window  # noqa: E402,F401  (the Live tests' window, with their canvas_pos helper)

@@ -4,24 +4,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QCheckBox
 
+from live_helpers import canvas_pos
 from percviz.core.data import PointSet
 from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-
-@pytest.fixture
-def window(hall_window):
-    return hall_window(SHIPPED_DIR / "notes-80-separable.json")
-
-
-def _pos(w, x, y) -> QPoint:
-    p = w.panels["canvas"].view_to_widget(x, y)
-    return QPoint(round(p.x()), round(p.y()))
 
 
 def _separable(n, seed=0):
@@ -41,8 +32,8 @@ def _live_rbf_run(qtbot, w, n: int, algorithm: str) -> None:
     qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
 
 
-def test_live_toggle_key_menu_box_and_an_edit_runs_to_the_end(qtbot, window):
-    w = window
+def test_live_toggle_key_menu_box_and_an_edit_runs_to_the_end(qtbot, live_window):
+    w = live_window
     box = next(b for b in w.findChildren(QCheckBox) if b.accessibleName() == "live")
     assert not box.isChecked()
     assert w.classroom.live.action in w.run_menu.actions()
@@ -71,8 +62,8 @@ def test_live_toggle_key_menu_box_and_an_edit_runs_to_the_end(qtbot, window):
     assert not box.isChecked() and not w.classroom.live.on
 
 
-def test_live_is_saved_in_presets_and_the_default_scene_has_it_on(qtbot, window, tmp_path):
-    w = window
+def test_live_is_saved_in_presets_and_the_default_scene_has_it_on(qtbot, live_window, tmp_path):
+    w = live_window
     w.classroom.live.set_on(True)
     path = tmp_path / "live.json"
     save_preset(w.current_preset(), path)
@@ -87,8 +78,8 @@ def test_live_is_saved_in_presets_and_the_default_scene_has_it_on(qtbot, window,
     assert w.classroom.live.on
 
 
-def test_dragging_a_point_with_live_on_updates_the_final_boundary_many_times(qtbot, window):
-    w = window
+def test_dragging_a_point_with_live_on_updates_the_final_boundary_many_times(qtbot, live_window):
+    w = live_window
     w.scene.set_points(_separable(100))
     w.scene.set_settings(algorithm="fixed-increment", params={})
     w.panels["canvas"].viewbox.setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
@@ -99,14 +90,14 @@ def test_dragging_a_point_with_live_on_updates_the_final_boundary_many_times(qtb
     i = int(np.argmax(w.scene.points.X[:, 0] + 0.5 * w.scene.points.X[:, 1]))  # the farthest + point
     x0, y0 = w.scene.points.X[i]
     vp = w.panels["canvas"].plot.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, x0, y0))
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, x0, y0))
     moves = 40
     for k in range(1, moves + 1):
-        QTest.mouseMove(vp, _pos(w, x0 - 0.04 * k, y0 - 0.02 * k))
+        QTest.mouseMove(vp, canvas_pos(w, x0 - 0.04 * k, y0 - 0.02 * k))
         QTest.qWait(15)
         assert w.scene.points.X[i][0] == pytest.approx(x0 - 0.04 * k, abs=0.05)
     QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier,
-                       _pos(w, x0 - 0.04 * moves, y0 - 0.02 * moves))
+                       canvas_pos(w, x0 - 0.04 * moves, y0 - 0.02 * moves))
     qtbot.waitUntil(lambda: w.session.finished, timeout=5000)
     QApplication.processEvents()
     assert len(finals) >= 10, len(finals)  # the final boundary was redrawn during the drag, not only at the end
@@ -123,8 +114,8 @@ def _cold(problem, name="smo"):
     return snap
 
 
-def test_live_smo_reruns_start_from_the_mapped_alpha_and_reach_the_cold_optimum(qtbot, window):
-    w = window
+def test_live_smo_reruns_start_from_the_mapped_alpha_and_reach_the_cold_optimum(qtbot, live_window):
+    w = live_window
     _live_rbf_run(qtbot, w, 120, "smo")
     i = int(np.argmax(w.scene.points.X[:, 0]))
     x, y = w.scene.points.X[i]
@@ -139,8 +130,8 @@ def test_live_smo_reruns_start_from_the_mapped_alpha_and_reach_the_cold_optimum(
         assert np.sign(warm.decision(X)).tolist() == np.sign(cold.decision(X)).tolist()
 
 
-def test_heavy_views_catch_up_when_a_drag_pauses_not_on_every_move(qtbot, window):
-    w = window
+def test_heavy_views_catch_up_when_a_drag_pauses_not_on_every_move(qtbot, live_window):
+    w = live_window
     weight = w.panels["weight"]
     assert w.docks["weight"].isVisible()
     first = w.session.problem
@@ -153,8 +144,8 @@ def test_heavy_views_catch_up_when_a_drag_pauses_not_on_every_move(qtbot, window
     w.scene.end_drag()
 
 
-def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbot, window):
-    w = window
+def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbot, live_window):
+    w = live_window
     _live_rbf_run(qtbot, w, 60, "snkp")
     assert w.session.latest.metrics.get("bound") is not None
     shown = []  # (problem, bound) of each finished snapshot shown from here on
@@ -193,7 +184,7 @@ def test_perceptrons_warm_start_in_live_only_when_asked(qtbot, hall_window):
         x, y = w.scene.points.X[j] * 1.02
         n = w.scene.n
         QTest.mouseClick(w.panels["canvas"].plot.viewport(), Qt.MouseButton.LeftButton,
-                         Qt.KeyboardModifier.NoModifier, _pos(w, x, y))
+                         Qt.KeyboardModifier.NoModifier, canvas_pos(w, x, y))
         qtbot.waitUntil(lambda: w.scene.n == n + 1 and w.session.finished and w.session.problem.n == n + 1,
                         timeout=60000)
         return w.session.current
@@ -217,16 +208,16 @@ def test_perceptrons_warm_start_in_live_only_when_asked(qtbot, hall_window):
     assert not w.classroom.prefs.live_warm
 
 
-def test_the_public_accessible_names_hold_on_the_full_window_live_included(window):
+def test_the_public_accessible_names_hold_on_the_full_window_live_included(live_window):
     """The names scripts and screen readers use (issue 12's contract), on the window a lecturer gets."""
     from PySide6.QtGui import QAction
     from PySide6.QtWidgets import QWidget
 
-    names = {x.accessibleName() for x in window.findChildren(QWidget)}
+    names = {x.accessibleName() for x in live_window.findChildren(QWidget)}
     for name in ("canvas", "algorithm", "kernel", "step", "play", "reset", "speed", "history", "status", "live"):
         assert name in names, name
     assert any(n.startswith("param:") for n in names)
-    actions = {a.objectName() for a in window.findChildren(QAction)}
+    actions = {a.objectName() for a in live_window.findChildren(QAction)}
     assert {"action_presentation", "action_live"} <= actions
 
 
@@ -252,14 +243,14 @@ def test_with_live_on_every_kind_of_edit_reruns_to_the_end(qtbot, hall_window):
     finished()
     n = w.scene.n
     x, y = w.scene.points.X[0]
-    QTest.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, _pos(w, x, y))
+    QTest.mouseClick(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.ControlModifier, canvas_pos(w, x, y))
     finished(n - 1)
     QTest.keyClick(c.plot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier)
     finished(n)
     QTest.keyClick(c.plot, Qt.Key.Key_Z, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
     finished(n - 1)
     x, y = w.scene.points.X[1]
-    QTest.mouseMove(vp, _pos(w, x, y))
+    QTest.mouseMove(vp, canvas_pos(w, x, y))
     QTest.keyClick(c.plot, Qt.Key.Key_Delete)  # Edit ▸ Delete point under the cursor
     finished(n - 2)
     box = w.controls.kernel

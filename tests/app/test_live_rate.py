@@ -5,25 +5,15 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QEvent, QObject, QPoint, Qt
+from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from percviz.app import panel_feed
+from live_helpers import canvas_pos
 from percviz.core.data import PointSet
-from percviz.core.presets import SHIPPED_DIR
 
 pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-
-@pytest.fixture
-def window(hall_window):
-    return hall_window(SHIPPED_DIR / "notes-80-separable.json")
-
-
-def _pos(w, x, y) -> QPoint:
-    p = w.panels["canvas"].view_to_widget(x, y)
-    return QPoint(round(p.x()), round(p.y()))
 
 
 def _separable(n, seed=1):
@@ -46,8 +36,8 @@ def _count_calls(monkeypatch, obj, name, keep_kwargs=False) -> list:
 
 
 def test_each_move_of_a_live_drag_gets_its_own_final_boundary_and_the_pause_brings_the_history(
-        qtbot, window, monkeypatch):
-    w = window
+        qtbot, live_window, monkeypatch):
+    w = live_window
     with w.session.batch():
         w.scene.set_points(_separable(100), undoable=False)
         w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={})
@@ -70,14 +60,14 @@ def test_each_move_of_a_live_drag_gets_its_own_final_boundary_and_the_pause_brin
     i = int(np.argmax(w.scene.points.X[:, 0] + 0.5 * w.scene.points.X[:, 1]))  # the farthest + point
     x0, y0 = w.scene.points.X[i]
     vp = canvas.plot.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, x0, y0))
-    QTest.mouseMove(vp, _pos(w, x0 - 0.4, y0))  # beyond pyqtgraph's drag distance: the drag starts
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, x0, y0))
+    QTest.mouseMove(vp, canvas_pos(w, x0 - 0.4, y0))  # beyond pyqtgraph's drag distance: the drag starts
     qtbot.waitUntil(lambda: w.scene.dragging and w.session.finished, timeout=5000)
     x0 -= 0.4
     moves, served, sparse = 30, 0, []
     for k in range(1, moves + 1):
         target = (x0 - 0.05 * k, y0 - 0.03 * k)
-        QTest.mouseMove(vp, _pos(w, *target))
+        QTest.mouseMove(vp, canvas_pos(w, *target))
         s = w.session
 
         def drawn() -> bool:  # the canvas shows this move's finished run, its line on that run's f = 0
@@ -95,7 +85,7 @@ def test_each_move_of_a_live_drag_gets_its_own_final_boundary_and_the_pause_brin
         served += 1
         if s.sparse and s.latest.iteration > 2:  # a drag's run: no snapshot per update
             sparse.append(len(s.history_store) < s.latest.iteration + 1)
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, *target))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, *target))
     assert served == moves  # every move: its own finished boundary on the canvas
     assert sparse and all(sparse), sparse  # a drag's runs keep a snapshot per stride of updates
     # the heavy views waited for the pause, the curves followed now and then: a move costs the run and the canvas
@@ -113,10 +103,10 @@ def test_each_move_of_a_live_drag_gets_its_own_final_boundary_and_the_pause_brin
     assert np.allclose(s.problem.points.X[i], target, atol=0.05)
 
 
-def test_live_solves_the_interior_point_svm_on_a_working_set_and_reset_still_steps_its_iterates(qtbot, window, monkeypatch):
+def test_live_solves_the_interior_point_svm_on_a_working_set_and_reset_still_steps_its_iterates(qtbot, live_window, monkeypatch):
     import percviz.core.solvers.svm as svm
 
-    w = window
+    w = live_window
     with w.session.batch():
         w.scene.set_points(_separable(60), undoable=False)
         w.scene.set_settings(algorithm="svm", kernel="rbf:gamma=0.5", features="linear", params={})
@@ -145,8 +135,8 @@ def test_live_solves_the_interior_point_svm_on_a_working_set_and_reset_still_ste
     assert w.session.latest.iteration == replayed.iteration
 
 
-def test_a_live_run_over_its_budget_shows_its_latest_state_and_says_it_is_still_running(qtbot, window):
-    w = window
+def test_a_live_run_over_its_budget_shows_its_latest_state_and_says_it_is_still_running(qtbot, live_window):
+    w = live_window
     with w.session.batch():
         w.scene.set_points(_separable(100), undoable=False)
         # LMS with a tiny step: far more than 20,000 updates, so it runs on the worker
@@ -216,8 +206,8 @@ def _three_classes(n, seed=2):
 
 @pytest.mark.parametrize("name,classes,kernel", FAMILIES)
 def test_every_family_gets_a_final_boundary_per_real_mouse_move_and_the_controls_repaint_at_most_once(
-        qtbot, window, monkeypatch, name, classes, kernel):
-    w = window
+        qtbot, live_window, monkeypatch, name, classes, kernel):
+    w = live_window
     points = _separable(60) if classes == 2 else _three_classes(60)
     with w.session.batch():
         w.scene.set_points(points, undoable=False)
@@ -232,8 +222,8 @@ def test_every_family_gets_a_final_boundary_per_real_mouse_move_and_the_controls
     i = int(np.argmax(X[:, 0] + X[:, 1]))
     x0, y0 = X[i]
     vp = canvas.plot.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, x0, y0))
-    QTest.mouseMove(vp, _pos(w, x0 - 0.4, y0))  # beyond pyqtgraph's drag distance: the drag starts
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, x0, y0))
+    QTest.mouseMove(vp, canvas_pos(w, x0 - 0.4, y0))  # beyond pyqtgraph's drag distance: the drag starts
     s = w.session
     qtbot.waitUntil(lambda: w.scene.dragging and s.finished, timeout=10000)
     x0 -= 0.4
@@ -248,7 +238,7 @@ def test_every_family_gets_a_final_boundary_per_real_mouse_move_and_the_controls
     try:
         for k in range(1, moves + 1):
             target = (x0 - 0.04 * k, y0 - 0.03 * k)
-            QTest.mouseMove(vp, _pos(w, *target))
+            QTest.mouseMove(vp, canvas_pos(w, *target))
 
             def drawn() -> bool:  # this move's finished run is the one on the canvas
                 return bool(s.finished and canvas.snapshot is s.latest and s.problem is not None
@@ -262,7 +252,7 @@ def test_every_family_gets_a_final_boundary_per_real_mouse_move_and_the_controls
     s.problemChanged.disconnect(restarted)
     shown = []
     s.snapshotShown.connect(shown.append)
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, *target))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, *target))
     # the drag's end reruns the scene in full (History, scrubbing): the views go from the drag's last boundary
     # to the rerun's, never through its iteration 0
     live = w.classroom.live
