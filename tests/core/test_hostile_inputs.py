@@ -95,10 +95,16 @@ def test_weight_vector_and_multiclass_solvers(case, features):
 
 
 def test_refusals_say_what_to_do():
-    """The expected refusals on this data: a point at K(x, x) ≈ 0, the degree-8 map on coordinates ~1e6."""
-    tiny = Problem(CASES["tiny-1e-6"], kernel="linear")
+    """The expected refusals on this data: a point at the origin (K(x, x) = 0 for the linear kernel), the degree-8 map
+    on coordinates ~1e6. Tiny points alone are no longer refused: a homogeneous kernel's claims are scale-free."""
+    X = CASES["tiny-1e-6"].X.copy()
+    X[0] = 0.0
+    at_origin = Problem(_points(X, _Y), kernel="linear")
     with pytest.raises(PercvizError, match="cannot be normalized.*Move or delete"):
-        SOLVERS["snkp"](tiny).run()
+        SOLVERS["snkp"](at_origin).run()
+    tiny = SOLVERS["snkp"](Problem(CASES["tiny-1e-6"], kernel="linear"), max_iter=MAX_ITER).run()
+    base = SOLVERS["snkp"](Problem(_points(_BASE + 1.0, _Y), kernel="linear"), max_iter=MAX_ITER).run()
+    assert tiny.status == base.status  # the same set scaled by 1e-6: the same verdict
     far = Problem(CASES["far-1e6"], features="poly:degree=8")
     for name in ("rls", "mse", "fixed-increment", "ho-kashyap"):
         with pytest.raises(PercvizError, match="reaches 8.5.e[+]50.*Scale the points down"):
