@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import helpers
 import pytest
 from PySide6.QtCore import QPoint
 
@@ -16,5 +17,4 @@ def live_window(hall_window):
 
 def canvas_pos(w, x: float, y: float) -> QPoint:
     """The canvas viewport's pixel at data point (x, y) of window `w` (for QTest mouse events)."""
-    p = w.panels["canvas"].view_to_widget(x, y)
-    return QPoint(round(p.x()), round(p.y()))
+    return helpers.canvas_pos(w.panels["canvas"], x, y)

@@ -16,7 +16,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 from gap_meter import GapMeter
-from PySide6.QtCore import QEventLoop, QPoint, QPointF, Qt, QTimer
+from helpers import canvas_pos
+from PySide6.QtCore import QEventLoop, QPoint, Qt, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QCheckBox, QComboBox, QLineEdit, QSlider, QWidget
 
@@ -156,8 +157,7 @@ class Soak:
 
     # -- helpers ------------------------------------------------------------------------------------------------
     def _pos(self, x: float, y: float) -> QPoint:
-        p = self.canvas.plot.mapFromScene(self.canvas.viewbox.mapViewToScene(QPointF(x, y)))
-        return QPoint(round(p.x()), round(p.y()))
+        return canvas_pos(self.canvas, x, y)
 
     def _random_xy(self) -> tuple[float, float]:
         (x0, x1), (y0, y1) = self.canvas.viewbox.viewRange()

@@ -116,6 +116,17 @@ def test_an_svm_that_separates_at_1e3_is_not_called_w_zero(opened):
     assert "w = 0" not in status and "no boundary" not in status, status
 
 
+def test_a_cancelled_w_norm_is_not_called_w_zero(opened):
+    # the thin set at 1e2 with a cubic kernel: SMO's ‖w‖² = eᵀα − αᵀ(yF) cancels to 0 (K ≈ 1e12) while f spans
+    # about −1…1 on the points; main showed "w = 0 … no boundary" there
+    X = (np.array([[0, 1e-9], [0, -1e-9], [1, 1e-9], [1, -1e-9], [-1, 1e-9]]) + [0, 1]) * 100
+    w = opened(X, [0, 1, 0, 1, 0], "smo", kernel="poly:degree=3")
+    f = w.session.current.decision(X)
+    assert f.max() - f.min() > 1.0  # f is not constant: w ≠ 0, whatever ‖w‖ rounds to
+    status = w.controls.status.text()
+    assert "w = 0" not in status and "no boundary" not in status, status
+
+
 def test_the_feature_view_does_not_give_overlapping_clouds_a_positive_margin(opened):
     # 240 points of two overlapping clouds (linear φ): Wolfe's least-norm point stops at ‖x‖ = 4e-9, above its
     # absolute threshold, and main read that as "★ nearest hull point: ρ_K = 4.047e-09" on a non-separable set

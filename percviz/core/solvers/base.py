@@ -106,7 +106,8 @@ METRICS: dict[str, MetricInfo] = {
         MetricInfo("criterion", "criterion J", True, "the criterion function being minimized"),
         MetricInfo("weight_norm", "‖a‖", True, "Euclidean norm of the weight vector"),
         MetricInfo("weight_reach", "‖w‖·max‖φ(xᵢ)‖", True,
-                   "SVM: the most w can move f across the points, scale-free (≈ 0: f is the constant b)"),
+                   "SVM: the most w can move f across the points, scale-free (≈ 0: f is the constant b); at least "
+                   "half the range of f on the points"),
         MetricInfo("e_plus_norm", "‖e⁺‖", True, "Ho–Kashyap: norm of the positive part of the error"),
         MetricInfo("error_norm", "‖e‖", True, "Ho–Kashyap/MSE: norm of the error vector Ya − b"),
         MetricInfo("step_size", "step η_k", True, "the step size used by this update"),
@@ -432,6 +433,14 @@ def feature_reach(problem: Problem) -> float:
     """max_i ‖φ(x_i)‖ = max_i √K(x_i, x_i) of the kernel: |f(x_i) − b| ≤ ‖w‖ times this on every point."""
     d = np.asarray(problem.kernel.diag(np.asarray(problem.X, dtype=float)), dtype=float)
     return float(np.sqrt(max(float(d.max(initial=0.0)), 0.0)))
+
+
+def weight_reach(wn: float, problem: Problem, fx: np.ndarray) -> float:
+    """‖w‖·max‖φ(x_i)‖, and at least half the range of f on the points (a lower bound on it that no cancellation
+    in ‖w‖² = αᵀQα can hide: a computed ‖w‖ of 0 while f spans −1…1 is rounding, not w = 0)."""
+    fx = np.asarray(fx, dtype=float)
+    spread = 0.5 * float(np.ptp(fx)) if fx.size and np.isfinite(fx).all() else 0.0
+    return max(wn * feature_reach(problem), spread)
 
 
 def decision_on_points(decision: DecisionFunction, X: np.ndarray) -> np.ndarray:

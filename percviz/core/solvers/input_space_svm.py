@@ -30,7 +30,7 @@ from percviz.core.errors import DataError
 from percviz.core.input_distance import InputDistances, default_rect, input_distances, project
 from percviz.core.kernel_derivatives import require_differentiable
 from percviz.core.params import ParamSet, ParamSpec
-from percviz.core.solvers.base import Status, feature_reach, register
+from percviz.core.solvers.base import Status, register, weight_reach
 from percviz.core.solvers.svm import SVM, solve_dual, solve_on_working_set
 
 _OK = {"Solved", "AlmostSolved"}
@@ -253,7 +253,7 @@ class InputSpaceSVM(SVM):
                 "train_errors": int((scores <= 0).sum()),
                 "support_vectors": int((step.alpha > akaho.SV_FRACTION * max(step.alpha.max(initial=0), 1e-300)).sum()),
                 "weight_norm": wn,
-                "weight_reach": wn * feature_reach(self.problem),
+                "weight_reach": weight_reach(wn, self.problem, fx),
             },
             "message": self._message(step, m),
         }

@@ -51,7 +51,7 @@ from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
 from percviz.core.solvers._kernel_cache import KernelColumns
 from percviz.core.solvers._smo_newton import newton_polish
-from percviz.core.solvers.base import Solver, Status, feature_reach, register
+from percviz.core.solvers.base import Solver, Status, register, weight_reach
 from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: The curvature used when a = K_ii + K_jj − 2K_ij ≤ 0 (LIBSVM's τ).
@@ -479,7 +479,7 @@ class SMO(Solver):
             "kkt_gap": max(float(np.subtract(*self._full_extremes())), 0.0),
             "margin": float(scores.min()) / wn if wn > 0 else None,  # min y f/‖w‖ as the SVM (negative with errors)
             "weight_norm": wn,
-            "weight_reach": wn * feature_reach(self.problem),
+            "weight_reach": weight_reach(wn, self.problem, y - F),  # f(x_t) − b = y_t − F_t
             "train_errors": int((scores <= 0).sum()),
             "slack_sum": float(np.maximum(0.0, 1.0 - scores).sum()),
             "support_vectors": int((a > 0).sum()),

@@ -36,7 +36,7 @@ from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
 from percviz.core.kernel_witness import nonseparability_confirmed
 from percviz.core.params import ParamSet, ParamSpec
-from percviz.core.solvers.base import Solver, Status, feature_reach, register
+from percviz.core.solvers.base import Solver, Status, register, weight_reach
 from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: Above this many points the interior-point iterates are not replayed (each replay re-solves the QP).
@@ -305,7 +305,7 @@ class SVM(Solver):
                 # (negative with training errors) for a soft one.
                 "margin": float(scores.min() / wn) if wn > 0 else None,
                 "weight_norm": wn,
-                "weight_reach": wn * feature_reach(self.problem),
+                "weight_reach": weight_reach(wn, self.problem, scores * self._y),
                 "train_errors": int((scores <= 0).sum()),
                 "slack_sum": float(slack.sum()),
                 "support_vectors": int(sv.sum()),
