@@ -684,8 +684,8 @@ class CanvasView(QWidget, Panel):
         L = self._map_level
         # very small or large values: show f·10^-e on the colour bar, and say so in its label
         e = int(np.floor(np.log10(L)))
-        e = e if abs(e) >= 3 else 0
-        shown = F * np.float32(10.0**-e) if e else F
+        e = max(e if abs(e) >= 3 else 0, -300)  # 10^-e stays finite even for a subnormal L
+        shown = _scaled_for_image(F, e)
         self.colorbar.setVisible(self.view_settings["shading"])
         self.image.setVisible(self.view_settings["shading"])
         self.image.setImage(shown, autoLevels=False, levels=(-L * 10.0**-e, L * 10.0**-e))
@@ -1183,6 +1183,16 @@ def evaluation_work(d, grid: ViewGrid, n_points: int) -> float:
     if isinstance(d, FeatureLinear):
         return float(cells) * d.features.dimension() * max(1, int(d.n_outputs))
     return float(cells)  # kernel pictures reuse per-point rows cached across snapshots: kept on the UI thread
+
+
+def _scaled_for_image(F, e: int):
+    """f·10^-e for the float32 image: scaled in float64, clipped so that no value overflows it."""
+    if not e:
+        return F
+    big = float(np.finfo(np.float32).max) / 4
+    with np.errstate(over="ignore"):  # far from the points f can exceed the level by far: clipped below
+        shown = np.asarray(F, dtype=np.float64) * 10.0**-e
+    return np.clip(shown, -big, big, out=shown)
 
 
 def _evaluate_picture(evaluator: GridEvaluator, d, grid: ViewGrid, X, preview: bool):

@@ -56,3 +56,29 @@ def test_canvas_and_weight_view_draw_a_diverged_iterate_without_raising(qtbot, s
     assert math.isfinite(lo) and math.isfinite(hi)
     (x0, x1), (y0, y1) = weights.plot.getViewBox().viewRange()
     assert all(math.isfinite(v) and abs(v) < 1e100 for v in (x0, x1, y0, y1))
+
+
+@pytest.mark.parametrize("scale", [1e-42, 1e-200, 1e-300, 1e-320])
+def test_a_tiny_decision_function_is_shaded_finite_on_its_own_scale(qtbot, scale):
+    """f ≈ 1e-42 on the points: the image shows f·10⁴² (its float32 scale factor overflowed to inf before: a soak warning)."""
+    scene = SceneModel(POINTS)
+    canvas = CanvasView(scene)
+    qtbot.addWidget(canvas)
+    canvas.resize(400, 300)
+    canvas.show()
+    canvas.set_problem(Problem(POINTS), get_solver("perceptron"))
+    canvas.set_snapshot(_snap([0.2 * scale, -0.5 * scale, scale]))
+    with np.errstate(over="raise", invalid="raise", divide="raise"):  # underflow (to 0) is harmless here
+        canvas.redraw_now()
+    image = np.asarray(canvas.image.image, dtype=np.float64)
+    lo, hi = canvas.image.getLevels()
+    assert np.isfinite(image).all() and math.isfinite(lo) and math.isfinite(hi) and hi > 0
+    assert canvas.message.isHidden()
+    # the boundary 0.2 - 0.5x + y = 0 (φ = (1, x, y)) is drawn from the exact (float64) affine f
+    x, y = canvas.boundary_curve.getData()
+    if scale < 1e-308:  # subnormal weights hold a few bits only: finite levels and image are all there is to ask
+        return
+    assert x is not None and len(x) >= 2 and np.allclose(0.2 - 0.5 * x + y, 0, atol=1e-9)
+    if scale >= 1e-42:  # within float32's range the shading keeps f's sign on both sides, on a ×10⁴² bar
+        assert image.min() < 0 < image.max()
+        assert "10⁴²" in canvas.colorbar.axis.labelText
