@@ -3,7 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, QTimer
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, Qt, QTimer
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication
 
 
 def canvas_pos(canvas, x: float, y: float) -> QPoint:
@@ -17,6 +19,20 @@ def spin(seconds: float) -> None:
     loop = QEventLoop()
     QTimer.singleShot(int(seconds * 1000), loop.quit)
     loop.exec()
+
+
+def shown_iteration(w) -> int:
+    """The iteration of the snapshot the window shows once the run is idle (-1: none)."""
+    w.session.wait_idle()
+    snap = w.session.current
+    return -1 if snap is None else snap.iteration
+
+
+def press_key(w, key, mods=Qt.KeyboardModifier.NoModifier) -> None:
+    """A key press where the keyboard focus is (as a person's would land), then the run idle."""
+    QTest.keyClick(QApplication.focusWidget() or w, key, mods)
+    QApplication.processEvents()
+    w.session.wait_idle()
 
 
 def noise_window(qtbot, n: int, seed: int):

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import press_key, shown_iteration
 from PySide6.QtCore import QPoint, QPointF, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -22,18 +23,6 @@ XOR = [(1.0, 1.0, 0), (-1.0, -1.0, 0), (1.0, -1.0, 1), (-1.0, 1.0, 1)]
 @pytest.fixture
 def window(hall_window):
     return hall_window(PRESET)
-
-
-def _iteration(w) -> int:
-    w.session.wait_idle()
-    snap = w.session.current
-    return -1 if snap is None else snap.iteration
-
-
-def _key(w, key, mods=Qt.KeyboardModifier.NoModifier) -> None:
-    QTest.keyClick(QApplication.focusWidget() or w, key, mods)
-    QApplication.processEvents()
-    w.session.wait_idle()
 
 
 def _finish(w):
@@ -55,12 +44,12 @@ def test_enter_or_escape_on_a_choice_box_gives_the_keyboard_to_the_canvas(window
         QApplication.processEvents()
         assert box.hasFocus()
         text = box.currentText()
-        _key(w, leave)
+        press_key(w, leave)
         assert plot.hasFocus(), box.accessibleName()
         assert box.currentText() == text
-        before = _iteration(w)
-        _key(w, Qt.Key.Key_Space)
-        assert _iteration(w) == before + 1, box.accessibleName()
+        before = shown_iteration(w)
+        press_key(w, Qt.Key.Key_Space)
+        assert shown_iteration(w) == before + 1, box.accessibleName()
 
 
 @pytest.mark.parametrize("leave", [Qt.Key.Key_Return, Qt.Key.Key_Escape], ids=["enter", "escape"])
@@ -69,7 +58,7 @@ def test_the_generator_dialog_gives_the_keys_back_when_it_closes(window, leave):
     plot = w.panels["canvas"].plot
     plot.setFocus()
     n0 = w.scene.n
-    _key(w, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
+    press_key(w, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
     dlg = w._generators_dialog
     assert dlg.isVisible()
     dlg.n.setFocus()
@@ -81,9 +70,9 @@ def test_the_generator_dialog_gives_the_keys_back_when_it_closes(window, leave):
     assert not dlg.isVisible()
     assert w.scene.n == (40 if leave == Qt.Key.Key_Return else n0)
     assert QApplication.activeWindow() is w and plot.hasFocus()
-    before = _iteration(w)
-    _key(w, Qt.Key.Key_Space)
-    assert _iteration(w) == before + 1
+    before = shown_iteration(w)
+    press_key(w, Qt.Key.Key_Space)
+    assert shown_iteration(w) == before + 1
     if leave == Qt.Key.Key_Return:
         w.undo_action.trigger()  # the whole generation is one step
         assert w.scene.n == n0
@@ -203,18 +192,18 @@ def test_presenting_home_on_a_long_run_asks_on_the_bar_then_a_second_press_reset
     w.scene.set_settings(algorithm="fixed-increment", params={})  # 7283 corrections
     w.session.wait_idle()
     w.session.run_to_end()
-    assert _iteration(w) >= LONG_RUN
-    _key(w, Qt.Key.Key_F5)
+    assert shown_iteration(w) >= LONG_RUN
+    press_key(w, Qt.Key.Key_F5)
     bar_reset = w.classroom.presentation_layout.bar.buttons["reset"]
     w.panels["canvas"].plot.setFocus()
-    _key(w, Qt.Key.Key_Home)
-    assert _iteration(w) >= LONG_RUN  # only asked
+    press_key(w, Qt.Key.Key_Home)
+    assert shown_iteration(w) >= LONG_RUN  # only asked
     assert "discard" in w.statusBar().currentMessage().lower() and w.statusBar().isVisible()
     assert bar_reset.isVisible() and bar_reset.text() == "Discard?"
-    _key(w, Qt.Key.Key_Home)
-    assert _iteration(w) == 0
+    press_key(w, Qt.Key.Key_Home)
+    assert shown_iteration(w) == 0
     assert bar_reset.text() == "Reset"
-    _key(w, Qt.Key.Key_F5)
+    press_key(w, Qt.Key.Key_F5)
 
 
 FAMILIES = ("fixed-increment", "batch-perceptron", "mse", "lms", "ho-kashyap", "winnow", "relaxation", "svm", "smo",
@@ -245,11 +234,11 @@ def test_one_space_draws_in_every_curves_plot_and_a_reset_resets_their_ranges(wi
             w.session.step()
         w.session.wait_idle()
         plot.setFocus()
-        _key(w, Qt.Key.Key_R)
-        _key(w, Qt.Key.Key_R)  # (a second press in case the run was long)
-        assert _iteration(w) == 0, name
-        _key(w, Qt.Key.Key_Space)
-        if _iteration(w) == 0:
+        press_key(w, Qt.Key.Key_R)
+        press_key(w, Qt.Key.Key_R)  # (a second press in case the run was long)
+        assert shown_iteration(w) == 0, name
+        press_key(w, Qt.Key.Key_Space)
+        if shown_iteration(w) == 0:
             continue  # finished at iteration 0 (nothing left to step)
         QApplication.processEvents()
         getattr(curves, "flush", lambda: None)()

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pytest
+from helpers import press_key, shown_iteration
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
@@ -20,18 +21,6 @@ PRESET = SHIPPED_DIR / "notes-80-separable.json"
 @pytest.fixture
 def window(hall_window):
     return hall_window(PRESET)
-
-
-def _iteration(w) -> int:
-    w.session.wait_idle()
-    snap = w.session.current
-    return -1 if snap is None else snap.iteration
-
-
-def _key(w, key, mods=Qt.KeyboardModifier.NoModifier) -> None:
-    QTest.keyClick(QApplication.focusWidget() or w, key, mods)
-    QApplication.processEvents()
-    w.session.wait_idle()
 
 
 def _type_in(qtbot, w, editor, text: str) -> None:
@@ -54,17 +43,17 @@ def test_enter_in_a_field_commits_and_space_then_steps(qtbot, window):
     w = window
     gamma = _gamma_field(w)
     _type_in(qtbot, w, gamma, "1.5")
-    _key(w, Qt.Key.Key_Return)
+    press_key(w, Qt.Key.Key_Return)
     assert w.scene.settings.kernel == "rbf:gamma=1.5"
     assert not gamma.hasFocus()
     assert w.panels["canvas"].plot.hasFocus()
-    assert _iteration(w) == 0
-    _key(w, Qt.Key.Key_Space)
-    assert _iteration(w) == 1
+    assert shown_iteration(w) == 0
+    press_key(w, Qt.Key.Key_Space)
+    assert shown_iteration(w) == 1
     assert gamma.text() == "1.5"  # nothing typed into the field
-    _key(w, Qt.Key.Key_Space)
-    _key(w, Qt.Key.Key_Left)
-    assert _iteration(w) == 1
+    press_key(w, Qt.Key.Key_Space)
+    press_key(w, Qt.Key.Key_Left)
+    assert shown_iteration(w) == 1
 
 
 def test_escape_reverts_the_typed_text_and_leaves_the_field(qtbot, window):
@@ -74,11 +63,11 @@ def test_escape_reverts_the_typed_text_and_leaves_the_field(qtbot, window):
     _type_in(qtbot, w, gamma, "-3")
     assert w.controls.kernel_form.error_text("gamma")
     assert not w.controls.step_button.isEnabled()
-    _key(w, Qt.Key.Key_Escape)
+    press_key(w, Qt.Key.Key_Escape)
     assert w.scene.settings.kernel == before
     assert gamma.text() == "0.5" and not w.controls.kernel_form.error_text("gamma")
     assert w.controls.step_button.isEnabled()
-    _key(w, Qt.Key.Key_P)  # P plays (it is not typed anywhere)
+    press_key(w, Qt.Key.Key_P)  # P plays (it is not typed anywhere)
     assert w.session.state in ("playing", "finished")
     w.session.pause()
 
@@ -90,7 +79,7 @@ def test_while_typing_the_run_keys_go_into_the_field(qtbot, window):
     QTest.keyClick(gamma, Qt.Key.Key_Space)
     QTest.keyClick(gamma, Qt.Key.Key_P)
     assert gamma.text() == "2 p"
-    assert _iteration(w) == 0
+    assert shown_iteration(w) == 0
 
 
 def test_validation_message_follows_the_current_text_and_goes_when_valid(qtbot, window):
@@ -113,16 +102,16 @@ def test_run_keys_work_after_clicking_buttons_sliders_and_combos(qtbot, window):
     algorithm, speed = w.scene.settings.algorithm, c.speed.value()
     QTest.mouseClick(c.step_button, Qt.MouseButton.LeftButton)
     w.session.wait_idle()
-    assert _iteration(w) == 1
+    assert shown_iteration(w) == 1
     for widget in (c.play_button, c.speed, c.history, c.algorithm):
         widget.setFocus()  # even with the keyboard on them (Tab), Space steps and ← scrubs
-        before = _iteration(w)
-        _key(w, Qt.Key.Key_Space)
-        assert _iteration(w) == before + 1, widget.accessibleName()
-        _key(w, Qt.Key.Key_Left)
-        assert _iteration(w) == before, widget.accessibleName()
-        _key(w, Qt.Key.Key_End)
-        assert _iteration(w) == before + 1, widget.accessibleName()
+        before = shown_iteration(w)
+        press_key(w, Qt.Key.Key_Space)
+        assert shown_iteration(w) == before + 1, widget.accessibleName()
+        press_key(w, Qt.Key.Key_Left)
+        assert shown_iteration(w) == before, widget.accessibleName()
+        press_key(w, Qt.Key.Key_End)
+        assert shown_iteration(w) == before + 1, widget.accessibleName()
     assert w.scene.settings.algorithm == algorithm  # ← on the combo did not pick another algorithm
     assert c.speed.value() == speed  # nor moved the speed slider
     # a click on a button leaves the keyboard where it was
@@ -143,13 +132,13 @@ def test_reset_of_a_long_run_asks_first(qtbot, window):
     w.session.wait_idle()
     w.session.run_to_end()
     w.session.wait_idle()
-    assert _iteration(w) >= LONG_RUN
+    assert shown_iteration(w) >= LONG_RUN
     w.panels["canvas"].plot.setFocus()
-    _key(w, Qt.Key.Key_Home)
-    assert _iteration(w) >= LONG_RUN  # the first press only asks
+    press_key(w, Qt.Key.Key_Home)
+    assert shown_iteration(w) >= LONG_RUN  # the first press only asks
     assert "again" in w.controls.reset_button.text().lower()
-    _key(w, Qt.Key.Key_R)
-    assert _iteration(w) == 0
+    press_key(w, Qt.Key.Key_R)
+    assert shown_iteration(w) == 0
 
 
 def test_every_key_is_listed_in_help_and_reachable_from_a_menu(window):
