@@ -604,8 +604,8 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
     SYNC_BUDGET seconds, not computable, or not resolved (undecided, or a separable ρ_K too thin to certify).
 
     Never blocks a run for long: what it starts gets SYNC_BUDGET seconds (a memo that ran out of time is kept,
-    and a later optimal_margin with a larger budget, e.g. the app's background job, resumes it), and it never
-    waits for a computation running on another thread. Cheap to call again: solvers may ask on every
+    and a later optimal_margin with a larger budget, e.g. the app's background job, resumes it), and it waits at
+    most SYNC_BUDGET seconds for a computation running on another thread. Cheap to call again: solvers may ask on every
     snapshot until the margin is known.
     on_gram: the computation works on G or its factor (n×n); False for explicit rows.
     """
@@ -618,8 +618,10 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
         return None
     if m is None or compute is None:
         lock = _key_lock(problem, key)
-        if not lock.acquire(blocking=False):
-            return None  # another thread is computing it (e.g. the app's background job): absent until then
+        # another thread computing it (the app's background job) is waited for as long as computing it here
+        # could take; then its memo is read. (Not waiting left a short run's every bound absent: CI's Live test.)
+        if not lock.acquire(timeout=SYNC_BUDGET):
+            return None  # still computing after SYNC_BUDGET: absent until then
         _LOCAL.budget = SYNC_BUDGET
         try:
             m = optimal_margin(problem, SYNC_BUDGET) if compute is None else cached_on(problem, key, compute)
