@@ -4,9 +4,11 @@ A full (generation 2) collection walks every tracked object. Once the window is 
 100,000 objects (Qt wrappers, pyqtgraph, modules) and one pass holds the GIL for 20–60 ms: whichever
 thread triggers it, the UI thread stalls (bench/bench_app.py). `settle()` collects once and then moves
 the survivors to the permanent generation (`gc.freeze`), so that the collections during a run only walk
-what the run created. A settle collects only what is not frozen yet (milliseconds); every FULL_EVERY-th one
-(and a forced one) unfreezes first and walks everything, so that frozen objects that died in cycles since do not
-stay for long. (Each settle walking everything cost the UI thread 0.1–0.6 s on a loaded machine, bench_scale_app.)
+what the run created. A settle collects only what is not frozen yet (milliseconds). It walks the frozen
+objects too (unfreezing first) only once their number has grown by FULL_GROWTH since the last such walk, so
+that frozen objects that died in cycles since cannot pile up, while the walks stay proportional to the growth:
+in a process that holds far more than the window (a notebook, a test suite: 250,000 objects, one walk 0.25 s)
+a fixed "every k-th settle" walked them all again and again mid-use (CI's soak).
 """
 
 from __future__ import annotations
@@ -17,24 +19,37 @@ import time
 
 #: A settle is skipped while fewer objects than this have gathered outside the frozen set since the last one.
 MIN_NEW_OBJECTS = 5000
-#: One settle in this many walks the frozen objects too.
-FULL_EVERY = 8
-_count = 0
+#: A settle walks everything once the frozen set has grown by this factor since the last walk of everything.
+FULL_GROWTH = 1.5
+_frozen_at_full_walk = 0  # gc.get_freeze_count() right after the last walk of everything (0: none yet)
 
 
 def settle(force: bool = False) -> float:
-    """Collect what is not frozen (everything when forced or every FULL_EVERY-th time), then freeze the survivors
-    out of later collections; returns the seconds it took.
+    """Collect what is not frozen (everything when forced or when the frozen set grew by FULL_GROWTH), then
+    freeze the survivors out of later collections; returns the seconds it took.
 
     Skipped (0.0) unless forced or at least MIN_NEW_OBJECTS objects have gathered since the last settle,
     so an edit here and there does not cost a full collection each time."""
-    if not force and len(gc.get_objects(1)) + len(gc.get_objects(2)) < MIN_NEW_OBJECTS:
+    pending = _pending()
+    if not force and pending < MIN_NEW_OBJECTS:
         return 0.0
-    global _count
+    global _frozen_at_full_walk
     t0 = time.perf_counter()
-    _count += 1
-    if force or _count % FULL_EVERY == 0:
+    full = force or gc.get_freeze_count() + pending > FULL_GROWTH * _frozen_at_full_walk
+    if full:
         gc.unfreeze()
     gc.collect()
     gc.freeze()
+    if full:
+        _frozen_at_full_walk = gc.get_freeze_count()
     return time.perf_counter() - t0
+
+
+def _pending() -> int:
+    """Tracked objects that outlived a young collection and are not frozen yet."""
+    return len(gc.get_objects(1)) + len(gc.get_objects(2))
+
+
+def walks_everything_next() -> bool:
+    """True when the next settle that is not skipped will walk the frozen objects too."""
+    return gc.get_freeze_count() + _pending() > FULL_GROWTH * _frozen_at_full_walk

@@ -21,7 +21,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from percviz.app import classroom, experiments
+from percviz.app import classroom, experiments, heap
 from percviz.app.canvas import CanvasView
 from percviz.app.controls import ControlsPanel
 from percviz.app.curves import CurvesView
@@ -77,6 +77,9 @@ class MainWindow(QMainWindow):
         if install_classroom:
             self._install_classroom()
         experiments.install(self)  # the Experiments menu (docs/experiments.md)
+        # what the process held before (a notebook's, a test suite's objects) leaves later full collections:
+        # one of 250,000 unfrozen objects took 0.25 s of the UI thread mid-drag (CI's soak; percviz.app.heap)
+        heap.settle()
 
     @property
     def title(self) -> str:

@@ -83,14 +83,15 @@ def test_the_heap_is_settled_while_idle_and_not_while_running(qtbot, monkeypatch
     settles = []
     monkeypatch.setattr(session_mod.heap, "settle", lambda: settles.append(time.monotonic()) or 0.0)
     w = noise_window(qtbot, 200, seed=1)
+    assert len(settles) == 1  # the window's construction settles what the process held before
     spin(session_mod.SETTLE_AFTER_MS / 1000 + 0.3)
-    assert len(settles) == 1  # once, after the scene went idle
+    assert len(settles) == 2  # once more, after the scene went idle
     w.session.run_to_end()
     spin(1.0)
-    assert len(settles) == 1  # never during a run
+    assert len(settles) == 2  # never during a run
     w.session.pause()
     spin(session_mod.SETTLE_AFTER_MS / 1000 + 0.3)
-    assert len(settles) == 2
+    assert len(settles) == 3
 
 
 def test_settle_freezes_the_survivors_and_keeps_them_alive(qapp):
@@ -106,6 +107,67 @@ def test_settle_freezes_the_survivors_and_keeps_them_alive(qapp):
         gc.collect(0)  # promote them out of the youngest generation, as time would
         gc.collect(1)
         assert heap.settle() > 0 and gc.get_freeze_count() >= 1000 + len(more)
+    finally:
+        gc.unfreeze()
+
+
+class _Cycle:
+    """A tracked object in a reference cycle: only a collection that walks it can free it."""
+
+    def __init__(self):
+        self.me = self
+
+
+def _promoted(objects):
+    gc.collect(0)  # out of the youngest generations, as time would
+    gc.collect(1)
+    return objects
+
+
+def test_a_settle_walks_the_frozen_objects_again_only_once_they_grew_by_half(qapp):
+    """Dead cycles among frozen objects are freed by the next walk of everything, which comes once the frozen
+    set has grown by FULL_GROWTH (not every k-th settle: in a big process each such walk stalls the window)."""
+    import weakref
+
+    from percviz.app import heap
+
+    heap.settle(force=True)
+    try:
+        base = gc.get_freeze_count()
+        dead = _Cycle()
+        gone = weakref.ref(dead)
+        keep = _promoted([[i] for i in range(heap.MIN_NEW_OBJECTS + 10)])
+        assert heap.settle() > 0 and not heap.walks_everything_next()  # 5,000 more: only the new ones walked
+        del dead
+        keep += _promoted([[i] for i in range(heap.MIN_NEW_OBJECTS + 10)])
+        heap.settle()
+        assert gone() is not None  # frozen, then died: not freed by a settle of the new objects only
+        assert gc.get_freeze_count() < heap.FULL_GROWTH * base
+        keep += _promoted([[i] for i in range(int(heap.FULL_GROWTH * base))])
+        assert heap.walks_everything_next()
+        heap.settle()
+        assert gone() is None and not heap.walks_everything_next()  # the frozen set grew by half: walked, freed
+        assert keep[-1] == [int(heap.FULL_GROWTH * base) - 1]
+    finally:
+        gc.unfreeze()
+
+
+def test_a_new_window_freezes_what_the_process_held_before_out_of_later_collections(qtbot):
+    """A notebook's (or a test suite's) 200,000 objects: opening the window settles them, so Python's own full
+    collections during a drag walk only what the window made since (CI's soak: 0.25 s for one such walk)."""
+    from percviz.app.main_window import MainWindow
+
+    gc.unfreeze()
+    held = _promoted([[i] for i in range(200_000)])
+    gc.collect(2)  # Python's own bookkeeping as after a full collection: held is in the oldest generation
+    try:
+        assert len(gc.get_objects(2)) >= len(held)
+        w = MainWindow(install_classroom=False)
+        qtbot.addWidget(w)
+        assert gc.get_freeze_count() >= len(held) and len(gc.get_objects(2)) < len(held) // 4
+        t0 = time.thread_time()
+        gc.collect(2)  # what an automatic full collection now walks
+        assert time.thread_time() - t0 < 0.05 and held[-1] == [199_999]
     finally:
         gc.unfreeze()
 
