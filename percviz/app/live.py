@@ -47,6 +47,8 @@ WEIGHT_WARM_SOLVERS = ("fixed-increment", "variable-increment", "perceptron")
 #: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
 #: panel_feed.DRAG_PAUSE_MS, so that the heavy views catch up once, on the full run.
 SETTLE_MS = 100
+#: While the worker is inside the run's first update, Live looks again this many ms later (the UI never waits).
+RETRY_MS = 5
 #: A sparse run that took longer than this (s) is not rerun at the pause: its strided history stays.
 RERUN_MAX_S = 1.0
 
@@ -100,8 +102,12 @@ class LiveMode(QObject):
         s.quiet_start_runs = lambda: self._quiet
         self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
         self._settle.timeout.connect(self._run_settled)
+        self._retry = QTimer(self, singleShot=True, interval=RETRY_MS)
+        self._retry.timeout.connect(self._run)
         s.problemChanged.connect(self._on_problem)
         s.runStateChanged.connect(self._on_state)
+        s.rhoChanged.connect(self._on_rho)
+        self._rho_rerun = None  # the Problem last rerun because its ρ_K came after its run had ended
         window.presetLoaded.connect(self._on_preset)
         self.set_on(bool(prefs.live), remember=False)
 
@@ -147,6 +153,9 @@ class LiveMode(QObject):
             return
         forms_valid = getattr(self.window.controls, "forms_valid", lambda: True)()
         if not forms_valid:
+            return
+        if s.update_in_flight:  # the worker is on the run's iteration 0 (its bound's ρ_K): look again, never wait
+            self._retry.start()
             return
         self.runs += 1
         self._t_run = time.monotonic()
@@ -203,6 +212,25 @@ class LiveMode(QObject):
         if canvas is not None and hasattr(canvas, "keep_picture"):
             canvas.keep_picture()  # the rerun's boundary is the same: no blank frame in between
         s.restart()  # a fresh Problem: Live runs it to the end, this time in full
+
+    def _on_rho(self, rho) -> None:
+        """ρ_K arrived after the run it bounds had ended (the UI thread gave it a frame's time, gram.margin_wait):
+        the same Problem is run once more from ρ_K's memo, quietly, so that its bound metric appears."""
+        s, scene = self.window.session, self.window.scene
+        last, cls, problem = s.latest, s.solver_cls, s.problem
+        if (rho is None or not self.on or not s.finished or problem is None or problem is self._rho_rerun
+                or scene.dragging or self._bound_off or last is None or "bound" not in cls.metric_keys
+                or last.metrics.get("bound") is not None or not dict(scene.settings.params).get("bound", True)):
+            return
+        if getattr(cls, "name", "") in WARM_SOLVERS or (
+                self.warm_action.isChecked() and getattr(cls, "name", "") in WEIGHT_WARM_SOLVERS):
+            return  # its run started from the last one's coefficients: a rerun from scratch would be another run
+        self._rho_rerun, self._settled = problem, True  # (_options: a quiet rerun, shown once)
+        canvas = getattr(self.window, "panels", {}).get("canvas")
+        if canvas is not None and hasattr(canvas, "keep_picture"):
+            canvas.keep_picture()
+        s.restart(same_problem=True)  # the same Problem keeps ρ_K's memo
+        QTimer.singleShot(0, self._run)  # (a restart on the same Problem is Reset, which Live does not run)
 
     def _warm_start(self, problem, solver_cls) -> dict:
         """SMO's warm start for a Live rerun: the last finished α on the edited points (else nothing)."""

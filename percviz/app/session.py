@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import threading
 import time
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from typing import Any, Iterator
 
 import numpy as np
@@ -29,7 +29,7 @@ from percviz.app.frames import PLAY, RUN, STILL, FrameScheduler
 from percviz.app.strided_run import strided_snapshots
 from percviz.app.worker import SnapshotWorker, error_text
 from percviz.core.errors import PercvizError
-from percviz.core.gram import BOUND_MAX_N, margin_affordable, margins_deferred, optimal_margin
+from percviz.core.gram import BOUND_MAX_N, margin_affordable, margin_wait, margins_deferred, optimal_margin
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
@@ -521,10 +521,17 @@ class RunSession(QObject):
     def scrub(self, delta: int) -> None:
         self.show_index(self.index + int(delta))
 
+    @property
+    def update_in_flight(self) -> bool:
+        """The worker is inside an update of this run (its iteration 0 may spend SYNC_BUDGET on ρ_K): advance_sync
+        would wait for it. Never waits."""
+        return self._gen is not None and self._worker.busy
+
     def advance_sync(self, steps: int, seconds: float | None = None) -> Any:
         """Run up to `steps` updates on this thread (scripts, screenshots); returns the newest snapshot.
 
-        seconds: stop once this much time has passed (Live), then show the newest snapshot once."""
+        seconds: stop once this much time has passed (Live), then show the newest snapshot once; a bound metric's
+        margin is given as long at most (gram.margin_wait: the UI thread never waits a quarter second for ρ_K)."""
         if self._gen is None:
             return self.latest
         self.pause()
@@ -538,10 +545,11 @@ class RunSession(QObject):
         target = int(steps) + 1 - len(self._history)  # iteration 0 counts as the first snapshot
         end = None if seconds is None else time.monotonic() + seconds
         try:
-            for _ in range(max(0, target)):
-                snaps.append(next(gen))
-                if snaps[-1].status.done or (end is not None and time.monotonic() > end):
-                    break
+            with nullcontext() if seconds is None else margin_wait(seconds):
+                for _ in range(max(0, target)):
+                    snaps.append(next(gen))
+                    if snaps[-1].status.done or (end is not None and time.monotonic() > end):
+                        break
         except StopIteration:
             pass
         except Exception as exc:

@@ -74,6 +74,11 @@ class SnapshotWorker(QObject):
             self._due = time.monotonic()
             self._cond.notify_all()
 
+    @property
+    def busy(self) -> bool:
+        """An update is in flight (take_job would wait for it); never waits."""
+        return self._busy
+
     def take_job(self, timeout: float = 30.0) -> Iterator[Any] | None:
         """Detach the current job's generator, waiting for an update in flight to finish."""
         with self._cond:

@@ -599,13 +599,30 @@ def margins_deferred(above_n: int):
         _LOCAL.defer_above = before
 
 
+@contextmanager
+def margin_wait(seconds: float):
+    """On this thread, within it, margin_if gives a margin at most `seconds` (computing it, or waiting for another
+    thread's computation) instead of SYNC_BUDGET: a Live run on the UI thread has a frame's time, not a quarter second.
+    What runs out is absent from that snapshot and asked for again at the next one (the app reruns a finished
+    Live run once ρ_K arrives)."""
+    before = getattr(_LOCAL, "wait", None)
+    _LOCAL.wait = min(SYNC_BUDGET if before is None else before, max(float(seconds), 0.0))
+    try:
+        yield
+    finally:
+        if before is None:
+            del _LOCAL.wait
+        else:
+            _LOCAL.wait = before
+
+
 def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram: bool = True) -> MarginResult | None:
     """The memoized margin for the `bound` metric, or None when turned off, too costly, not known within
     SYNC_BUDGET seconds, not computable, or not resolved (undecided, or a separable ρ_K too thin to certify).
 
     Never blocks a run for long: what it starts gets SYNC_BUDGET seconds (a memo that ran out of time is kept,
     and a later optimal_margin with a larger budget, e.g. the app's background job, resumes it), and it waits at
-    most SYNC_BUDGET seconds for a computation running on another thread. Cheap to call again: solvers may ask on every
+    most SYNC_BUDGET seconds for a computation running on another thread (less within margin_wait). Cheap to call again: solvers may ask on every
     snapshot until the margin is known.
     on_gram: the computation works on G or its factor (n×n); False for explicit rows.
     """
@@ -620,11 +637,12 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
         lock = _key_lock(problem, key)
         # another thread computing it (the app's background job) is waited for as long as computing it here
         # could take; then its memo is read. (Not waiting left a short run's every bound absent: CI's Live test.)
-        if not lock.acquire(timeout=SYNC_BUDGET):
-            return None  # still computing after SYNC_BUDGET: absent until then
-        _LOCAL.budget = SYNC_BUDGET
+        wait = getattr(_LOCAL, "wait", SYNC_BUDGET)  # (margin_wait)
+        if not lock.acquire(timeout=wait):
+            return None  # still computing after the wait: absent until then
+        _LOCAL.budget = wait
         try:
-            m = optimal_margin(problem, SYNC_BUDGET) if compute is None else cached_on(problem, key, compute)
+            m = optimal_margin(problem, wait) if compute is None else cached_on(problem, key, compute)
         except (RuntimeError, np.linalg.LinAlgError):
             return None
         finally:

@@ -166,6 +166,52 @@ def test_runs_during_a_drag_skip_the_bound_and_the_paused_drag_gets_it_back(qtbo
     w.scene.end_drag()
 
 
+def test_a_late_rho_never_holds_the_ui_thread_and_its_bound_comes_when_it_arrives(qtbot, live_window, monkeypatch):
+    """Live SNKP: ρ_K of the edited scene is held back on every other thread (the session's ρ_K task, or the
+    worker computing iteration 0's bound) until released. The UI thread never waits for it (a frame's time at
+    most: before, it waited in take_job for the worker's iteration 0, or a quarter second for the lock); once ρ_K
+    arrives the finished snapshot carries the bound (Theorem 1: it bounds the updates), on the same Problem."""
+    import threading
+    import time
+
+    from percviz.core import gram
+
+    w = live_window
+    _live_rbf_run(qtbot, w, 60, "snkp")
+    s = w.session
+    release, real_margin, real_sync = threading.Event(), gram._margin_on, s.advance_sync
+    held = []
+
+    def gated(*args, **kwargs):
+        if threading.current_thread() is not threading.main_thread():
+            held.append(1)
+            release.wait(10)
+        return real_margin(*args, **kwargs)
+
+    ui_seconds = []
+
+    def timed(*args, **kwargs):
+        t0 = time.perf_counter()
+        try:
+            return real_sync(*args, **kwargs)
+        finally:
+            ui_seconds.append(time.perf_counter() - t0)
+
+    monkeypatch.setattr(gram, "_margin_on", gated)
+    monkeypatch.setattr(s, "advance_sync", timed)
+    x, y = w.scene.points.X[0]
+    w.scene.move_point(0, x + 0.01, y)  # an edit, not a drag: the full run with its bound
+    edited = s.problem
+    qtbot.wait(600)  # held: the worker's iteration 0 or the session's task waits at the gate
+    assert held and all(t < 0.2 for t in ui_seconds)
+    first = s.latest.metrics.get("bound") if s.finished else None
+    release.set()
+    qtbot.waitUntil(lambda: s.finished and s.latest.metrics.get("bound") is not None, timeout=10000)
+    assert s.problem is edited  # the same Problem: ρ_K's memo, not a second computation
+    assert s.latest.iteration <= s.latest.metrics["bound"]
+    assert first is None and ui_seconds and max(ui_seconds) < 0.2
+
+
 def test_perceptrons_warm_start_in_live_only_when_asked(qtbot, hall_window):
     """Thin-margin scene, fixed increment, Live on: by default an edit reruns the textbook algorithm from a = 0
     (thousands of corrections); with Run ▸ "start perceptrons from the last weights" a small edit needs a handful,

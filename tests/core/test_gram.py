@@ -314,6 +314,43 @@ def test_bound_margin_waits_only_its_budget_and_appears_once_known(monkeypatch):
     assert gram.cached_factor(small) is gram.cached_factor(small)  # memoized, shared with ρ_K
 
 
+def test_within_margin_wait_the_bound_waits_no_longer_for_another_threads_rho(monkeypatch):
+    """ρ_K being computed on another thread (gated here): margin_if waits SYNC_BUDGET for it, within margin_wait(0)
+    not at all (Live's run on the UI thread); once it is known both serve the memo, and the wait is restored."""
+    import threading
+    import time
+
+    pr = random_labels(30, seed=4)
+    started, release = threading.Event(), threading.Event()
+    real = gram._margin_on
+
+    def gated(*args, **kwargs):
+        started.set()
+        release.wait(10)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(gram, "_margin_on", gated)
+    th = threading.Thread(target=gram.optimal_margin, args=(pr,))
+    th.start()
+    try:
+        assert started.wait(5)
+        t0 = time.perf_counter()
+        with gram.margin_wait(0.0):
+            assert gram.margin_if(pr, True) is None
+        quick = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        assert gram.margin_if(pr, True) is None  # still gated after SYNC_BUDGET
+        slow = time.perf_counter() - t0
+        assert quick < 0.2 <= gram.SYNC_BUDGET - 0.01 <= slow
+    finally:
+        release.set()
+        th.join(10)
+    m = gram.peek(pr)
+    assert m is not None and m.resolved
+    with gram.margin_wait(0.0):
+        assert gram.margin_if(pr, True) is m
+
+
 def test_a_long_computation_does_not_block_other_cached_values():
     """cached_on locks per (problem, key): another key is served while one is being computed."""
     import threading
