@@ -6,6 +6,7 @@ from contextlib import suppress
 from typing import Any, Callable
 
 import numpy as np
+import shiboken6
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
@@ -470,8 +471,8 @@ class MainWindow(QMainWindow):
         self._quiet_relayout(lambda: self._update_docks(self.session.solver_cls))
 
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
-        if self._closed:  # docks hide while the closed window is destroyed: nothing to remember or feed
-            return
+        if self._closed or not shiboken6.isValid(self):  # docks hide while the window is destroyed (closed, or a
+            return  # script's exit without close: the C++ window is gone first): nothing to remember or feed
         # (a panel shown again catches up by itself: percviz.app.panel_feed)
         # The user closed a dock with its title-bar button: remember it and untick the menu entry.
         if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:

@@ -108,6 +108,35 @@ def test_a_task_finishing_after_the_application_is_gone_reports_nothing_on_stder
     assert "Signal source has been deleted" not in out.stderr and "Traceback" not in out.stderr, out.stderr[-2000:]
 
 
+_WINDOW_LEFT_OPEN = """
+import numpy as np
+from PySide6.QtCore import QEventLoop, QTimer
+from PySide6.QtWidgets import QApplication
+from percviz.app.main_window import MainWindow
+from percviz.core.data import PointSet
+app = QApplication([])
+w = MainWindow()
+w.show()
+X = np.random.default_rng(3).uniform(-3, 3, size=(40, 2))
+w.scene.set_points(PointSet(X, (X[:, 0] + X[:, 1] > 0).astype(int)), undoable=False)
+loop = QEventLoop()
+QTimer.singleShot(1500, loop.quit)
+loop.exec()
+print("ended", flush=True)
+"""
+
+
+def test_a_script_that_exits_with_the_window_open_reports_nothing_on_stderr(tmp_path):
+    # a researcher's script (or percviz.show) that never closes the window: the interpreter's teardown deletes the
+    # C++ window first, then its docks hide (their visibilityChanged reached the deleted window: 4 tracebacks)
+    env = {**__import__("os").environ, "QT_QPA_PLATFORM": "offscreen", "PERCVIZ_CONFIG_DIR": str(tmp_path / "c"),
+           "PERCVIZ_DATA_DIR": str(tmp_path / "d")}
+    out = subprocess.run([sys.executable, "-c", _WINDOW_LEFT_OPEN], capture_output=True, text=True, timeout=120,
+                         env=env)
+    assert out.returncode == 0 and "ended" in out.stdout, out.stderr[-2000:]
+    assert "Traceback" not in out.stderr and "Error" not in out.stderr, out.stderr[-2000:]
+
+
 def test_a_finished_or_cancelled_task_lets_go_of_its_receivers_and_its_parent(qtbot):
     # a 10,000-action soak grew to 4.5 GB: every restart's Task stayed a child of the session, its receivers'
     # closures holding the problem (φ(X) of rff:dim=5000)
