@@ -208,10 +208,14 @@ class LiveMode(QObject):
             s.ensure_rho()  # the sparse run is the full one (a few updates): only ρ_K is still to come
             return
         self._settled = True
+        self._keep_picture()
+        s.restart()  # a fresh Problem: Live runs it to the end, this time in full
+
+    def _keep_picture(self) -> None:
+        """The canvas keeps its picture until the rerun's (the same boundary: no blank frame in between)."""
         canvas = getattr(self.window, "panels", {}).get("canvas")
         if canvas is not None and hasattr(canvas, "keep_picture"):
-            canvas.keep_picture()  # the rerun's boundary is the same: no blank frame in between
-        s.restart()  # a fresh Problem: Live runs it to the end, this time in full
+            canvas.keep_picture()
 
     def _on_rho(self, rho) -> None:
         """ρ_K arrived after the run it bounds had ended (the UI thread gave it a frame's time, gram.margin_wait):
@@ -226,9 +230,7 @@ class LiveMode(QObject):
                 self.warm_action.isChecked() and getattr(cls, "name", "") in WEIGHT_WARM_SOLVERS):
             return  # its run started from the last one's coefficients: a rerun from scratch would be another run
         self._rho_rerun, self._settled = problem, True  # (_options: a quiet rerun, shown once)
-        canvas = getattr(self.window, "panels", {}).get("canvas")
-        if canvas is not None and hasattr(canvas, "keep_picture"):
-            canvas.keep_picture()
+        self._keep_picture()
         s.restart(same_problem=True)  # the same Problem keeps ρ_K's memo
         QTimer.singleShot(0, self._run)  # (a restart on the same Problem is Reset, which Live does not run)
 

@@ -622,8 +622,8 @@ def margin_if(problem, enabled: bool, key: str = "rho_K", compute=None, on_gram:
 
     Never blocks a run for long: what it starts gets SYNC_BUDGET seconds (a memo that ran out of time is kept,
     and a later optimal_margin with a larger budget, e.g. the app's background job, resumes it), and it waits at
-    most SYNC_BUDGET seconds for a computation running on another thread (less within margin_wait). Cheap to call again: solvers may ask on every
-    snapshot until the margin is known.
+    most SYNC_BUDGET seconds for a computation running on another thread (less within margin_wait). Cheap to call
+    again: solvers may ask on every snapshot until the margin is known.
     on_gram: the computation works on G or its factor (n×n); False for explicit rows.
     """
     if not enabled:
