@@ -143,7 +143,13 @@ def parse_params(items: Sequence[str]) -> dict[str, str]:
 
 def resolve_data(arg: str) -> Path:
     """A path as given, or the file of a shipped scene named `arg` (with or without .json)."""
+    if not arg.strip():
+        raise UsageError("DATA is empty; give a preset .json, a CSV, .npy or .npz file, or a shipped scene's name "
+                         "(percviz list)")
     path = Path(arg)
+    if path.is_symlink() and not path.exists():
+        raise UsageError(f"{arg} is a symbolic link that leads nowhere (a loop or a missing target); "
+                         "give the file itself")
     if path.exists():
         if path.is_dir():
             raise UsageError(f"{arg} is a folder; give a preset .json or a CSV file")
@@ -220,8 +226,15 @@ def _flag_of(field: str | None) -> str:
 
 
 def _looks_like_json(path: Path) -> bool:
-    with open(path, "rb") as fh:
-        return fh.read(4096).lstrip()[:1] == b"{"
+    from percviz.core.errors import PresetError
+
+    try:
+        with open(path, "rb") as fh:
+            return fh.read(4096).lstrip()[:1] == b"{"
+    except (FileNotFoundError, PermissionError, IsADirectoryError):
+        raise
+    except OSError as e:  # /proc/self/mem: a "regular" file whose read fails with EIO
+        raise PresetError(path, None, f"cannot be read ({e.strerror or e}); is it a real file?") from None
 
 
 def _clean(value: Any) -> Any:
@@ -324,21 +337,10 @@ def solve(preset) -> dict[str, Any]:
     preset, scale = _scale_free(preset, preset.algorithm)
     solver = preset.make_solver()
     problem = solver.problem
-    keys = list(solver.metric_keys)
-    history: dict[str, list] = {"iteration": []}
-    for k in keys:
-        history[k] = []
+    from percviz.core.history import MetricHistory
 
-    def record(iteration: int, metrics: dict) -> None:
-        history["iteration"].append(iteration)
-        for k in metrics:
-            if k not in history:  # a metric the solver did not declare up front: back-fill with nulls
-                history[k] = [None] * (len(history["iteration"]) - 1)
-        for k in history:
-            if k != "iteration":
-                history[k].append(metrics.get(k))
-
-    snap = solver.run_recording(record)  # snapshots only at the ends: long runs stay fast
+    history = MetricHistory(solver.metric_keys)  # bounded: thinned evenly past HISTORY_ROWS rows
+    snap = solver.run_recording(history.record)  # snapshots only at the ends: long runs stay fast
     from percviz.core.decision_record import decision_record
     rep = solver.representation
     return {
@@ -367,7 +369,8 @@ def solve(preset) -> dict[str, Any]:
         "decision": decision_record(snap.decision, problem.X / scale, scale),  # f as numbers (core/decision_record)
         "bias": getattr(snap.decision, "bias", None),
         "metrics": dict(snap.metrics),
-        "history": history,
+        "history": history.as_dict(),
+        "history_every": history.every,  # 1: every update; k: every k-th iteration (a long run, thinned)
     }
 
 
@@ -579,7 +582,7 @@ def cmd_gui(argv: Sequence[str]) -> int:
         if not out.resolve().parent.is_dir():
             raise UsageError(f"--screenshot: the folder {out.resolve().parent} does not exist")
     # Validate everything before Qt starts, so a bad file is one line, not a dialog.
-    args.preset = load_with_overrides(args, need_algorithm=False) if args.data else None
+    args.preset = load_with_overrides(args, need_algorithm=False) if args.data is not None else None
     if args.preset is not None:
         args.preset.points.require_plane("The percviz window")
     if args.preset is None and (args.algorithm or args.kernel or args.features or args.params or args.max_iter):
@@ -666,7 +669,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     except PermissionError as e:
         return _fail(prog, f"{e.filename}: permission denied", EXIT_USAGE)
     except OSError as e:
-        return _fail(prog, f"{e.filename or ''} {e.strerror or e}", EXIT_USAGE)
+        where = f"{e.filename}: " if e.filename else ""
+        return _fail(prog, f"{where}cannot be read or written ({e.strerror or e})", EXIT_USAGE)
     except KeyboardInterrupt:
         return _fail(prog, "interrupted", 130)
     except SystemExit:

@@ -464,10 +464,16 @@ def check_file(path: Path) -> None:
         raise PresetError(path, None, f"is {size / 1e6:.0f} MB; the limit is {MAX_FILE_BYTES / 1e6:.0f} MB.")
 
 
-def _read_text(path: Path) -> str:
+def read_text(path: Path) -> str:
+    """The file's text (UTF-8), read within the size limit; PresetError naming the file for what cannot be read."""
     check_file(path)
-    with open(path, "rb") as fh:
-        data = fh.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows while it is read
+    try:
+        with open(path, "rb") as fh:
+            data = fh.read(MAX_FILE_BYTES + 1)  # bounded even if the file grows while it is read
+    except (FileNotFoundError, PermissionError, IsADirectoryError):
+        raise
+    except OSError as e:  # /proc/self/mem: a "regular" file whose read fails with EIO
+        raise PresetError(path, None, f"cannot be read ({e.strerror or e}); is it a real file?") from None
     if len(data) > MAX_FILE_BYTES:
         raise PresetError(path, None, f"is larger than the limit of {MAX_FILE_BYTES / 1e6:.0f} MB.")
     try:
@@ -479,7 +485,7 @@ def _read_text(path: Path) -> str:
 def load_preset(path: "str | os.PathLike") -> Preset:
     """Read and validate a preset file; OSError if it cannot be read, PresetError if it is broken."""
     path = Path(path)
-    text = _read_text(path)
+    text = read_text(path)
     if not text.strip():
         raise PresetError(path, None, "is empty; a preset is a JSON object with \"format\": \"percviz-preset\".")
     try:
@@ -575,7 +581,7 @@ _LABEL_NAMES = ("label", "class", "labels", "classes", "target", "z")
 def read_csv(path: "str | os.PathLike") -> PointSet:
     """Points from a CSV `x,y,label` (header optional; labels ±1, 1/0, or classes 0..c−1; # comments)."""
     path = Path(path)
-    text = _read_text(path)
+    text = read_text(path)
     rows: list[tuple[int, list[str]]] = []
     for lineno, line in enumerate(text.splitlines(), 1):
         s = line.strip()
@@ -652,7 +658,7 @@ def load_scene(path: "str | os.PathLike") -> Preset:
         return load_preset(path)
     if path.suffix.lower() in (".csv", ".txt", ".tsv"):
         return Preset(read_csv(path), title=path.stem)
-    head = _read_text(path).lstrip()[:1]
+    head = read_text(path).lstrip()[:1]
     return load_preset(path) if head == "{" else Preset(read_csv(path), title=path.stem)
 
 

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import math
 import os
+import zipfile
 from pathlib import Path
 
 import numpy as np
 
 from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError, PresetError
+from percviz.core.presets import check_file, read_text
 
 #: File suffixes read as NumPy arrays.
 NUMPY_SUFFIXES = (".npy", ".npz")
@@ -48,10 +50,14 @@ def csv_column_count(path: "str | os.PathLike") -> int | None:
 
 
 def _load_npy(path: Path) -> np.ndarray:
+    check_file(path)
     try:
         a = np.load(path, allow_pickle=False)
-    except ValueError as e:
-        raise PresetError(path, None, f"is not a plain numeric .npy array ({e}).") from None
+    except (ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise PresetError(path, None, f"is not a NumPy .npy array ({_why(e)}); save the points with "
+                                      "np.save(path, np.column_stack([X, y])).") from None
+    except OSError as e:
+        raise PresetError(path, None, f"cannot be read ({e.strerror or e}).") from None
     if not isinstance(a, np.ndarray) or a.ndim != 2 or a.shape[1] < 2:
         shape = getattr(a, "shape", None)
         raise PresetError(path, None, f"must hold one n×(d+1) array (features, then the label); got shape {shape}.")
@@ -59,6 +65,7 @@ def _load_npy(path: Path) -> np.ndarray:
 
 
 def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
+    check_file(path)
     try:
         with np.load(path, allow_pickle=False) as z:
             missing = [k for k in ("X", "y") if k not in z.files]
@@ -68,8 +75,11 @@ def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
                     f"(it holds {', '.join(z.files) or 'nothing'})."
                 )
             X, y = z["X"], z["y"]
-    except ValueError as e:
-        raise PresetError(path, None, f"is not a plain numeric .npz archive ({e}).") from None
+    except (ValueError, EOFError, zipfile.BadZipFile) as e:
+        raise PresetError(path, None, f"is not a NumPy .npz archive ({_why(e)}); save the points with "
+                                      "np.savez(path, X=X, y=y).") from None
+    except OSError as e:
+        raise PresetError(path, None, f"cannot be read ({e.strerror or e}).") from None
     X = _numeric(path, np.asarray(X), "X")
     y = _numeric(path, np.asarray(y), "y")
     if X.ndim == 1:
@@ -77,6 +87,18 @@ def _read_npz(path: Path) -> tuple[np.ndarray, np.ndarray]:
     if X.ndim != 2 or y.ndim != 1 or y.shape[0] != X.shape[0]:
         raise PresetError(path, None, f"needs X of shape n×d and y of length n; got X {X.shape} and y {y.shape}.")
     return X, y
+
+
+def _why(e: Exception) -> str:
+    """What np.load's refusal means, in words (its own text talks of pickles and zip internals)."""
+    text = str(e)
+    if isinstance(e, zipfile.BadZipFile) or "zip" in text.lower():
+        return "its zip structure is damaged or it is not a zip file"
+    if "pickle" in text.lower():
+        return "it is not in NumPy's format, or it holds Python objects rather than numbers"
+    if isinstance(e, EOFError) or "empty" in text.lower():
+        return "it is empty or truncated"
+    return text.rstrip(".")
 
 
 def _numeric(path: Path, a: np.ndarray, what: str) -> np.ndarray:
@@ -93,10 +115,8 @@ def _numeric(path: Path, a: np.ndarray, what: str) -> np.ndarray:
 
 def _csv_rows(path: Path, limit: int | None = None):
     """(line number, fields) of the non-empty, non-comment lines (',' or ';' or whitespace separated)."""
-    from percviz.core.presets import _read_text
-
     count = 0
-    for lineno, line in enumerate(_read_text(path).splitlines(), 1):
+    for lineno, line in enumerate(read_text(path).splitlines(), 1):
         s = line.strip()
         if s and not s.startswith("#"):
             sep = "," if "," in s else (";" if ";" in s else None)
@@ -163,5 +183,24 @@ def _split_columns(path: Path, A: np.ndarray, header, label_column) -> tuple[np.
         else:
             known = f"; its columns are {', '.join(header)}" if header is not None else " and has no header"
             raise PresetError(path, "label column", f"'{text}' is neither a column name nor an index{known}.")
+    if label_column is None:
+        _refuse_coordinate_as_label(path, A[:, j], header[j] if header is not None else None)
     keep = [c for c in range(width) if c != j]
     return A[:, keep], A[:, j]
+
+
+#: Header names that are coordinates, never labels (a two-column "x,y" file has no label column).
+COORDINATE_NAMES = frozenset({"x", "y", "z", "x0", "x1", "x2", "x3", "x_1", "x_2", "x_3", "feature", "coord"})
+
+
+def _refuse_coordinate_as_label(path: Path, labels: np.ndarray, name: str | None) -> None:
+    """PresetError when the default label column (the last) is evidently a coordinate."""
+    what = f"its last column '{name}'" if name else "its last column"
+    fix = ("add a label column (+1/−1, 1/0 or classes 0, 1, 2, …) after the coordinates, or name the label "
+           "column with --label-column NAME|INDEX")
+    if name is not None and name.strip().lower() in COORDINATE_NAMES:
+        raise PresetError(path, "label", f"{what} is a coordinate, not a label; {fix}.")
+    n = labels.size
+    if n >= 4 and np.unique(labels).size == n and np.any(labels != np.round(labels)) | (np.unique(labels).size > 8):
+        raise PresetError(path, "label", f"{what}, taken as the label, has a different value on every row: it "
+                                         f"looks like a coordinate; {fix}.")
