@@ -194,8 +194,12 @@ class FeatureLinear(DecisionFunction):
         object.__setattr__(self, "n_outputs", 1 if self.weights.ndim == 1 else int(self.weights.shape[0]))
 
     def __call__(self, Z):
-        Phi = self.features.transform(np.atleast_2d(np.asarray(Z, dtype=float)))
-        return Phi @ self.weights if self.weights.ndim == 1 else Phi @ self.weights.T
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        W = self.weights if self.weights.ndim == 1 else self.weights.T
+        rows = max(1, EVAL_BLOCK // max(1, self.weights.shape[-1]))  # φ(Z) in row blocks: a 300² grid of a
+        if Z.shape[0] <= rows:  # 5,000-column map was 3.2 GB at once (input distances of rff:dim=5000)
+            return self.features.transform(Z) @ W
+        return np.concatenate([self.features.transform(Z[i:i + rows]) @ W for i in range(0, Z.shape[0], rows)])
 
     def affine(self):
         if self.weights.ndim != 1:
@@ -212,7 +216,10 @@ class FeatureLinear(DecisionFunction):
 
         if self.weights.ndim != 1:
             raise ValueError("gradient: a multi-class decision has no single f")
-        return np.einsum("mkd,k->md", feature_jacobian(self.features, Z), self.weights)
+        Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        rows = max(1, EVAL_BLOCK // max(1, self.weights.size * Z.shape[1]))  # the m×d̂×d Jacobian in row blocks
+        return np.concatenate([np.einsum("mkd,k->md", feature_jacobian(self.features, Z[i:i + rows]), self.weights)
+                               for i in range(0, Z.shape[0], rows)]) if Z.shape[0] else np.zeros((0, Z.shape[1]))
 
 
 @dataclass(frozen=True, eq=False)

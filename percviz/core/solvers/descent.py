@@ -72,6 +72,10 @@ class BatchPerceptron(Solver):
         )
 
 
+#: From this many feature columns (and more than twice the points), H is kept factored as Y's thin SVD.
+FACTORED_FROM = 256
+
+
 @register
 class GradientDescent(Solver):
     """Descent on J_s(a) = ‖Ya − b‖² (DHS §5.4.1): fixed η, optimal η(k) = ‖∇J‖²/∇Jᵗ H ∇J, or Newton."""
@@ -104,14 +108,39 @@ class GradientDescent(Solver):
     def _reset(self):
         self._Y = np.asarray(self.problem.Y)
         self._b = L.margin_vector(self)
-        self.H = 2 * self._Y.T @ self._Y  # the constant Hessian of J_s
-        lam = np.linalg.eigvalsh(self.H)
+        n, d_hat = self._Y.shape
+        if d_hat > max(2 * n, FACTORED_FROM):
+            # H = 2YᵀY has rank ≤ n: keep Y's thin SVD Y = U S Vᵗ (n×d̂) instead of the d̂×d̂ matrix, whose
+            # eigendecomposition took minutes and GBs at d̂ = 5000 (rff:dim=5000 on 12 points: 3.5 GB peak).
+            self.H = None
+            _, sv, self._Vt = np.linalg.svd(self._Y, full_matrices=False)
+            lam = np.sort(2 * sv**2)
+        else:
+            self.H = 2 * self._Y.T @ self._Y  # the constant Hessian of J_s
+            lam = np.linalg.eigvalsh(self.H)
         if not lam[-1] > 0:
             raise DataError("Every feature vector is zero, so J_s is constant; move the points or change φ.")
+        self._lam = lam
         self._lam_max = lam[-1]
         self.a = np.zeros(self._Y.shape[1])
         self._grad = self._gradient()
         self._eta = None
+
+    def _curvature(self, g):
+        """gᵗ H g, with H = 2YᵗY (as 2‖Yg‖² when H is not built)."""
+        if self.H is not None:
+            return g @ self.H @ g
+        yg = self._Y @ g
+        return 2 * (yg @ yg)
+
+    def _newton_step(self, g):
+        """H⁺g, the least-squares solution of H s = g (lstsq's cut: eigenvalues below eps·d̂·λ_max are zero)."""
+        if self.H is not None:
+            return np.linalg.lstsq(self.H, g, rcond=None)[0]
+        lam_desc = self._lam[::-1]  # the eigenvalues 2s² of H on the rows of Vᵗ, largest first
+        keep = lam_desc > np.finfo(float).eps * self._Y.shape[1] * self._lam_max
+        Vt = self._Vt[keep]
+        return Vt.T @ ((Vt @ g) / lam_desc[keep])
 
     def _gradient(self):
         return 2 * self._Y.T @ (self._Y @ self.a - self._b)
@@ -121,12 +150,12 @@ class GradientDescent(Solver):
         step = self.values["step"]
         if step == "newton":
             self._eta = 1.0
-            self.a = self.a - np.linalg.lstsq(self.H, g, rcond=None)[0]
+            self.a = self.a - self._newton_step(g)
         else:
             if step == "fixed":
                 self._eta = self.values["eta"] or 1.0 / self._lam_max
             else:
-                self._eta = (g @ g) / (g @ self.H @ g)
+                self._eta = (g @ g) / self._curvature(g)
             self.a = self.a - self._eta * g
         self._grad = self._gradient()
         return ()
