@@ -15,13 +15,13 @@ from __future__ import annotations
 
 import base64
 import math
-from typing import Any
+from typing import Any, Callable
 
 import numpy as np
 
 from percviz.core.decision import KernelExpansion, ZeroDecision
 from percviz.core.errors import ParameterError, PercvizError
-from percviz.core.glossary import OUTCOMES, margin_term, outcome
+from percviz.core.glossary import MARGINS, OUTCOMES, margin_term, outcome
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect
 from percviz.core.margin_geometry import closest_margin
 from percviz.core.run_caption import algorithm_label, caption_lines
@@ -55,36 +55,44 @@ def thin_indices(statuses: list[str], budget: int) -> list[int]:
     if n <= budget:
         return list(range(n))
     must = {0, n - 1} | {i for i in range(1, n) if statuses[i] != statuses[i - 1]}
-    room = budget - len(must)
-    if room <= 0:
+    if len(must) >= budget:
         return sorted(must)
-    rest = np.array(sorted(set(range(n)) - must))
-    picks = rest[np.unique(np.round(np.linspace(0, len(rest) - 1, room)).astype(int))]
-    return sorted(must | {int(i) for i in picks})
+    k = budget - len(must)
+    while True:  # k evenly spaced over the whole run, more when some fall on the kept ones
+        kept = must | {int(i) for i in np.round(np.linspace(0, n - 1, k + 2)).astype(int)[1:-1]}
+        if len(kept) >= budget or k >= n:
+            break
+        k += budget - len(kept)
+    out = sorted(kept)
+    while len(out) > budget:  # drop the extra pick that sits closest to its predecessor
+        gaps = [(out[i] - out[i - 1], i) for i in range(1, len(out) - 1) if out[i] not in must]
+        out.pop(min(gaps)[1])
+    return out
 
 
 class _Keeper:
     """Keeps every stride-th snapshot and every status change of a stream, doubling the stride when more than
-    4·budget are held (memory stays bounded, the kept ones stay evenly spaced)."""
+    4·budget are held (memory stays bounded, the kept ones stay evenly spaced), and the latest one."""
 
     def __init__(self, budget: int):
         self.budget, self.stride = budget, 1
         self.kept: list = []
+        self.latest = None
         self._last_status = None
 
     def add(self, snap) -> None:
         change = snap.status != self._last_status
-        self._last_status = snap.status
-        self.kept.append((snap, change))
-        if len(self.kept) > 4 * self.budget + 2:
+        self._last_status, self.latest = snap.status, snap
+        if change or snap.iteration % self.stride == 0:
+            self.kept.append((snap, change))
+        if len(self.kept) > 4 * self.budget:
             self.stride *= 2
-            last = self.kept[-1]
-            self.kept = [(s, c) for s, c in self.kept[:-1] if c or s.iteration % self.stride == 0] + [last]
+            self.kept = [(s, c) for s, c in self.kept if c or s.iteration % self.stride == 0]
 
     def finish(self) -> list:
-        """The kept snapshots, the last one always among them."""
-        out = [(s, c) for s, c in self.kept[:-1] if c or s.iteration % self.stride == 0] + self.kept[-1:]
-        return [s for s, _ in out]
+        """The kept snapshots, ending with the latest."""
+        out = [s for s, _ in self.kept]
+        return out if out and out[-1] is self.latest else out + [self.latest]
 
 
 def fit_view(X: np.ndarray, view_range=None) -> tuple[float, float, float, float]:
@@ -272,14 +280,18 @@ def _curves(history: list[tuple[int, dict]], solver_cls) -> dict:
     series = []
     for k in keys:
         info = METRICS.get(k)
-        series.append({"key": k, "label": info.label if info else k, "group": info.group if info else "norms",
+        label = margin_term(solver_cls).short if k == "margin" else info.label if info else k  # as the curves panel
+        helptext = margin_term(solver_cls).tooltip if k == "margin" else info.help if info else ""
+        series.append({"key": k, "label": label, "help": helptext, "group": info.group if info else "norms",
                        "log": bool(info.log_default) if info else False,
                        "values": [_number(m.get(k)) for _, m in rows]})
     return {"iterations": [it for it, _ in rows], "series": series}
 
 
-def record_run(preset, steps: int | None = None, budget: int = FRAME_BUDGET) -> dict[str, Any]:
-    """Run the preset's algorithm (to its end, or `steps` updates) and return the handout's JSON payload."""
+def record_run(preset, steps: int | None = None, budget: int = FRAME_BUDGET,
+               cancelled: Callable[[], bool] | None = None) -> dict[str, Any] | None:
+    """Run the preset's algorithm (to its end, or `steps` updates) and return the handout's JSON payload
+    (None when `cancelled()` became true on the way)."""
     if steps is not None and int(steps) < 1:
         raise ParameterError("The handout needs steps ≥ 1 (the number of updates to record).")
     preset.points.require_plane("The handout")
@@ -288,11 +300,13 @@ def record_run(preset, steps: int | None = None, budget: int = FRAME_BUDGET) -> 
     last = MAX_ITERATIONS if steps is None else int(steps)
     keeper, history = _Keeper(max(int(budget), 2)), []
     for snap in solver.snapshots():
+        if cancelled is not None and cancelled():
+            return None
         keeper.add(snap)
         history.append((snap.iteration, dict(snap.metrics)))
         if snap.status.done or snap.iteration >= last:
             break
-    snap_last = keeper.kept[-1][0]
+    snap_last = keeper.latest
     if steps is None and not snap_last.status.done:
         raise ParameterError(f"The run has not ended after {snap_last.iteration} updates; record fewer "
                              "(--steps N, or steps=N).")
@@ -304,6 +318,8 @@ def record_run(preset, steps: int | None = None, budget: int = FRAME_BUDGET) -> 
     scale = _colour_scale(frames, snaps)
     out_frames = []
     for s in snaps:
+        if cancelled is not None and cancelled():
+            return None
         F = frames.field(s)
         boundary, margins = frames.lines(s, F)
         halos, certificate = frames.halos(s)
@@ -330,7 +346,7 @@ def record_run(preset, steps: int | None = None, budget: int = FRAME_BUDGET) -> 
         "points": [[_number(x), _number(y)] for x, y in problem.points.X],
         "classes": [int(c) for c in problem.points.classes],
         "margin": {"name": term.name, "symbol": term.symbol, "formula": term.formula, "meaning": term.meaning},
-        "outcomes": {k: o.words for k, o in OUTCOMES.items()},
+        "outcomes": {k: o.words for k, o in OUTCOMES.items()}, "rho_name": MARGINS["rho"].short,
         "rho": _number(reference_rho(problem, cls)),
         "iterations_run": int(snap_last.iteration), "frames": out_frames, "thinned": len(out_frames) < len(history),
         "curves": _curves(history, cls),

@@ -63,7 +63,7 @@ def handout_html(payload: dict) -> str:
 
 def _html_path(path: "str | os.PathLike") -> Path:
     path = Path(path)
-    if path.suffix.lower() not in (".html", ".htm"):
+    if path.suffix.lower() != ".html":
         raise ParameterError(f"A handout is an HTML file; give a name ending in .html, not '{path.name}'.")
     if not path.resolve().parent.is_dir():
         raise ParameterError(f"The folder {path.resolve().parent} does not exist; create it or choose another.")
@@ -143,10 +143,12 @@ def record(X=None, y=None, *, algorithm: str | None = "snkp", kernel: str | None
     return record_preset(scene, steps=steps, budget=budget)
 
 
-def write_handout(preset, out: "str | os.PathLike", steps: int | None = None, budget: int = FRAME_BUDGET) -> Path:
-    """`percviz export PRESET.json --out run.html`: record the run and write the handout."""
+def write_handout(preset, out: "str | os.PathLike", steps: int | None = None, budget: int = FRAME_BUDGET,
+                  cancelled=None) -> Path | None:
+    """`percviz export PRESET.json --out run.html`: record the run and write the handout (None if cancelled)."""
     path = _html_path(out)
-    return record_preset(preset, steps=steps, budget=budget).save_html(path)
+    payload = record_run(preset, steps=steps, budget=budget, cancelled=cancelled)
+    return None if payload is None else RecordedRun(payload).save_html(path)
 
 
 __all__ = ["RecordedRun", "embed_json", "handout_html", "record", "record_preset", "write_handout"]
