@@ -615,7 +615,7 @@ def cmd_export(argv: Sequence[str]) -> int:
     args = export_parser().parse_args(argv)
     out = Path(args.out)
     if out.suffix.lower() not in (".gif", ".mp4", ".html"):
-        raise UsageError(f"--out must end in .gif, .mp4 or .html, not '{out.name}'")
+        raise UsageError(f"--out must end in .gif or .mp4 (an animation) or .html (a handout), not '{out.name}'")
     if not out.resolve().parent.is_dir():
         raise UsageError(f"--out: the folder {out.resolve().parent} does not exist")
     if not (math.isfinite(args.fps) and 0 < args.fps <= 120):
