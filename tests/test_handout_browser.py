@@ -140,6 +140,32 @@ def test_keys_buttons_and_swipe_step_through_the_run(browser, run200):
     assert _shown(page)[0] > k0 + 5  # a swipe to the right scrubs forward
 
 
+def test_a_finger_swipe_scrubs_and_the_colours_follow_the_system(browser, run200):
+    context = browser.new_context(viewport={"width": 390, "height": 844}, has_touch=True, is_mobile=True)
+    page = context.new_page()
+    page.set_content(handout_html(run200))
+    page.wait_for_selector("body[data-ready]")
+    box = page.locator("#plot").bounding_box()
+    cdp = context.new_cdp_session(page)
+    y = box["y"] + box["height"] / 2
+    xs = np.linspace(box["x"] + 10, box["x"] + box["width"] - 10, 12)
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchStart", "touchPoints": [{"x": xs[0], "y": y}]})
+    for x in xs[1:]:
+        cdp.send("Input.dispatchTouchEvent", {"type": "touchMove", "touchPoints": [{"x": x, "y": y}]})
+    cdp.send("Input.dispatchTouchEvent", {"type": "touchEnd", "touchPoints": []})
+    assert _shown(page)[0] >= 20  # one frame per 3 % of the picture's width
+    page.emulate_media(color_scheme="light")
+    light = page.evaluate("getComputedStyle(document.body).backgroundColor")
+    page.emulate_media(color_scheme="dark")  # the system switches while the page is open
+    assert light == "rgb(255, 255, 255)"
+    background = lambda: page.evaluate("getComputedStyle(document.body).backgroundColor")  # noqa: E731
+    deadline = time.monotonic() + 3.0  # the change event comes on a later task
+    while background() != "rgb(30, 30, 30)" and time.monotonic() < deadline:
+        page.wait_for_timeout(50)
+    assert background() == "rgb(30, 30, 30)"
+    context.close()
+
+
 def test_a_hostile_title_is_shown_as_text(browser):
     title = "<img src=x onerror=alert(1)>"
     explanation = "</script><script>alert(2)</script><!-- & <b>bold</b>"

@@ -174,3 +174,16 @@ def test_size_of_a_200_snapshot_rbf_run_at_n_100():
     assert len(pay["frames"]) == 200
     size = len(handout_html(pay).encode())
     assert size <= 3_000_000, size
+
+
+def test_a_diverged_run_is_recorded_without_a_picture_or_a_claim():
+    from percviz.core import datasets as ds
+
+    preset = Preset(ds.separable(), title="lms").with_overrides(
+        algorithm="lms", kernel="affine", features="linear", params={"eta": 1e90, "schedule": "constant"})
+    pay = record_run(preset)
+    last = pay["frames"][-1]
+    assert last["status"] == "diverged" and last["outcome"] == "diverged" and "iverged" in last["message"]
+    assert not last["drawn"] and last["boundary"] == "" and last["margins"] == ""
+    assert not any("margin" in line for line in last["caption"])  # a diverged run claims no margin
+    json.dumps(pay, allow_nan=False)  # nothing non-finite
