@@ -23,7 +23,7 @@ from percviz.core.decision import KernelExpansion, ZeroDecision
 from percviz.core.errors import ParameterError, PercvizError
 from percviz.core.glossary import MARGINS, OUTCOMES, margin_term, outcome
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect
-from percviz.core.margin_geometry import closest_margin
+from percviz.core.margin_geometry import certificate_scale, closest_margin
 from percviz.core.run_caption import algorithm_label, caption_lines
 
 FORMAT = "percviz-handout"
@@ -259,7 +259,7 @@ def _colour_scale(frames: _Frames, snaps: list) -> float:
         fx = frames.at_points(s)
         return float(np.max(np.abs(fx))) if fx is not None and len(fx) else 0.0
 
-    value = largest(snaps[-1]) if snaps else 0.0
+    value = max(largest(snaps[-1]), certificate_scale(snaps[-1])) if snaps else 0.0
     if not value > 0:
         value = max((largest(s) for s in snaps), default=0.0)
     if frames.level is not None:
@@ -327,7 +327,9 @@ def record_run(preset, steps: int | None = None, budget: int = FRAME_BUDGET,
         out_frames.append({
             "iteration": int(s.iteration), "status": s.status.value, "done": bool(s.status.done),
             "outcome": word.words, "role": word.role, "caption": caption_lines(s, cls),
-            "image": frames.image(F, scale), "drawn": F is not None, "boundary": boundary, "margins": margins,
+            # a certificate's f ≈ 0 is not magnified (as the canvas)
+            "image": frames.image(F, max(scale, certificate_scale(s))), "drawn": F is not None,
+            "boundary": boundary, "margins": margins,
             "halos": halos, "certificate": certificate,
             "triggers": [int(t) for t in s.triggers if 0 <= t < problem.n], "message": str(s.message or ""),
         })
