@@ -130,6 +130,11 @@ def test_keys_buttons_and_swipe_step_through_the_run(browser, run200):
     assert page.get_attribute("#play", "aria-label") == "pause"
     page.keyboard.press(" ")
     assert page.get_attribute("#play", "aria-label") == "play"
+    page.click("#play")  # the button has the focus now: space toggles once, not twice (key and click)
+    page.keyboard.press(" ")
+    page.wait_for_timeout(100)
+    assert page.get_attribute("#play", "aria-label") == "play"
+    page.keyboard.press("Home")
     box = page.locator("#plot").bounding_box()
     k0 = _shown(page)[0]
     y = box["y"] + box["height"] / 2
