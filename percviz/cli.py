@@ -111,9 +111,10 @@ def margin_parser() -> argparse.ArgumentParser:
 
 
 def export_parser() -> argparse.ArgumentParser:
-    p = _Parser(prog="percviz export", description="Render a preset's run as an animated GIF or an MP4, no window.")
+    p = _Parser(prog="percviz export", description="Render a preset's run as an animated GIF or an MP4, or as an "
+                "interactive handout (.html: one self-contained page that plays the run in any browser), no window.")
     p.add_argument("data", metavar="PRESET", help="preset .json, CSV x,y,label, or shipped scene name")
-    p.add_argument("--out", "-o", required=True, metavar="OUT", help="output file: .gif or .mp4")
+    p.add_argument("--out", "-o", required=True, metavar="OUT", help="output file: .gif, .mp4 or .html (handout)")
     p.add_argument("--steps", type=int, metavar="N", help="number of updates to record (default: the whole run)")
     p.add_argument("--fps", type=float, default=10.0, metavar="F", help="frames per second (default 10)")
     _add_run_options(p, algorithm_help="algorithm (default: the preset's)")
@@ -616,8 +617,8 @@ EXPORT_FUNCTION = "run_export"  # percviz.app.export.run_export(args) -> int
 def cmd_export(argv: Sequence[str]) -> int:
     args = export_parser().parse_args(argv)
     out = Path(args.out)
-    if out.suffix.lower() not in (".gif", ".mp4"):
-        raise UsageError(f"--out must end in .gif or .mp4, not '{out.name}'")
+    if out.suffix.lower() not in (".gif", ".mp4", ".html"):
+        raise UsageError(f"--out must end in .gif or .mp4 (an animation) or .html (a handout), not '{out.name}'")
     if not out.resolve().parent.is_dir():
         raise UsageError(f"--out: the folder {out.resolve().parent} does not exist")
     if not (math.isfinite(args.fps) and 0 < args.fps <= 120):
@@ -626,6 +627,12 @@ def cmd_export(argv: Sequence[str]) -> int:
         raise UsageError("--steps must be 1 or more")
     args.preset = load_with_overrides(args, need_algorithm=False)
     args.preset.points.require_plane("The exporter")
+    if out.suffix.lower() == ".html":  # the handout needs no Qt
+        from percviz.handout import write_handout
+
+        path = write_handout(args.preset, out, steps=args.steps)
+        print(f"wrote {path}: handout, {path.stat().st_size / 1e6:.2f} MB")
+        return 0
     export = _import_app("export", EXPORT_FUNCTION, "the exporter")
     return int(export(args) or 0)
 

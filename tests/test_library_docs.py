@@ -56,3 +56,32 @@ def test_notebook_example(capsys, tmp_path, monkeypatch, qapp):
 
     assert (tmp_path / "xor-rbf.png").stat().st_size > 10_000
     assert load_preset(tmp_path / "xor-rbf.json").kernel == "rbf:gamma=1"
+    page = (tmp_path / "xor-rbf.html").read_text()
+    assert '"outcome":"separator found"' in page and '"kernel":"rbf:gamma=1"' in page
+    assert opened[0]._repr_html_().startswith("<iframe")  # the closed window's handle still shows its handout
+
+
+@pytest.mark.slow
+def test_handout_example(tmp_path):
+    """The notebook cells of Example 4 as a plain script, in a fresh interpreter without Qt: what they print,
+    the file, and the HTML a notebook renders for the cell's last line."""
+    import subprocess
+    import sys
+
+    *cells, last = example("handout").rstrip().splitlines()
+    assert last.split("#")[0].strip() == "run"  # a notebook displays the value of a cell's last line
+    script = "\n".join(cells) + """
+import sys
+shown = run._repr_html_()   # what Jupyter, VS Code and Colab render
+open("shown.html", "w").write(shown)
+bad = sorted(m for m in sys.modules if m.split('.')[0] in ('PySide6', 'shiboken6', 'pyqtgraph'))
+assert not bad, bad
+"""
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, cwd=tmp_path)
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stdout.splitlines() == printed("handout")
+    shown = (tmp_path / "shown.html").read_text()
+    assert shown.startswith('<iframe class="percviz-handout"') and 'sandbox="allow-scripts"' in shown
+    assert 'srcdoc="&lt;!DOCTYPE html&gt;' in shown and "<script" not in shown
+    page = (tmp_path / "ring.html").read_text()
+    assert "A ring, RBF" in page and "http://" not in page and "https://" not in page

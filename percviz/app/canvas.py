@@ -48,6 +48,7 @@ from percviz.app.point_decimation import PointDecimator
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import FeatureLinear, KernelExpansion, ZeroDecision
 from percviz.core.glossary import MARGINS, margin_text
+from percviz.core.margin_geometry import certificate_scale as _certificate_scale
 from percviz.core.grid import GridEvaluator, ViewGrid, contour_lines, line_in_rect, sample_image
 from percviz.core.margin_geometry import closest_margin, slacks
 from percviz.core.scene import SceneModel
@@ -127,19 +128,6 @@ def stepped_level(current: float | None, largest: float) -> float:
     if current is not None and 0.5 * current <= largest <= current:
         return current
     return nice_ceil(largest)
-
-
-def _certificate_scale(snap) -> float:
-    """For a certificate of non-separability drawn as a kernel expansion f = Σ c_i K(x_i, ·): the size f would have
-    without cancellation, Σ|c_i|√K(x_i, x_i) · max_i √K(x_i, x_i) (Cauchy–Schwarz bounds |K(x_i, x)| by it on the
-    points' range); 0 otherwise. The certificate says Σ α_i y_i φ(x_i) ≈ 0, so f ≈ 0 everywhere: shading it on its
-    own tiny scale (f × 10⁴) would draw the residual as if it were a separator's picture."""
-    d = snap.decision
-    if str(getattr(snap.status, "value", "")) != "certificate" or not isinstance(d, KernelExpansion) or not d.coef.size:
-        return 0.0
-    root = np.sqrt(np.maximum(np.asarray(d.kernel.diag(d.centers), float), 0.0))
-    scale = float(np.abs(d.coef) @ root) * float(root.max(initial=0.0))
-    return scale if np.isfinite(scale) else 0.0
 
 
 def _superscript(k: int) -> str:

@@ -37,7 +37,7 @@ from PySide6.QtWidgets import (
 
 from percviz.app import file_actions
 from percviz.app.autosave import prune_orphans
-from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, PictureDialog, export_picture
+from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, HandoutRunner, PictureDialog, export_picture
 from percviz.app.file_actions import FileActions
 from percviz.app.help_page import HelpSheet, help_rows, show_glossary
 from percviz.app.keys import FocusKeeper
@@ -114,6 +114,7 @@ class Classroom(QObject):
 
         self.files = FileActions(window, self.prefs)
         self.animations = AnimationRunner(window, self.theme)
+        self.handouts = HandoutRunner(window)
         self._build_overlays()
         self._build_info_dock()
         self._build_file_menu()
@@ -189,6 +190,8 @@ class Classroom(QObject):
              "Save the window or one view as PNG/SVG at a chosen scale"),
             ("export_animation", "Export &animation…", None, self.export_animation_dialog,
              "Save iterations a..b of the run as an animated GIF or MP4"),
+            ("export_handout", "Export &handout (HTML)…", None, self.export_handout_dialog,
+             "Save the run as one HTML page that students play and scrub in any browser (no network)"),
         )
         self.files.build_menu(self.window.file_menu, self._taken(), extra)
         self.actions.update(self.files.actions)
@@ -627,6 +630,17 @@ class Classroom(QObject):
         self.prefs.last_folder = str(path.resolve().parent)
         return self.export_animation(path, **opts) is not None
 
+    def export_handout_dialog(self) -> bool:
+        """Ask where, then record the whole run and write the handout on a background task."""
+        path = file_actions._hooks().ask_save_path(self.window, "Export handout",
+                                                   str(Path(self.prefs.last_folder) / f"{self._stem()}.html"),
+                                                   "Handout page (*.html)")
+        if not path:
+            return False
+        path = Path(path) if Path(path).suffix.lower() == ".html" else Path(path + ".html")
+        self.prefs.last_folder = str(path.resolve().parent)
+        return self.handouts.start(path) is not None
+
     def _stem(self) -> str:
         if self.files.current_path is not None:
             return self.files.current_path.stem
@@ -663,6 +677,7 @@ class Classroom(QObject):
     def shutdown(self) -> None:
         """Window closing: stop an export, remember the layout, leave no autosave behind."""
         self.animations.cancel_and_wait()
+        self.handouts.cancel_and_wait()
         self.focus_keeper.detach()
         self.presentation_layout.leave()  # the desk layout is what is remembered
         if self.window.isFullScreen():

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 
 from PySide6.QtCore import Qt
@@ -17,6 +18,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
+from percviz.app.background import Task
 from percviz.app.export import AnimationExport, save_picture
 from percviz.core.errors import PercvizError
 
@@ -179,3 +181,43 @@ class AnimationRunner:
     def _failed(self, text: str) -> None:
         self._close_dialog()
         self.window.show_error("Cannot export the animation", text)
+
+
+class HandoutRunner:
+    """File ▸ Export handout (HTML)…: records the window's scene on a background Task and writes the page."""
+
+    def __init__(self, window):
+        self.window = window
+        self.task: Task | None = None
+        self._stop = threading.Event()
+
+    @property
+    def busy(self) -> bool:
+        return self.task is not None and self.task.running
+
+    def start(self, path) -> Task | None:
+        from percviz.handout import write_handout
+
+        if self.busy:
+            self.window.show_message("A handout is already being written.")
+            return None
+        preset = self.window.current_preset()
+        task = Task(self.window, "percviz-handout")
+        task.done.connect(self._done)
+        task.failed.connect(lambda text: self.window.show_error("Cannot export the handout", text))
+        self.task, stop = task, threading.Event()  # the thread holds the flag, never the Task
+        self._stop = stop
+        self.window.show_message(f"Recording the run for {Path(path).name}…")
+        return task.start(lambda: write_handout(preset, path, cancelled=stop.is_set))
+
+    def _done(self, path) -> None:
+        if path is not None:
+            self.window.show_message(f"Saved {Path(path).name}: a handout that plays the run in any browser "
+                                     f"({Path(path).stat().st_size / 1e6:.1f} MB).", 8000)
+
+    def cancel_and_wait(self) -> None:
+        """Closing the window: stop recording (at the next snapshot) and wait for the thread (bounded)."""
+        if self.busy:
+            self._stop.set()
+            self.task.cancel()
+            self.task.wait(int(CLOSE_WAIT_S * 1000))

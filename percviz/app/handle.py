@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+import html
 import os
 from pathlib import Path
 
 import numpy as np
 
 from percviz.core.data import PointSet
-from percviz.core.errors import DataError, ParameterError, PresetError
+from percviz.core.errors import DataError, ParameterError, PercvizError, PresetError
 
 
 def points_from_arrays(X, y) -> PointSet:
@@ -78,6 +79,7 @@ class WindowHandle:
         self.window = window
         self._app = app
         self._last = None
+        self._last_preset = None
         self._closed = False
 
     # -- reading -------------------------------------------------------------------------------------------------
@@ -146,12 +148,34 @@ class WindowHandle:
             raise ValueError(f"screenshot() writes a PNG; give a name ending in .png, not '{path.name}'")
         return save_screenshot(self.window, path, panel=panel)
 
+    # -- the HTML handout ----------------------------------------------------------------------------------------
+    def record(self, steps: int | None = None):
+        """The scene's run recorded for the handout (percviz.handout.RecordedRun): to its end, or `steps` updates."""
+        from percviz.handout import record_preset
+
+        scene = self._last_preset if self._closed else self.preset
+        if scene is None:
+            raise RuntimeError("the window is closed; call percviz.show(...) again to open a new one")
+        return record_preset(scene, steps=steps)
+
+    def save_html(self, path: "str | os.PathLike", steps: int | None = None) -> Path:
+        """Save the scene's run as a handout: one self-contained HTML page that plays it in any browser."""
+        return self.record(steps).save_html(path)
+
+    def _repr_html_(self) -> str:
+        """In a notebook: the handout of the scene's run, inline (no Qt needed to view it)."""
+        try:
+            return self.record()._repr_html_()
+        except (PercvizError, RuntimeError) as e:
+            return f"<pre>{html.escape(repr(self))}: {html.escape(str(e))}</pre>"
+
     # -- closing -------------------------------------------------------------------------------------------------
     def close(self) -> None:
-        """Close the window and stop its threads (the snapshot stays readable)."""
+        """Close the window and stop its threads (the snapshot and the scene stay readable)."""
         if self._closed:
             return
         self._last = self.window.session.current
+        self._last_preset = self.window.current_preset()
         self._closed = True
         self.window.scene.mark_saved()  # a script's scene asks no 'save changes?' question
         self.window.shutdown()

@@ -5,11 +5,14 @@
   so that δ is the normalized margin the paper's bounds use ((Gα)_i = y_i f(x_i)/√K(x_i, x_i)).
 - `slacks(X, y, fx, level, ab)`: the soft-margin slacks ξ_i = max(0, level − y_i f(x_i)) (the notes' SVM with
   level 1), and for an affine f(x) = w·x + b the segment from x_i to where y f reaches the level along w.
+- `certificate_scale(snap)`: the colour scale of a certificate's f ≈ 0 (its size without cancellation).
 """
 
 from __future__ import annotations
 
 import numpy as np
+
+from percviz.core.decision import KernelExpansion
 
 #: Slacks below this fraction of the level are not drawn (rounding of a point exactly on its margin line).
 SLACK_TOL = 1e-6
@@ -39,3 +42,16 @@ def slacks(X: np.ndarray, y: np.ndarray, fx: np.ndarray, level: float,
     else:
         ends = starts.copy()
     return starts, ends, xi[idx]
+
+
+def certificate_scale(snap) -> float:
+    """For a certificate of non-separability drawn as a kernel expansion f = Σ c_i K(x_i, ·): the size f would have
+    without cancellation, Σ|c_i|√K(x_i, x_i) · max_i √K(x_i, x_i) (Cauchy–Schwarz bounds |K(x_i, x)| by it on the
+    points' range); 0 otherwise. The certificate says Σ α_i y_i φ(x_i) ≈ 0, so f ≈ 0 everywhere: shading it on its
+    own tiny scale (f × 10⁴) would draw the residual as if it were a separator's picture."""
+    d = snap.decision
+    if str(getattr(snap.status, "value", "")) != "certificate" or not isinstance(d, KernelExpansion) or not d.coef.size:
+        return 0.0
+    root = np.sqrt(np.maximum(np.asarray(d.kernel.diag(d.centers), float), 0.0))
+    scale = float(np.abs(d.coef) @ root) * float(root.max(initial=0.0))
+    return scale if np.isfinite(scale) else 0.0
