@@ -6,6 +6,8 @@ import warnings
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 pytest.importorskip("sklearn", reason="scikit-learn is the optional extra percviz[sklearn]")
 
@@ -19,7 +21,7 @@ from sklearn.preprocessing import PolynomialFeatures, StandardScaler  # noqa: E4
 from sklearn.utils.estimator_checks import check_estimator, check_non_transformer_estimators_n_iter  # noqa: E402
 
 from percviz import estimators as E  # noqa: E402
-from percviz.core.errors import DataError, ParameterError  # noqa: E402
+from percviz.core.errors import DataError, ParameterError, PercvizError  # noqa: E402
 from percviz.core.solvers import get_solver, load_all  # noqa: E402
 from percviz.core.solvers.base import DEPRECATED_NAMES  # noqa: E402
 
@@ -337,3 +339,89 @@ def test_issue_28_snkp_attributes_on_iris_and_breast_cancer():
     est = E.SNKPClassifier().fit(X, y)
     f = (1 + X @ est.support_vectors_.T) @ est.dual_coef_[0] + est.intercept_[0]
     assert est.status_ == "separator" and (np.sign(f) == np.sign(est.decision_function(X))).all()
+
+
+# -------------------------------------------------------------------------------------------------------------
+# Random estimator parameters (issue 28's property test, the estimators' part): a one-line refusal, or a fit
+# whose attributes give its decision_function
+# -------------------------------------------------------------------------------------------------------------
+
+def _sklearn_kernel(kernel: str, gamma: float, degree: int, coef0: float):
+    """The kernel by scikit-learn (an empty expansion, max_iter = 0, gives no columns)."""
+    k = _SKLEARN_KERNELS(kernel, gamma, degree, coef0)
+    return lambda X, U: np.zeros((len(X), 0)) if len(U) == 0 else k(X, U)
+
+
+def _SKLEARN_KERNELS(kernel, gamma, degree, coef0):
+    return {
+        "affine": lambda X, U: 1.0 + linear_kernel(X, U),
+        "linear": linear_kernel,
+        "poly": lambda X, U: polynomial_kernel(X, U, degree=degree, gamma=1.0, coef0=coef0),
+        "rbf": lambda X, U: rbf_kernel(X, U, gamma=gamma),
+        "laplacian": lambda X, U: laplacian_kernel(X, U, gamma=gamma),
+    }[kernel]
+
+
+def _derivative(kernel: str, gamma: float, degree: int, coef0: float, X, U, B) -> np.ndarray:
+    bx = X @ B.T
+    if kernel in ("affine", "linear"):
+        return bx
+    if kernel == "poly":
+        return degree * (X @ U.T + coef0) ** (degree - 1) * bx
+    return -2.0 * gamma * rbf_kernel(X, U, gamma=gamma) * ((B * U).sum(axis=1)[None, :] - bx)
+
+
+@st.composite
+def _case(draw):
+    name = draw(st.sampled_from([n for n, _ in EVERY_CLASS]))
+    kernel = draw(st.sampled_from(sorted(KERNELS)))
+    gamma = draw(st.one_of(st.floats(0.05, 3.0), st.sampled_from([0.0, -1.0, float("nan"), float("inf")])))
+    degree = draw(st.one_of(st.integers(1, 4), st.sampled_from([0, -2])))
+    coef0 = draw(st.one_of(st.floats(0.0, 2.0), st.sampled_from([-1.0, float("nan")])))
+    max_iter = draw(st.one_of(st.integers(0, 200), st.sampled_from([-1, None])))
+    d = draw(st.integers(2 if name == "input-space-svm" else 1, 4))  # d = 1 there: FIXED_ELSEWHERE
+    n = draw(st.integers(4, 24))
+    seed = draw(st.integers(0, 2**16))
+    classes = draw(st.sampled_from([2, 3]))
+    return name, kernel, gamma, degree, coef0, max_iter, d, n, seed, classes
+
+
+@pytest.mark.slow
+@settings(max_examples=40, deadline=None, derandomize=True, database=None,
+          suppress_health_check=[HealthCheck.too_slow])
+@given(_case())
+def test_random_estimator_parameters(case):
+    name, kernel, gamma, degree, coef0, max_iter, d, n, seed, classes = case
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % classes
+    X = rng.normal(0, 1, (n, d)) + y[:, None] * 1.5
+    cls = E.ALIASES[name]
+    kernel_rep = get_solver(name).representation == "kernel"
+    kw = ({"kernel": kernel, "gamma": gamma, "degree": degree, "coef0": coef0} if kernel_rep
+          else {"features": "linear"})
+    kw.update(FAST.get(name, {}))
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            est = cls(max_iter=max_iter, **kw).fit(X, y)
+    except PercvizError as e:
+        text = str(e)
+        assert text and "\n" not in text and "internal error" not in text.lower(), text
+        return
+    f = _rows(est.decision_function(X))
+    assert np.isfinite(f).all()
+    if not kernel_rep:
+        _check_rows(np.concatenate([X[:, None, :] * est.coef_[None], np.broadcast_to(
+            est.intercept_[None, :, None], (n, len(est.intercept_), 1))], axis=2), f)
+        return
+    g = float(gamma) if kernel in ("rbf", "laplacian") else 0.0
+    K = _sklearn_kernel(kernel, g, degree, coef0)
+    if hasattr(est, "dual_derivative_coef_"):
+        svs = est.support_vectors_ if isinstance(est.support_vectors_, list) else [est.support_vectors_]
+        ders = est.dual_derivative_coef_ if isinstance(est.dual_derivative_coef_, list) else [est.dual_derivative_coef_]
+        for k, (U, B) in enumerate(zip(svs, ders)):
+            _assert_sum(K(X, U) * est.dual_coef_[k] + _derivative(kernel, g, degree, coef0, X, U, B),
+                        est.intercept_[k], f[:, k])
+    elif hasattr(est, "dual_coef_"):
+        for k in range(f.shape[1]):
+            _assert_sum(K(X, est.support_vectors_) * est.dual_coef_[k], est.intercept_[k], f[:, k])
