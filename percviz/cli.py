@@ -314,10 +314,6 @@ def _input_margin(problem, snap) -> float | None:
     return input_distances(snap.decision, problem.X, problem.y).margin
 
 
-#: Kernel algorithms whose results depend on the points' scale (the SVM's C): never run on rescaled points.
-SCALE_DEPENDENT = ("svm", "smo", "input-space-svm")
-
-
 def _scale_free(preset, algorithm: str | None = None):
     """(preset, s): a homogeneous kernel's points multiplied by a power of two s when K(x, x) would underflow
     (core.problem.scale_free_factor); its G, α, p, ρ_K and verdicts are those of the points as given."""
@@ -325,7 +321,9 @@ def _scale_free(preset, algorithm: str | None = None):
     from percviz.core.problem import scale_free_factor
     from percviz.core.solvers import get_solver
 
-    if algorithm is not None and (algorithm in SCALE_DEPENDENT or get_solver(algorithm).representation != "kernel"):
+    # an algorithm whose result depends on the points' scale (the SVM's C: Solver.scale_dependent) is never rescaled
+    cls = get_solver(algorithm) if algorithm is not None else None
+    if cls is not None and (cls.scale_dependent or cls.representation != "kernel"):
         return preset, 1.0
     s = scale_free_factor(preset.points.X, preset.kernel)
     if s == 1.0:
@@ -468,10 +466,10 @@ def svm_input_margin(preset) -> dict[str, Any]:
     """The input-space margin of the SVM (hard margin when the kernel separates the points, else soft, C = 1)."""
     from percviz.core.input_distance import input_distances
     from percviz.core.problem import Problem
-    from percviz.core.solvers import get_solver
+    from percviz.core.solvers import REFERENCE_SVM, get_solver
 
     problem = Problem(preset.points, preset.kernel, preset.features)
-    cls = get_solver("svm")
+    cls = get_solver(REFERENCE_SVM)
     try:
         snap, kind = cls(problem, margin="hard", show_iterations=False).run(), "hard"
     except DataError:

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import math
+import warnings
 from typing import Any
 
 import numpy as np
@@ -24,45 +25,46 @@ except ImportError as e:  # pragma: no cover - exercised by the no-scikit-learn 
     ) from e
 
 from percviz.core.data import PointSet
+from percviz.core.decision import DerivativeExpansion, KernelExpansion
 from percviz.core.errors import DataError, ParameterError
 from percviz.core.features import parse_features
 from percviz.core.kernels import Kernel, parse_kernel
 from percviz.core.problem import Problem
 from percviz.core.solvers import Status, get_solver, load_all
-from percviz.core.solvers.base import MAX_ITER_SPEC
+from percviz.core.solvers.base import DEFAULT_ALGORITHM, DEPRECATED_NAMES, MAX_ITER_SPEC, NAME_ACRONYMS
 from percviz.core.spec import parse_spec
 
+#: The fitted attributes as formulas (class docstrings and docs/library.md); tests/test_estimators.py recomputes each.
+FORMULA_KERNEL = (
+    "Fitted: f(x) = Σ_j dual_coef_[k, j] K(support_vectors_[j], x) + intercept_[k] for every kernel (the input-space "
+    "SVM adds Σ_j dual_derivative_coef_[j]·∂K(u, x)/∂u at u = support_vectors_[j]); with a kernel affine in x "
+    "(linear, affine) also f(x) = coef_[k]·x + affine_intercept_[k], where affine_intercept_ = intercept_ + "
+    "Σ_j dual_coef_[k, j] for the affine kernel 1 + x·z."
+)
+FORMULA_FEATURES = (
+    "Fitted: f(x) = weights_[k]·φ(x) on the φ-map; with the linear map also f(x) = coef_[k]·x + intercept_[k] "
+    "(affine_intercept_ = intercept_)."
+)
 #: Estimator-level names; an algorithm parameter of the same name is exposed as `algorithm_<name>` in its alias.
 RESERVED = ("algorithm", "kernel", "gamma", "degree", "coef0", "features", "max_iter", "algorithm_params")
 #: Kernel parameters set at the estimator level → the name in the kernel's ParamSpecs.
 KERNEL_PARAMS = {"gamma": "gamma", "degree": "degree", "coef0": "c"}
 #: ‖p‖_G at or below this (recomputed here) is reported as a certificate.
 CERTIFICATE_TOL = 1e-2
-#: Algorithms whose halting state on overlapping classes is a proof or an arbitrary iterate, not a fit: declared
-#: through the `poor_score` tag (scikit-learn's check of > 83 % training accuracy on overlapping blobs).
-NOT_A_FIT_ON_OVERLAP = {
-    "nvn": "von Neumann's iterate heads for a certificate p (the origin of the hull), not a classifier",
-    "nkp": "the normalized perceptron's last iterate on non-separable data is wherever the cycling left it",
-    "normalized-perceptron": "the normalized perceptron's last iterate on non-separable data is arbitrary",
-    "relaxation": "single-sample relaxation does not converge on non-separable data; its last iterate is arbitrary",
-    "winnow": "Winnow's multiplicative updates assume a sparse separable target; on overlap they oscillate",
-    "lp-feasibility": "the feasibility LP returns a proof of non-separability and no separator on overlap",
-}
 #: Parameters that only change what the window draws (a theoretical-bound curve that costs a ρ_K computation, the
 #: replay of interior-point iterates), never the fitted classifier: an estimator turns them off and does not expose them.
 DISPLAY_ONLY = {"bound": False, "show_iterations": False}
-#: Checks of scikit-learn that do not apply, with the reason (passed to parametrize_with_checks).
+#: Checks of scikit-learn that do not apply, with the reason (passed to check_estimator / parametrize_with_checks).
 _N_ITER_REASON = (
-    "n_iter_ counts the updates honestly: this algorithm starts away from 0 (uniform α or p, Ho–Kashyap's "
-    "pseudoinverse) and halts at iterate 0, n_iter_ = 0, when that start already separates"
+    "n_iter_ counts the updates honestly: this algorithm starts away from 0 (uniform α or p, an SVM) and halts at "
+    "iterate 0, n_iter_ = 0, when that start already separates"
 )
-#: The algorithms whose iterate 0 can already be a separator.
-STARTS_AWAY_FROM_ZERO = frozenset({"snkp", "nvn", "snkpvn", "isnkpvn", "ho-kashyap"})
 
 
 def expected_failed_checks(estimator) -> dict[str, str]:
-    """scikit-learn checks that do not apply to this estimator, each with its reason."""
-    if estimator._algorithm() in STARTS_AWAY_FROM_ZERO:
+    """scikit-learn checks that may fail for this estimator, each with its reason (from its solver's capabilities)."""
+    cls = estimator._known_solver()
+    if cls is not None and cls.starts_away_from_zero and not cls.start_is_an_update:
         return {"check_non_transformer_estimators_n_iter": _N_ITER_REASON}
     return {}
 
@@ -98,9 +100,16 @@ class _PercvizClassifier(ClassifierMixin, BaseEstimator):
         tags = super().__sklearn_tags__()
         # Multi-class: natively for the linear machines, one-vs-rest for the two-class algorithms.
         tags.classifier_tags.multi_class = True
-        tags.classifier_tags.poor_score = self._algorithm() in NOT_A_FIT_ON_OVERLAP
+        tags.classifier_tags.poor_score = bool(getattr(self._known_solver(), "no_fit_on_overlap", ""))
         tags.input_tags.sparse = False
         return tags
+
+    def _known_solver(self):
+        """The solver class, or None for a name the registry does not know (fit says so; tags must not raise)."""
+        try:
+            return self._solver_class()
+        except ParameterError:
+            return None
 
     def _solver_class(self):
         name = self._algorithm()
@@ -152,9 +161,10 @@ class _PercvizClassifier(ClassifierMixin, BaseEstimator):
         return self
 
     def _record(self, cls, runs, d: int) -> None:
-        """The fitted attributes: n_iter_, status_, margin_, certificate_, coef_/intercept_ or dual_coef_."""
+        """The fitted attributes: n_iter_, status_, margin_, certificate_, dual_coef_/support_vectors_/intercept_
+        (the kernel expansion), coef_/affine_intercept_ (the affine form in x), weights_ (on the φ-map)."""
         one = len(runs) == 1
-        n_iter = [snap.iteration for snap, _ in runs]
+        n_iter = [snap.iteration + (1 if cls.start_is_an_update else 0) for snap, _ in runs]
         status = [snap.status.value for snap, _ in runs]
         margins = [_checked_margin(snap, pr, cls.representation) for snap, pr in runs]
         certs = [_checked_certificate(snap, pr) for snap, pr in runs]
@@ -162,32 +172,36 @@ class _PercvizClassifier(ClassifierMixin, BaseEstimator):
         self.status_ = status[0] if one else status
         self.margin_ = margins[0] if one else margins
         self.certificate_ = certs[0] if one else certs
-        if cls.representation == "kernel" and all(hasattr(snap.decision, "bases") for snap, _ in runs):
+        decisions = [snap.decision for snap, _ in runs]
+        if cls.representation == "kernel" and all(isinstance(f, DerivativeExpansion) for f in decisions):
             # Akaho's expansion f = Σ a_j k(x̂_j, ·) + b_j·k_x(x̂_j, ·) + bias: bases x̂ (not the x_i), a and b
-            self.support_vectors_ = [np.asarray(snap.decision.bases) for snap, _ in runs]
-            self.dual_coef_ = np.vstack([snap.decision.a for snap, _ in runs])
-            self.dual_derivative_coef_ = [np.asarray(snap.decision.b) for snap, _ in runs]
+            self.support_vectors_ = [np.asarray(f.bases) for f in decisions]
+            self.dual_coef_ = np.vstack([f.a for f in decisions])
+            self.dual_derivative_coef_ = [np.asarray(f.b) for f in decisions]
             if one:
                 self.support_vectors_, self.dual_derivative_coef_ = self.support_vectors_[0], self.dual_derivative_coef_[0]
-            self.intercept_ = np.array([snap.decision.bias for snap, _ in runs])
-        elif cls.representation == "kernel":
-            coef = np.vstack([snap.decision.coef for snap, _ in runs])
+            self.intercept_ = np.array([float(f.bias) for f in decisions])
+        elif cls.representation == "kernel" and all(isinstance(f, KernelExpansion) for f in decisions):
+            # f = Σ_j coef_j K(x_j, ·) + bias over the training points: the columns with a nonzero coefficient
+            coef = np.vstack([f.coef for f in decisions])
             used = np.flatnonzero(np.abs(coef).sum(axis=0) > 0)
-            self.support_vectors_ = np.asarray(runs[0][1].X)[used]
+            self.support_vectors_ = np.asarray(decisions[0].centers)[used]
             self.dual_coef_ = coef[:, used]
-            self.intercept_ = np.array([snap.decision.bias for snap, _ in runs])
+            self.intercept_ = np.array([float(f.bias) for f in decisions])
         elif cls.representation == "features":
             self.weights_ = np.vstack([snap.weights for snap, _ in runs])
-        else:
+        elif cls.representation == "multiclass":
             W = np.asarray(runs[0][0].weights)
             self.weights_ = W if len(self.classes_) > 2 else (W[1] - W[0])[None, :]
-        affine = [self._affine(snap.decision, d) for snap, _ in runs]
+        affine = [self._affine(f, d) for f in decisions]
         if all(a is not None for a in affine):
             if self.multiclass_ == "native":
-                self.coef_, self.intercept_ = affine[0]
+                self.coef_, self.affine_intercept_ = affine[0]
             else:
                 self.coef_ = np.vstack([a[0] for a in affine])
-                self.intercept_ = np.concatenate([a[1] for a in affine])
+                self.affine_intercept_ = np.concatenate([a[1] for a in affine])
+            if cls.representation != "kernel":  # no kernel expansion: intercept_ is the affine form's, as in LinearSVC
+                self.intercept_ = self.affine_intercept_
 
     def _affine(self, decision, d: int):
         """(coef (k×d), intercept (k,)) when the decision is affine in x, else None."""
@@ -256,9 +270,12 @@ class PerceptronFamilyClassifier(_PercvizClassifier):
     algorithms; gamma/degree/coef0 set the kernel's γ, degree and offset c where it has them; features: the
     φ-map spec for the weight-vector procedures; max_iter: the update limit (None: the algorithm's default);
     algorithm_params: the algorithm's own parameters, e.g. {'eps': 1e-4}.
+
+    Kernel algorithms: FORMULA_KERNEL; weight-vector procedures and linear machines: FORMULA_FEATURES. Two classes
+    give one row k = 0 (> 0 means classes_[1]); more, one row per class (one-vs-rest or native).
     """
 
-    def __init__(self, *, algorithm="snkp", kernel="affine", gamma=None, degree=None, coef0=None, features="linear",
+    def __init__(self, *, algorithm=DEFAULT_ALGORITHM, kernel="affine", gamma=None, degree=None, coef0=None, features="linear",
                  max_iter=None, algorithm_params=None):
         self.algorithm = algorithm
         self.kernel = kernel
@@ -279,16 +296,16 @@ class PerceptronFamilyClassifier(_PercvizClassifier):
         return dict(self.algorithm_params or {})
 
 
+PerceptronFamilyClassifier.__doc__ = PerceptronFamilyClassifier.__doc__.replace(
+    "FORMULA_KERNEL", FORMULA_KERNEL).replace("FORMULA_FEATURES", FORMULA_FEATURES)
+
 # -------------------------------------------------------------------------------------------------------------
 # One alias per registered algorithm, generated from the registry
 # -------------------------------------------------------------------------------------------------------------
 
-_ACRONYMS = {"snkp", "nkp", "nvn", "snkpvn", "isnkpvn", "lp", "mse", "lms", "rls", "svm"}
-
-
 def alias_name(algorithm: str) -> str:
     """'snkp' → 'SNKPClassifier', 'kernel-perceptron' → 'KernelPerceptronClassifier'."""
-    return "".join(p.upper() if p in _ACRONYMS else p.capitalize() for p in algorithm.split("-")) + "Classifier"
+    return "".join(p.upper() if p in NAME_ACRONYMS else p.capitalize() for p in algorithm.split("-")) + "Classifier"
 
 
 def _alias(name: str, solver) -> type:
@@ -318,22 +335,40 @@ def _alias(name: str, solver) -> type:
     __init__.__signature__ = signature
     __init__.__qualname__ = f"{cls_name}.__init__"
     doc_params = ", ".join(f"{k}={v!r}" for k, v in defaults.items())
-    kernel_note = ("gamma/degree/coef0 set the kernel's parameters where it has them"
-                   if solver.representation == "kernel" else "features is the φ-map spec")
+    kernel_note = (f"gamma/degree/coef0 set the kernel's parameters where it has them. {FORMULA_KERNEL}"
+                   if solver.representation == "kernel" else f"features is the φ-map spec. {FORMULA_FEATURES}")
     return type(cls_name, (_PercvizClassifier,), {
         "__init__": __init__,
         "__module__": __name__,
         "__qualname__": cls_name,
         "__doc__": f"{solver.display_name} ('{name}') as a scikit-learn classifier: {cls_name}({doc_params}); "
-                   f"{kernel_note}.",
+                   f"{kernel_note}",
         "_algorithm": lambda self: name,
         "_algorithm_values": lambda self: {s.name: getattr(self, k) for k, s in exposed.items()},
         "algorithm_name": name,
     })
 
 
+def _deprecated_alias(old: str, new: type) -> type:
+    """A class for an old algorithm name: the estimator that supersedes it, with a FutureWarning on construction."""
+    cls_name = alias_name(old)
+
+    def __init__(self, **params):
+        warnings.warn(f"{cls_name} is deprecated and will be removed; use {new.__name__}, the one SVM estimator "
+                      "(the same optimum, the same parameters).", FutureWarning, stacklevel=2)
+        new.__init__(self, **params)
+
+    __init__.__signature__ = inspect.signature(new.__init__)
+    __init__.__qualname__ = f"{cls_name}.__init__"
+    return type(cls_name, (new,), {"__init__": __init__, "__module__": __name__, "__qualname__": cls_name,
+                                   "__doc__": f"Deprecated: {new.__name__} under its old name '{old}'."})
+
+
 ALIASES: dict[str, type] = {}
 for _name, _solver in sorted(load_all().items()):
-    ALIASES[_name] = globals()[alias_name(_name)] = _alias(_name, _solver)
+    if _name not in DEPRECATED_NAMES:
+        ALIASES[_name] = globals()[alias_name(_name)] = _alias(_name, _solver)
+for _old, _new in DEPRECATED_NAMES.items():
+    ALIASES[_old] = globals()[alias_name(_old)] = _deprecated_alias(_old, ALIASES[_new])
 
 __all__ = ["ALIASES", "PerceptronFamilyClassifier", "alias_name", *(alias_name(n) for n in ALIASES)]

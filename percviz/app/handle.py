@@ -10,6 +10,7 @@ import numpy as np
 
 from percviz.core.data import PointSet
 from percviz.core.errors import DataError, ParameterError, PercvizError, PresetError
+from percviz.core.solvers.base import DEFAULT_ALGORITHM
 
 
 def points_from_arrays(X, y) -> PointSet:
@@ -211,7 +212,8 @@ class WindowHandle:
         return f"<percviz window ({where}){now}>"
 
 
-def show(X=None, y=None, *, algorithm: str | None = "snkp", kernel: str | None = None, features: str | None = None,
+def show(X=None, y=None, *, algorithm: str | None = DEFAULT_ALGORITHM, kernel: str | None = None,
+         features: str | None = None,
          preset=None, params: dict | None = None, max_iter: int | None = None, title: str | None = None,
          block: bool | None = None) -> WindowHandle:
     """Open the percviz window on (X, y) or a preset; returns its WindowHandle.
@@ -220,7 +222,7 @@ def show(X=None, y=None, *, algorithm: str | None = "snkp", kernel: str | None =
     integrated, as in IPython/Jupyter after `%gui qt`; then it returns at once and the window stays live.
     algorithm=None keeps the preset's; the data are validated before Qt starts (one clear error).
     """
-    if preset is not None and algorithm == "snkp" and X is None:
+    if preset is not None and algorithm == DEFAULT_ALGORITHM and X is None:
         algorithm = None  # a preset keeps its own algorithm unless one is asked for
     scene = scene_for(X, y, algorithm=algorithm, kernel=kernel, features=features, params=params,
                       max_iter=max_iter, preset=preset, title=title)

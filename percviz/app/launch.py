@@ -38,9 +38,9 @@ def default_scene():
         return default_preset()
     except (ImportError, OSError, ValueError):
         pass
-    from percviz.core.solvers import load_all
+    from percviz.core.solvers import DEFAULT_ALGORITHM, PAPER_RACE, load_all
 
-    algorithm = "snkp" if "snkp" in load_all() else "perceptron"
+    algorithm = DEFAULT_ALGORITHM if DEFAULT_ALGORITHM in load_all() else PAPER_RACE[0]
     return Preset(fallback_points(), title="Two clouds", algorithm=algorithm,
                   explanation="Left click places +, right click places −; press Space to animate.")
 

@@ -12,14 +12,13 @@ per-step snapshot, metrics or decision function is built in between), skips the 
 interior-point `svm` as one QP to its solution (Live edits never replay its iterates); once the drag pauses
 SETTLE_MS (or ends) the scene is rerun once with its per-step history and bound, so History and scrubbing work on
 the finished run. The canvas keeps the last boundary until the rerun's first snapshot replaces it.
-The algorithm runs as written, from its own start — except the SMO solver (`smo`), which starts from the last
-finished run's α mapped to the edited points (a moved point keeps its α, a deleted one's is dropped, an added one
-gets 0; `SMO(problem, warm_start=alpha)` makes it feasible). Its optimum is the same; only the pairs to get there
-are fewer. The interior-point `svm` gets the same α, not as a start (Clarabel has none) but as the working set
-of its QP: the last support vectors, then every point that violates its margin, until none does (the whole dual's
-KKT conditions checked; `svm.solve_on_working_set`). The input-space SVM (`input-space-svm`) gets it too, on edits
-only: its SVM and each step's dual QP are solved on a working set from it (`akaho.solve_on_working_set`); its
-projections are computed as written. The perceptrons keep their textbook start.
+The algorithm runs as written, from its own start, except as its class declares (core.solvers.base.Solver's
+capabilities; no solver name is listed here): `warm_start = "alpha"` (the SVMs) starts from the last finished run's
+α mapped to the edited points (a moved point keeps its α, a deleted one's is dropped, an added one gets 0): the same
+optimum, fewer steps to it (SMO starts there; the interior-point QP takes it as its working set, svm.py); with
+`warm_start_on_reset = False` (the input-space SVM) only edits get it, Reset replays every QP whole.
+`warm_start = "weights"` (the single-sample perceptrons) starts from the last finished weights only when the user
+asks (Run menu). `live_on_worker` (an update of ~0.1–1 s) sends the whole rerun to the worker.
 """
 
 from __future__ import annotations
@@ -38,12 +37,6 @@ from percviz.app.session import FINISHED, RUNNING
 SYNC_BUDGET = 0.025
 #: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
 SYNC_MAX_POINTS = 500
-#: Solvers whose Live reruns start from the previous run's dual coefficients (constructor keyword `warm_start`).
-WARM_SOLVERS = ("smo", "svm", "input-space-svm")
-#: Of those, the ones whose Reset (stepping by hand) must not get the warm start either.
-EDIT_ONLY_WARM = ("input-space-svm",)
-#: Perceptrons a Live rerun may start from the last finished weights, only when the user asks (Run menu).
-WEIGHT_WARM_SOLVERS = ("fixed-increment", "variable-increment", "perceptron")
 #: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
 #: panel_feed.DRAG_PAUSE_MS, so that the heavy views catch up once, on the full run.
 SETTLE_MS = 100
@@ -163,7 +156,7 @@ class LiveMode(QObject):
         # restarts it (the worker's frames are paced for watching, not for this); it is shown once, at the end.
         # Beyond SYNC_BUDGET the worker takes over and the canvas shows its latest state while it is still running.
         # one update of a large problem (or of a solver whose every update is heavy) may itself outlast the budget
-        if s.problem.n <= SYNC_MAX_POINTS and not getattr(s.solver_cls, "live_on_worker", False):
+        if s.problem.n <= SYNC_MAX_POINTS and not s.solver_cls.live_on_worker:
             s.advance_sync(10**9, seconds=SYNC_BUDGET)
         if not s.finished and s.problem is not None:
             s.run_to_end()
@@ -176,7 +169,7 @@ class LiveMode(QObject):
         if not self.on:
             return {}
         out = self._warm_start(problem, solver_cls)
-        if problem is self._problem and getattr(solver_cls, "name", "") in EDIT_ONLY_WARM:
+        if problem is self._problem and not solver_cls.warm_start_on_reset:
             out = {}  # Reset: the input-space SVM replays every QP whole, as written
         if problem is not self._problem:  # an edit (Reset keeps its Problem: stepping by hand starts from 0)
             out.update(self._weight_start(solver_cls))
@@ -226,8 +219,7 @@ class LiveMode(QObject):
                 or scene.dragging or self._bound_off or last is None or "bound" not in cls.metric_keys
                 or last.metrics.get("bound") is not None or not dict(scene.settings.params).get("bound", True)):
             return
-        if getattr(cls, "name", "") in WARM_SOLVERS or (
-                self.warm_action.isChecked() and getattr(cls, "name", "") in WEIGHT_WARM_SOLVERS):
+        if cls.warm_start == "alpha" or (self.warm_action.isChecked() and cls.warm_start == "weights"):
             return  # its run started from the last one's coefficients: a rerun from scratch would be another run
         self._rho_rerun, self._settled = problem, True  # (_options: a quiet rerun, shown once)
         self._keep_picture()
@@ -236,7 +228,7 @@ class LiveMode(QObject):
 
     def _warm_start(self, problem, solver_cls) -> dict:
         """SMO's warm start for a Live rerun: the last finished α on the edited points (else nothing)."""
-        if not self.on or getattr(solver_cls, "name", "") not in WARM_SOLVERS or self._finished is None:
+        if not self.on or solver_cls.warm_start != "alpha" or self._finished is None:
             return {}
         old, settings, alpha = self._finished
         if settings != self.window.scene.settings or len(alpha) != old.n:
@@ -250,7 +242,7 @@ class LiveMode(QObject):
 
     def _weight_start(self, solver_cls) -> dict:
         """The perceptrons' opt-in warm start: the last finished weights of the same settings (else nothing)."""
-        if not (self.warm_action.isChecked() and getattr(solver_cls, "name", "") in WEIGHT_WARM_SOLVERS):
+        if not (self.warm_action.isChecked() and solver_cls.warm_start == "weights"):
             return {}
         settings = self.window.scene.settings
         if self._weights is None or self._weights[0] != settings or dict(settings.params).get("average", "none") != "none":

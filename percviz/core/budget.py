@@ -8,60 +8,24 @@ on the solvers (peak RSS at n = 4,000 divided by 8n² bytes: 3.3 for the kernel 
 
 from __future__ import annotations
 
-import os
-import re
-
-from percviz.core.errors import DataError
-
-ENV = "PERCVIZ_MEMORY_BUDGET"
-DEFAULT_BYTES = 4 * 2**30
-_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30, "T": 2**40}
+from percviz.core.dense_gram import dense_advice, dense_what
+from percviz.core.gram_operator import factored_width, gram_bytes
+from percviz.core.memory_budget import (  # noqa: F401 - the budget's arithmetic, also read as budget.*
+    DEFAULT_BYTES,
+    ENV,
+    BudgetError,
+    budget_bytes,
+    gib,
+    largest_n,
+    require,
+    square_matrices,
+)
 
 #: Dense n×n float64 matrices alive at a solver's peak, by what it needs (measured, rounded up).
 SQUARE_MATRICES = {"kernel": 3.5, "svm": 12}
 
 #: Kernel solvers that build their own n×n QP matrices instead of reading G (counted as "svm").
 GRAM_FREE = ("svm", "input-space-svm")
-
-
-class BudgetError(DataError):
-    """The computation would need more memory than the budget allows."""
-
-
-def budget_bytes() -> int:
-    """The budget in bytes: PERCVIZ_MEMORY_BUDGET if set and valid, else 4 GiB."""
-    raw = os.environ.get(ENV, "").strip().upper().removesuffix("B").removesuffix("I")
-    m = re.fullmatch(r"(\d+(?:\.\d*)?)\s*([KMGT]?)", raw)
-    if not m:
-        return DEFAULT_BYTES
-    return int(float(m.group(1)) * _UNITS[m.group(2)])
-
-
-def gib(nbytes: float) -> str:
-    """Bytes as readable text: '74.5 GiB', '512 MiB'."""
-    if nbytes >= 2**30:
-        return f"{nbytes / 2**30:.3g} GiB"
-    return f"{nbytes / 2**20:.3g} MiB"
-
-
-def require(nbytes: float, what: str, advice: str) -> None:
-    """Raise BudgetError when nbytes exceeds the budget: what needs it, and what to do instead."""
-    budget = budget_bytes()
-    if nbytes > budget:
-        raise BudgetError(
-            f"{what} would need about {gib(nbytes)} of memory; the budget is {gib(budget)}. {advice} "
-            f"(or raise the budget, e.g. {ENV}={max(1, int(nbytes / 2**30 + 1))}G)."
-        )
-
-
-def square_matrices(n: int, count: float) -> float:
-    """Bytes of `count` dense n×n float64 matrices."""
-    return 8.0 * count * n * n
-
-
-def largest_n(count: float) -> int:
-    """The most points whose `count` n×n matrices fit in the budget."""
-    return int((budget_bytes() / (8.0 * count)) ** 0.5)
 
 
 def check_solver(solver) -> None:
@@ -72,9 +36,6 @@ def check_solver(solver) -> None:
     if solver.name == "smo":  # kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
         return
     if rep == "kernel" and solver.name not in GRAM_FREE:
-        from percviz.core.dense_gram import dense_advice, dense_what
-        from percviz.core.gram_operator import factored_width, gram_bytes
-
         nbytes = gram_bytes(solver.problem)
         if factored_width(solver.problem) is not None:  # G kept as its n×D factor: no n×n matrix at all
             require(nbytes, f"{who} (G as its n×D factor)", "Use fewer points")

@@ -16,7 +16,7 @@ import weakref
 
 import numpy as np
 
-from percviz.core import budget
+from percviz.core import memory_budget as budget
 from percviz.core.errors import DataError
 
 #: 'auto' stores G in float32 above this many points (G in float64 would exceed 128 MiB).

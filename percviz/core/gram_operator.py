@@ -15,6 +15,7 @@ from itertools import combinations_with_replacement
 
 import numpy as np
 
+from percviz.core.dense_gram import build_dense, dense_bytes, shared_dense, storage_dtype
 from percviz.core.errors import DataError
 
 #: Feature maps wider than this are not factored (G·v would cost n·D, no cheaper than the dense product).
@@ -212,8 +213,6 @@ class FactoredGram(GramOperator):
 def dense_signed_gram(problem, dtype=np.float64) -> np.ndarray:
     """G_ij = y_i y_j K(x_i, x_j)/√(K_ii K_jj) as a read-only n×n array, built in place in row blocks
     (core.dense_gram), refused beyond the memory budget."""
-    from percviz.core.dense_gram import build_dense
-
     return build_dense(problem, dtype)
 
 
@@ -240,8 +239,6 @@ def factored_width(problem, form: str = "auto") -> int | None:
 
 def gram_bytes(problem, form: str = "auto") -> float:
     """What signed_gram(problem, form) will hold, estimated without building it (for budget checks)."""
-    from percviz.core.dense_gram import dense_bytes, storage_dtype
-
     D = factored_width(problem, form)
     if D is not None:
         return 8.0 * problem.n * (D + 8)  # F and a few n-vectors of the algorithms
@@ -259,7 +256,5 @@ def signed_gram(problem, form: str = "auto") -> GramOperator:
         return FactoredGram(F, spec)
     if form == "factored":
         raise DataError(f"The {spec} kernel has no finite feature map of width ≤ {MAX_FACTOR_WIDTH}; use the dense G.")
-    from percviz.core.dense_gram import shared_dense, storage_dtype
-
     dtype = storage_dtype(problem.n, getattr(problem, "gram_dtype", "auto"))
     return DenseGram(shared_dense(problem, dtype, dense_signed_gram), spec)

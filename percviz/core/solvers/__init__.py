@@ -6,6 +6,9 @@ import importlib
 import pkgutil
 
 from percviz.core.solvers.base import (
+    DEFAULT_ALGORITHM,
+    PAPER_RACE,
+    REFERENCE_SVM,
     METRICS,
     SOLVERS,
     MetricInfo,
@@ -48,6 +51,9 @@ def by_family() -> dict[str, list[type[Solver]]]:
 
 
 __all__ = [
+    "DEFAULT_ALGORITHM",
+    "PAPER_RACE",
+    "REFERENCE_SVM",
     "METRICS",
     "SOLVERS",
     "MetricInfo",

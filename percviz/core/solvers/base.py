@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import inspect
 import math
 import types
 from dataclasses import dataclass
@@ -133,6 +134,21 @@ METRICS: dict[str, MetricInfo] = {
 }
 
 
+#: Capabilities whose default is derived from the class (set one in a class body to declare it there).
+_DERIVED_CAPABILITIES = ("warm_start", "scale_dependent")
+#: Words of registry names written in capitals in class names ('snkp' → SNKPClassifier, 'lp-feasibility' →
+#: LPFeasibilityClassifier).
+NAME_ACRONYMS = frozenset({"snkp", "nkp", "nvn", "snkpvn", "isnkpvn", "lp", "mse", "lms", "rls", "svm"})
+#: Old names kept for compatibility → the algorithm that supersedes them (their estimator is a deprecated alias).
+DEPRECATED_NAMES: dict[str, str] = {"smo": "svm"}
+#: The algorithm chosen when none is: the paper's smoothed normalized kernel perceptron.
+DEFAULT_ALGORITHM = "snkp"
+#: The algorithm whose solution defines the SVM's margins (the CLI's input-space margin, hard then soft).
+REFERENCE_SVM = "svm"
+#: The race offered when a scene brings none: the paper's three perceptrons.
+PAPER_RACE = ("perceptron", "nkp", "snkp")
+
+
 class Solver:
     """Base class of every algorithm.
 
@@ -159,6 +175,39 @@ class Solver:
     #: the margin follows the closest point.
     margin_level: ClassVar[float | None] = None
     default_max_iter: ClassVar[int] = 1000
+
+    # -- capabilities: read by the app, the estimators and the CLI, which never list solver names --------------
+    #: What the constructor's `warm_start` keyword takes: "alpha" (dual coefficients, one per point: the same
+    #: optimum, sooner; Live always passes the last finished run's), "weights" (a start other than a = 0: another
+    #: run; Live passes the last weights only when the user asks), or None. Default: "alpha" for a kernel solver
+    #: whose constructor takes `warm_start`, "weights" for the others that take it.
+    warm_start: ClassVar[str | None] = None
+    #: False: Reset (stepping by hand) starts cold even under Live; only edits get the warm start.
+    warm_start_on_reset: ClassVar[bool] = True
+    #: Every update is heavy: a Live rerun goes to the worker from its first update (the UI thread never waits).
+    live_on_worker: ClassVar[bool] = False
+    #: Iterate 0 is not f ≡ 0 (uniform α or p, a pseudoinverse, an SVM): it may already halt, after 0 updates.
+    starts_away_from_zero: ClassVar[bool] = False
+    #: The algorithm's own numbering counts iterate 0 as its first step (Ho–Kashyap's a(1) = Y⁺b(1), the notes'
+    #: step 1): the estimators' n_iter_ counts it.
+    start_is_an_update: ClassVar[bool] = False
+    #: '' when the halting state on overlapping classes is a classifier; else why not (a proof, an arbitrary
+    #: iterate): the estimators declare it as scikit-learn's `poor_score` tag.
+    no_fit_on_overlap: ClassVar[str] = ""
+    #: The result depends on the points' scale (the soft margin's C against the slacks): the CLI never runs it on
+    #: rescaled points. Default: a parameter named C.
+    scale_dependent: ClassVar[bool] = False
+    _declared: ClassVar[frozenset[str]] = frozenset()
+
+    def __init_subclass__(cls, **kwargs):
+        super().__init_subclass__(**kwargs)
+        inherited = frozenset().union(*(getattr(b, "_declared", frozenset()) for b in cls.__mro__[1:]))
+        cls._declared = inherited | (frozenset(cls.__dict__) & set(_DERIVED_CAPABILITIES))
+        if "warm_start" not in cls._declared:
+            takes = "warm_start" in inspect.signature(cls.__init__).parameters
+            cls.warm_start = None if not takes else ("alpha" if cls.representation == "kernel" else "weights")
+        if "scale_dependent" not in cls._declared:
+            cls.scale_dependent = "C" in cls.params.names()
 
     def __init__(self, problem: Problem, *, max_iter: int | None = None, **values: Any):
         self.problem = problem

@@ -57,6 +57,8 @@ class HoKashyap(_HoKashyapBase):
 
     name = "ho-kashyap"
     display_name = "Ho–Kashyap"
+    starts_away_from_zero = True  # a(1) = Y⁺b(1)
+    start_is_an_update = True  # the notes' step 1
     description = "Learns the margin vector b with a; finds a separator or proves there is none (e ≤ 0, e ≠ 0)."
     params = ParamSet(
         (

@@ -62,6 +62,8 @@ class InputSpaceSVM(SVM):
 
     name = "input-space-svm"
     display_name = "Input-space SVM (Akaho)"
+    starts_away_from_zero = True  # step 0 is the SVM's solution
+    warm_start_on_reset = False  # Reset replays every QP whole, as written
     family = SVM.family
     description = (
         "Starts from the SVM and repeats Akaho's linearized dual QP, so that the distance from each point to the "

@@ -242,6 +242,7 @@ class LPFeasibility(_LPSolver):
 
     name = "lp-feasibility"
     display_name = "LP feasibility (min τ)"
+    no_fit_on_overlap = "the feasibility LP returns a proof of non-separability and no separator on overlap"
     description = (
         "Linear program min τ s.t. a·y_i + τ ≥ b_i (HiGHS). τ = 0: a separating vector; "
         "τ > 0: a proof of non-separability. Solved in one step."

@@ -96,6 +96,7 @@ class NormalizedPerceptron(Solver):
 
     name = "normalized-perceptron"
     display_name = "Normalized Perceptron"
+    no_fit_on_overlap = "the normalized perceptron's last iterate on non-separable data is arbitrary"
     family = FAMILY
     description = (
         "Averages the most-misclassified normalized row into w with weight 1/(k+1); w stays a convex "

@@ -58,6 +58,7 @@ class Relaxation(L.ScanPasses, Solver):
 
     name = "relaxation"
     display_name = "Single-sample relaxation with margin"
+    no_fit_on_overlap = "single-sample relaxation does not converge on non-separable data; its last iterate is arbitrary"
     family = L.RELAXATION_FAMILY
     description = "Moves a a fraction η of the way to each violated hyperplane a·y = b, one sample at a time."
     representation = "features"

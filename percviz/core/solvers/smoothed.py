@@ -102,6 +102,7 @@ class NKP(Solver):
 
     name = "nkp"
     display_name = "Normalized Kernel Perceptron (NKP)"
+    no_fit_on_overlap = "the normalized perceptron's last iterate on non-separable data is wherever the cycling left it"
     family = FAMILY
     description = (
         "Subgradient method on L(α) = max_i −(Gα)_i + ½‖α‖²_G; moves α towards the worst-classified "
@@ -162,6 +163,7 @@ class SNKP(Solver):
 
     name = "snkp"
     display_name = "Smoothed Normalized Kernel Perceptron (SNKP)"
+    starts_away_from_zero = True  # α_0 = 1/n
     family = FAMILY
     description = (
         "Nesterov-smoothed NKP with entropy prox: a separator within 2√(2 log n)/ρ_K iterations. "

@@ -71,6 +71,8 @@ class NVN(Solver):
 
     name = "nvn"
     display_name = "Normalized Von Neumann (NVN)"
+    starts_away_from_zero = True  # p_0 = 1/n
+    no_fit_on_overlap = "von Neumann's iterate heads for a certificate p (the origin of the hull), not a classifier"
     family = FAMILY
     description = (
         "Frank–Wolfe on ½‖p‖²_G over the simplex with exact line search: drives ‖p‖_G to 0 when no "
@@ -127,6 +129,7 @@ class SNKPVN(Solver):
 
     name = "snkpvn"
     display_name = "Smoothed NKP–Von Neumann (SNKPVN)"
+    starts_away_from_zero = True
     family = FAMILY
     description = (
         "Smoothed perceptron with the ℓ2 prox centred at q: a separator within 2√(2n)/ρ_K steps, or p with "
@@ -198,6 +201,7 @@ class ISNKPVN(Solver):
 
     name = "isnkpvn"
     display_name = "Iterated SNKPVN (ISNKPVN)"
+    starts_away_from_zero = True
     family = FAMILY
     description = (
         "Restarts SNKPVN with a shrinking accuracy δ_t = ‖q_t‖_G/γ: a separator when one exists, else an "

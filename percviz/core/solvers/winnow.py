@@ -19,6 +19,7 @@ class BalancedWinnow(L.ScanPasses, Solver):
 
     name = "winnow"
     display_name = "Balanced Winnow"
+    no_fit_on_overlap = "Winnow's multiplicative updates assume a sparse separable target; on overlap they oscillate"
     family = L.PERCEPTRON_FAMILY
     description = "Multiplicative mistake-driven updates; few mistakes when most features are irrelevant."
     representation = "features"
