@@ -86,8 +86,8 @@ def seed_type(text: str) -> int:
     """argparse type of --seed: a whole number ≥ 0 (numpy's generators take no negative seeds)."""
     try:
         return whole(text, "--seed")
-    except UsageError as e:
-        raise argparse.ArgumentTypeError(f"{e} (a seed is a whole number ≥ 0, e.g. --seed 0)") from None
+    except UsageError:
+        raise argparse.ArgumentTypeError(f"a seed is a whole number from 0 to 2⁶³ − 1, e.g. --seed 0; got '{text}'") from None
 
 
 def positive_seconds(text: str) -> float:
@@ -99,3 +99,26 @@ def positive_seconds(text: str) -> float:
     if not (math.isfinite(v) and v > 0):
         raise argparse.ArgumentTypeError(f"a time budget is a number of seconds > 0, e.g. 600; got '{text}'")
     return v
+
+
+class _Quiet:
+    """A progress bar that shows nothing (--json, or stderr not a terminal)."""
+
+    def update(self, n: int = 1) -> None:
+        pass
+
+    def set_postfix_str(self, text: str) -> None:
+        pass
+
+    def close(self) -> None:
+        pass
+
+
+def progress(total: int, unit: str, desc: str, quiet: bool = False, initial: int = 0):
+    """A tqdm bar on stderr (done, rate, time left) for a long command; silent when quiet or stderr is no terminal."""
+    if quiet or not sys.stderr.isatty():
+        return _Quiet()
+    from tqdm import tqdm
+
+    return tqdm(total=total, initial=initial, unit=unit, desc=desc, file=sys.stderr, dynamic_ncols=True,
+                smoothing=0.1)
