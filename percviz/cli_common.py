@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from typing import Any
 
@@ -120,5 +121,10 @@ def progress(total: int, unit: str, desc: str, quiet: bool = False, initial: int
         return _Quiet()
     from tqdm import tqdm
 
-    return tqdm(total=total, initial=initial, unit=unit, desc=desc, file=sys.stderr, dynamic_ncols=True,
-                smoothing=0.1)
+    try:
+        size = os.get_terminal_size(sys.stderr.fileno())
+    except OSError:
+        size = os.terminal_size((80, 24))
+    # a terminal that reports no size (a bare pseudo-terminal) would hide the bar: draw it 80 wide, 24 high
+    return tqdm(total=total, initial=initial, unit=unit, desc=desc, file=sys.stderr, ncols=size.columns or 80,
+                nrows=size.lines or 24, smoothing=0.1)
