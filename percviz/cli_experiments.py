@@ -277,7 +277,8 @@ def cmd_cover(argv: Sequence[str]) -> int:
     except BudgetError as e:
         return fail("percviz cover", str(e), EXIT_DATA)
     runs = cover.cover_runs(ns, trials)
-    tasks = {key: (args.features, n, key[1], count, args.seed) for key, (n, count) in runs.items()}
+    stop_at = time.time() + args.time_budget  # each run stops drawing then (a run in flight ends on time)
+    tasks = {key: (args.features, n, key[1], count, args.seed, stop_at) for key, (n, count) in runs.items()}
     hits: dict[int, int] = {}
     counted: dict[int, int] = {}
     bar = progress(trials * len(ns), "LP", "cover", quiet=args.json)
@@ -289,10 +290,11 @@ def cmd_cover(argv: Sequence[str]) -> int:
         for key, found in results:
             if key is not None:
                 left -= 1
-                hits[key[0]] = hits.get(key[0], 0) + found
-                counted[key[0]] = counted.get(key[0], 0) + runs[key][1]
-            bar.update(0 if key is None else runs[key][1])
-            if left and time.monotonic() > deadline:
+                hits[key[0]] = hits.get(key[0], 0) + found[0]
+                counted[key[0]] = counted.get(key[0], 0) + found[1]
+                stopped = stopped or found[1] < runs[key][1]
+            bar.update(0 if key is None else found[1])
+            if stopped or left and time.monotonic() > deadline:
                 stopped = True
                 break
     finally:

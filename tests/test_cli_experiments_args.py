@@ -73,7 +73,7 @@ def test_cover_stops_at_the_time_budget_with_partial_rows(capsys):
     assert out["complete"] is False and out["trials"] == 400
     assert sum(r["trials"] for r in out["rows"]) < 2 * 400
     assert all(r["partial"] == (r["trials"] < 400) for r in out["rows"])
-    assert all(r["trials"] % 50 == 0 for r in out["rows"])  # whole runs of 50 labelings
+    assert time.perf_counter() - t0 < 2 + 15  # the run in flight stops drawing at the budget
 
 
 @pytest.mark.slow

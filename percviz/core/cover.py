@@ -8,6 +8,7 @@ The simulations decide separability with the notes' min-τ linear program, whose
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass
 from math import comb, sqrt
 
@@ -126,17 +127,22 @@ def cover_runs(ns, trials: int) -> dict[tuple[int, int], tuple[int, int]]:
     return runs
 
 
-def cover_run(features: str, n: int, k: int, count: int, seed: int) -> int:
-    """Run k at n: `count` labelings of N(0, I) points mapped by φ, drawn from seed [seed, n, k]; how many separate."""
+def cover_run(features: str, n: int, k: int, count: int, seed: int, stop_at: float | None = None) -> tuple[int, int]:
+    """Run k at n: (separable, drawn) of `count` labelings of N(0, I) points mapped by φ, from seed [seed, n, k].
+
+    With `stop_at` (a time.time() instant) it stops drawing once that has passed: the labelings drawn are
+    the first ones of the full run, so a stopped run is a prefix of the run anywhere else.
+    """
     from percviz.core.features import parse_features
 
     fmap = parse_features(features)
     rng = np.random.default_rng([int(seed), int(n), int(k)])
-    hits = 0
-    for _ in range(count):
+    hits = drawn = 0
+    while drawn < count and (stop_at is None or drawn == 0 or time.time() < stop_at):
         Phi = np.asarray(fmap.transform(rng.normal(size=(int(n), 2))), dtype=float)
         hits += is_separable_rows(Phi, rng.integers(0, 2, int(n)))
-    return int(hits)
+        drawn += 1
+    return int(hits), drawn
 
 
 def cover_row(n: int, hits: int, trials: int, d_hat: int) -> CoverRow:
@@ -163,6 +169,6 @@ def iter_simulate_features(ns, features: str = "quadratic", trials: int = 200, s
     runs = cover_runs(ns, trials)
     hits: dict[int, int] = {}
     for (n, k), (_, count) in runs.items():
-        hits[n] = hits.get(n, 0) + cover_run(features, n, k, count, seed)
+        hits[n] = hits.get(n, 0) + cover_run(features, n, k, count, seed)[0]
         if k == (int(trials) - 1) // CHUNK:
             yield cover_row(n, hits[n], int(trials), d_hat)
