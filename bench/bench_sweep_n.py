@@ -105,9 +105,13 @@ def backends(margin: float, top: int) -> None:
     for name, wall, peaks in (("local process pool", wall_pool, peaks_pool), ("LocalCluster", wall_dask, peaks_dask)):
         print(f"{name:<26} {wall:8.1f}  " + ", ".join(f"{p:.0f}" for p in sorted(peaks.values())))
     print(f"records identical run for run: {same} ({len(runs_pool)} runs)")
+    for a, b in zip(runs_pool, runs_dask):
+        if a != b:
+            diff = {k: (v, getattr(b, k)) for k, v in a.as_dict().items() if k != "seconds" and v != getattr(b, k)}
+            print(f"  differs at n = {a.n:,}, {a.algorithm}: {diff}")
     for r in runs_pool:
         if r.n == spec.ns[-1]:
-            print(f"  n = {r.n:,}: {r.algorithm} {r.iterations} iterations (bound {r.bound:.1f}), {r.seconds:.1f} s, "
+            print(f"  n = {r.n:,}: {r.algorithm} {r.iterations} iterations (bound {r.bound if r.bound is None else round(r.bound, 1)}), {r.seconds:.1f} s, "
                   f"ρ_K = {r.rho:.9f}")
 
 
