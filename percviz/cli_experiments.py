@@ -62,8 +62,8 @@ def _add_runner_options(p: Parser, *, workers: int, budget: float | None) -> Non
     p.add_argument("--scheduler", metavar="tcp://HOST:PORT", help="the Dask scheduler to run on (implies "
                    "--backend dask); its workers need the same percviz installed")
     p.add_argument("--time-budget", type=positive_seconds, default=budget, metavar="SECONDS",
-                   help="stop after this many seconds and report the runs finished, marked partial "
-                        + ("(default: no limit)" if budget is None else
+                   help="stop after this many seconds and report the runs finished, marked partial"
+                        + (" (default: no limit)" if budget is None else
                            f"; a run estimated past it is refused up front (default {budget:g})"))
 
 
