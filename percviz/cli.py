@@ -8,7 +8,6 @@ exits with 3; anything unexpected prints one line and exits with 1 (PERCVIZ_DEBU
 from __future__ import annotations
 
 import argparse
-import json
 import math
 import os
 import sys
@@ -20,25 +19,15 @@ import numpy as np
 from percviz import __version__
 from percviz.core.errors import DataError, PercvizError, PresetError
 from percviz.core.glossary import MARGINS, margin_term
+from percviz.cli_common import EXIT_INTERNAL, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError  # noqa: F401
+from percviz.cli_common import Parser as _Parser, clean as _clean, fail as _fail, print_json as _print_json  # noqa: F401
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
 SUBCOMMANDS = ("solve", "margin", "export", "list", "sweep", "cover")
 PANEL_CHOICES = ("canvas", "curves", "weight", "feature")
 
 
-class UsageError(PercvizError):
-    """A command-line argument cannot be used as given."""
-
-
 class Unavailable(Exception):
     """A part of percviz (the window, the exporter) cannot be loaded here."""
-
-
-class _Parser(argparse.ArgumentParser):
-    """argparse with one-line errors (no usage dump), so every failure is a single readable line."""
-
-    def error(self, message: str):  # type: ignore[override]
-        raise UsageError(f"{message} (see '{self.prog} --help')")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -236,28 +225,6 @@ def _looks_like_json(path: Path) -> bool:
         raise
     except OSError as e:  # /proc/self/mem: a "regular" file whose read fails with EIO
         raise PresetError(path, None, f"cannot be read ({e.strerror or e}); is it a real file?") from None
-
-
-def _clean(value: Any) -> Any:
-    """JSON-safe: arrays to lists, non-finite floats to null."""
-    if isinstance(value, np.ndarray):
-        return _clean(value.tolist())
-    if isinstance(value, (list, tuple)):
-        return [_clean(v) for v in value]
-    if isinstance(value, dict):
-        return {str(k): _clean(v) for k, v in value.items()}
-    if isinstance(value, (np.floating, float)):
-        v = float(value)
-        return v if math.isfinite(v) else None
-    if isinstance(value, np.integer):
-        return int(value)
-    if isinstance(value, np.bool_):
-        return bool(value)
-    return value
-
-
-def _print_json(obj: dict) -> None:
-    sys.stdout.write(json.dumps(_clean(obj), allow_nan=False) + "\n")
 
 
 # ---------------------------------------------------------------------------------------------------
@@ -638,12 +605,6 @@ def cmd_export(argv: Sequence[str]) -> int:
 # ---------------------------------------------------------------------------------------------------
 # Entry point
 # ---------------------------------------------------------------------------------------------------
-
-def _fail(prog: str, message: str, code: int) -> int:
-    text = " ".join(str(message).split())  # exactly one line
-    sys.stderr.write(f"{prog}: error: {text}\n")
-    return code
-
 
 def _experiments(name: str):
     """A command of percviz.cli_experiments (sweep, cover), imported when it runs."""

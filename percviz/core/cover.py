@@ -8,6 +8,7 @@ The simulations decide separability with the notes' min-τ linear program, whose
 from __future__ import annotations
 
 import itertools
+import time
 from dataclasses import dataclass
 from math import comb, sqrt
 
@@ -111,6 +112,45 @@ def is_separable_rows(Phi, labels) -> bool:
     return min_tau(Y).value < 0.5
 
 
+#: Labelings per Cover run (one task of a pool or a Dask cluster); each run draws from its own seed [seed, n, k].
+CHUNK = 50
+
+
+def cover_runs(ns, trials: int) -> dict[tuple[int, int], tuple[int, int]]:
+    """{(n, k): (n, labelings of run k)}: the runs of a simulation, CHUNK labelings each (the last fewer)."""
+    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
+        raise ParameterError(f"trials must be a whole number ≥ 1. Got {trials!r} instead.")
+    runs = {}
+    for n in ns:
+        for k in range(-(-int(trials) // CHUNK)):
+            runs[(int(n), k)] = (int(n), min(CHUNK, int(trials) - k * CHUNK))
+    return runs
+
+
+def cover_run(features: str, n: int, k: int, count: int, seed: int, stop_at: float | None = None) -> tuple[int, int]:
+    """Run k at n: (separable, drawn) of `count` labelings of N(0, I) points mapped by φ, from seed [seed, n, k].
+
+    With `stop_at` (a time.time() instant) it stops drawing once that has passed: the labelings drawn are
+    the first ones of the full run, so a stopped run is a prefix of the run anywhere else.
+    """
+    from percviz.core.features import parse_features
+
+    fmap = parse_features(features)
+    rng = np.random.default_rng([int(seed), int(n), int(k)])
+    hits = drawn = 0
+    while drawn < count and (stop_at is None or drawn == 0 or time.time() < stop_at):
+        Phi = np.asarray(fmap.transform(rng.normal(size=(int(n), 2))), dtype=float)
+        hits += is_separable_rows(Phi, rng.integers(0, 2, int(n)))
+        drawn += 1
+    return int(hits), drawn
+
+
+def cover_row(n: int, hits: int, trials: int, d_hat: int) -> CoverRow:
+    """The row of n from its separable count over `trials` labelings."""
+    frac = hits / trials
+    return CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d_hat), trials)
+
+
 def simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: int = 0) -> list[CoverRow]:
     """Cover's count through a φ-map: N(0, I) points in the plane, mapped by φ, labelled at random, LP-tested.
 
@@ -121,19 +161,14 @@ def simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: 
 
 
 def iter_simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: int = 0):
-    """simulate_features one row at a time (a background worker yields between rows)."""
-    from percviz.core.features import parse_features
-
-    if isinstance(trials, bool) or not isinstance(trials, (int, np.integer)) or trials < 1:
-        raise ParameterError(f"trials must be a whole number ≥ 1. Got {trials!r} instead.")
-    fmap = parse_features(features)
+    """simulate_features one row at a time (a background worker yields between rows), its runs here in order."""
     d_hat = feature_dimension(features)
-    rng = np.random.default_rng(seed)
     for n in ns:
         _check(n, d_hat)
-        hits = 0
-        for _ in range(trials):
-            Phi = np.asarray(fmap.transform(rng.normal(size=(int(n), 2))), dtype=float)
-            hits += is_separable_rows(Phi, rng.integers(0, 2, int(n)))
-        frac = hits / trials
-        yield CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d_hat), trials)
+    ns = list(dict.fromkeys(int(n) for n in ns))  # one row per distinct n
+    runs = cover_runs(ns, trials)
+    hits: dict[int, int] = {}
+    for (n, k), (_, count) in runs.items():
+        hits[n] = hits.get(n, 0) + cover_run(features, n, k, count, seed)[0]
+        if k == (int(trials) - 1) // CHUNK:
+            yield cover_row(n, hits[n], int(trials), d_hat)

@@ -6,16 +6,13 @@ separator; the fitted slope of log iterations against log 1/ρ_K estimates the r
 family) does the same against log 1/ε (NVN ≈ 1/ε², ISNKPVN ≈ √n/ε·log(1/ε)). A sweep over n (`ns`) keeps ρ_K
 fixed (the `fixed` family) and fits log iterations against log √(log n): SNKP's Theorem 1 bound
 2√(2 log n)/ρ_K grows as √(log n) (exponent 1), NKP's 1/ρ_K² and the perceptrons' do not depend on n.
-Scenes run in separate processes when there is more than one task and more than one worker.
+Scenes run in separate processes when there is more than one task and more than one worker, or on Dask.
 """
 
 from __future__ import annotations
 
 import math
-import multiprocessing
 import time
-from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
 from dataclasses import asdict, dataclass, field
 from typing import Iterator
 
@@ -24,6 +21,7 @@ import numpy as np
 from percviz.core import gram
 from percviz.core.errors import ParameterError
 from percviz.core.experiments.families import FAMILIES, get_family
+from percviz.core.experiments.runners import run_all
 from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver
 from percviz.core.solvers.base import Status
@@ -200,52 +198,43 @@ def run_task(spec: SweepSpec, index: int, level: float, eps: float | None, n: in
     return records
 
 
-def iter_sweep(spec: SweepSpec, workers: int = 2, poll: float | None = None
+def iter_sweep(spec: SweepSpec, workers: int = 2, poll: float | None = None, *, backend: str = "processes",
+               scheduler: str | None = None, client=None, skip: frozenset[int] = frozenset()
                ) -> Iterator[tuple[int, int, list[RunRecord]]]:
     """Yield (tasks done, tasks in all, the records of the task just done) as tasks finish.
 
-    With more than one task and worker the tasks run in a spawn-context process pool; closing the
-    generator (Cancel) drops the tasks not yet started. With `poll` (seconds) it also yields
+    The tasks (scenes, skipping the indices in `skip`) run through runners.run_all: here, in a spawn-context
+    process pool (more than one task and worker), or on Dask (backend "dask", a `scheduler` address or a
+    distributed `client`), each task one run whose result depends on the spec and its scene alone.
+    Closing the generator (Cancel) drops the tasks not finished. With `poll` (seconds) it also yields
     (done, total, []) while it waits, so a worker can check for Cancel that often.
     """
-    tasks = spec.tasks()
-    total = len(tasks)
-    if total <= 1 or workers <= 1:
-        for done, task in enumerate(tasks, 1):
-            yield done, total, run_task(spec, *task)
-        return
-    ex = ProcessPoolExecutor(max_workers=min(workers, total), mp_context=multiprocessing.get_context("spawn"))
-    left = dict(enumerate(tasks))
-    done = 0
+    tasks = [t for t in spec.tasks() if t[0] not in skip]
+    # the largest sets first (a sweep over n): the smaller ones then fill the other processes meanwhile
+    tasks.sort(key=lambda t: -(t[3] if len(t) > 3 else 0))
+    total, done = len(tasks), 0
+    runs = run_all(run_task, {t[0]: (spec, *t) for t in tasks}, workers=workers, poll=poll, backend=backend,
+                   scheduler=scheduler, client=client)
     try:
-        # the largest sets first (a sweep over n): the smaller ones then fill the other processes meanwhile
-        big_first = sorted(left.items(), key=lambda kv: -(kv[1][3] if len(kv[1]) > 3 else 0))
-        pending = {ex.submit(run_task, spec, *task): i for i, task in big_first}
-        waiting = set(pending)
-        while waiting:
-            finished, waiting = wait(waiting, timeout=poll, return_when=FIRST_COMPLETED)
-            if not finished:
+        for key, records in runs:
+            if key is None:
                 yield done, total, []
-            for fut in finished:
-                records = fut.result()
-                del left[pending[fut]]
-                done += 1
-                yield done, total, records
-    except BrokenProcessPool:
-        # a worker process died (e.g. a script without the __main__ guard): finish here, one task at a time
-        for task in list(left.values()):
+                continue
             done += 1
-            yield done, total, run_task(spec, *task)
+            yield done, total, records
     finally:
-        ex.shutdown(wait=False, cancel_futures=True)
+        runs.close()
 
 
-def run_sweep(spec: SweepSpec, workers: int = 2) -> SweepResult:
-    """Run the whole sweep; the records come back sorted by scene, then in the spec's algorithm order."""
+def sort_runs(spec: SweepSpec, runs: list[RunRecord]) -> list[RunRecord]:
+    """The records by scene, then in the spec's algorithm order."""
     order = {a: i for i, a in enumerate(spec.algorithms)}
-    runs = [r for _, _, recs in iter_sweep(spec, workers) for r in recs]
-    runs.sort(key=lambda r: (r.scene, order[r.algorithm]))
-    return SweepResult(spec, runs)
+    return sorted(runs, key=lambda r: (r.scene, order[r.algorithm]))
+
+
+def run_sweep(spec: SweepSpec, workers: int = 2, **how) -> SweepResult:
+    """Run the whole sweep (`how`: iter_sweep's backend, scheduler, client); records sorted by scene, algorithm."""
+    return SweepResult(spec, sort_runs(spec, [r for _, _, recs in iter_sweep(spec, workers, **how) for r in recs]))
 
 
 def goal(record: RunRecord) -> bool:
