@@ -51,14 +51,14 @@ def _scene_from_args(args: Any):
         return preset
     data = getattr(args, "data", None)
     if data:
-        from percviz.cli import load_with_overrides
+        from percviz.cli_data import load_with_overrides
 
         return load_with_overrides(args, need_algorithm=False)
     preset = default_scene()
     overrides = {k: getattr(args, k, None) for k in ("algorithm", "kernel", "features", "max_iter")}
     params = getattr(args, "params", None) or []
     if any(v is not None for v in overrides.values()) or params:
-        from percviz.cli import parse_params
+        from percviz.cli_data import parse_params
 
         preset = preset.with_overrides(params=parse_params(params), **overrides)
     return preset

@@ -183,14 +183,14 @@ def _split_columns(path: Path, A: np.ndarray, header, label_column) -> tuple[np.
         else:
             known = f"; its columns are {', '.join(header)}" if header is not None else " and has no header"
             raise PresetError(path, "label column", f"'{text}' is neither a column name nor an index{known}.")
-    if label_column is None:
+    if label_column is None and width == 2:  # "x,y": points without labels (wider tables name their label)
         _refuse_coordinate_as_label(path, A[:, j], header[j] if header is not None else None)
     keep = [c for c in range(width) if c != j]
     return A[:, keep], A[:, j]
 
 
-#: Header names that are coordinates, never labels (a two-column "x,y" file has no label column).
-COORDINATE_NAMES = frozenset({"x", "y", "z", "x0", "x1", "x2", "x3", "x_1", "x_2", "x_3", "feature", "coord"})
+#: Header names of a two-column file's second column that are coordinates, never labels ("x,y" has no labels).
+COORDINATE_NAMES = frozenset({"y", "x2", "x_2", "x1", "x_1"})
 
 
 def _refuse_coordinate_as_label(path: Path, labels: np.ndarray, name: str | None) -> None:

@@ -132,7 +132,7 @@ def record(X=None, y=None, *, algorithm: str | None = "snkp", kernel: str | None
     """Run an algorithm on points X (n×2) with labels y (or a preset) without a window, recorded for the handout.
 
     The arguments are those of percviz.show; steps limits the updates, budget the snapshots kept."""
-    from percviz.app.handle import scene_for
+    from percviz.core.script_scene import scene_for
 
     if preset is not None and algorithm == "snkp" and X is None:
         algorithm = None

@@ -1,7 +1,6 @@
 """Every registered algorithm through each capability its class declares (core.solvers.base.Solver): the app, the
 estimators and the CLI read these attributes instead of lists of names, so each one must say what the solver does."""
 
-import time
 
 import numpy as np
 import pytest
@@ -101,24 +100,6 @@ def test_scale_dependent_as_declared(name):
     assert proportional != cls.scale_dependent
 
 
-#: app.live.SYNC_BUDGET (s): the UI thread's share of a Live run; a solver declaring live_on_worker exceeds it.
-SYNC_BUDGET = 0.025
-
-
-@pytest.mark.slow
-@pytest.mark.parametrize("name", [n for n in NAMES if get_solver(n).live_on_worker])
-def test_live_on_worker_as_declared(name):
-    """A solver Live sends to the worker at once outlasts the UI thread's budget with its start and first update
-    (30 points; the input-space SVM: ~0.1 s, an SVM and a projection of every point)."""
-    cls = get_solver(name)
-    samples = []
-    for _ in range(3):
-        t = time.perf_counter()
-        s = cls(_overlapping(cls))
-        s.start()
-        s.step()
-        samples.append(time.perf_counter() - t)
-    assert min(samples) > SYNC_BUDGET, samples
 
 
 def test_named_constants_are_registered():
