@@ -80,9 +80,13 @@ def write_reference(path: str) -> None:
         json.dump(out, fh)
 
 
-def timing(repeat: int) -> None:
+def timing(repeat: int, threads: bool) -> None:
+    from percviz.core.grid import one_blas_thread
+
     run(circles(30), "rbf:gamma=1")  # imports and first calls
-    print(f"{'n':>4} {'cold CPU s':>11} {'warm CPU s':>11}  (median of {repeat})")
+    if not threads:  # as Live's worker runs it
+        one_blas_thread().__enter__()
+    print(f"{'n':>4} {'cold CPU s':>11} {'warm CPU s':>11}  (median of {repeat}; BLAS threads: {'default' if threads else 1})")
     for n in (50, 100, 200):
         ps = circles(n)
         cold, warm = [], []
@@ -100,11 +104,12 @@ def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--reference", help="write the reference feet and margins to this JSON file")
     ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--blas-threads", action="store_true", help="BLAS's default threads (the worker runs with one)")
     args = ap.parse_args()
     if args.reference:
         write_reference(args.reference)
     else:
-        timing(args.repeat)
+        timing(args.repeat, args.blas_threads)
 
 
 if __name__ == "__main__":

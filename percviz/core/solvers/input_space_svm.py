@@ -27,7 +27,7 @@ import numpy as np
 
 from percviz.core import akaho
 from percviz.core.errors import DataError
-from percviz.core.input_distance import InputDistances, default_rect, input_distances, project
+from percviz.core.input_distance import InputDistances, default_rect, distances_and_projection, input_distances
 from percviz.core.kernel_derivatives import require_differentiable
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers.base import Status, register, weight_reach
@@ -156,9 +156,9 @@ class InputSpaceSVM(SVM):
         dec = omega.decision(self.problem.kernel)
         X = self.problem.X
         start = X if k == 0 else self._xhat
-        proj = project(dec, X, start, self._Ginv)
+        measured, proj = distances_and_projection(dec, X, self._y, start, self._Ginv, rect=self._rect,
+                                                  resolution=MEASURE_RESOLUTION)
         feet = proj.feet.copy()
-        measured = input_distances(dec, X, self._y, rect=self._rect, resolution=MEASURE_RESOLUTION)
         notes = list(notes)
         if self.values["metric"] == "identity":
             dist12 = np.where(proj.converged, np.linalg.norm(feet - X, axis=1), np.inf)

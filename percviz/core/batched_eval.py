@@ -1,0 +1,95 @@
+"""f and ∇f of a decision function at many small batches of points, with the per-call set-up paid once.
+
+The projection (12) evaluates (f, ∇f) at the few still-moving points hundreds of times; the decision's own
+value_and_gradient re-selects its active bases and re-checks its kernel on every call. `evaluator(decision)`
+does that once and returns a function Z ↦ (f, ∇f) that performs the same arithmetic as
+DerivativeExpansion.value_and_gradient for the RBF and polynomial kernels (so the iterates are unchanged), one
+kernel matrix for a KernelExpansion with the RBF kernel, and the decision's own method otherwise.
+"""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import numpy as np
+
+from percviz.core.decision import DecisionFunction, DerivativeExpansion, KernelExpansion
+from percviz.core.kernels import PolynomialKernel, RBFKernel
+
+FG = Callable[[np.ndarray], tuple[np.ndarray, np.ndarray]]
+
+
+def evaluator(decision: DecisionFunction) -> FG:
+    """Z ↦ (f(Z), ∇f(Z)) for a two-class decision, its constant parts prepared once."""
+    if isinstance(decision, DerivativeExpansion) and isinstance(decision.kernel, (RBFKernel, PolynomialKernel)):
+        return _derivative_expansion(decision)
+    if isinstance(decision, KernelExpansion) and isinstance(decision.kernel, RBFKernel):
+        return _rbf_expansion(decision)
+    both = getattr(decision, "value_and_gradient", None)
+    if both is None:
+        return lambda Z: (np.asarray(decision(Z), dtype=float), np.asarray(decision.gradient(Z), dtype=float))
+
+    def fg(Z):
+        f, g = both(Z)
+        return np.asarray(f, dtype=float), np.asarray(g, dtype=float)
+
+    return fg
+
+
+def _derivative_expansion(dec: DerivativeExpansion) -> FG:
+    nz = np.flatnonzero((dec.a != 0) | (dec.b != 0).any(axis=1))
+    bias = float(dec.bias)
+    if nz.size == 0:
+        return lambda Z: (np.full(len(Z), bias), np.zeros(np.shape(Z)))
+    B, a, b = dec.bases[nz], dec.a[nz], dec.b[nz]
+    bT = np.ascontiguousarray(b.T)
+    kern = dec.kernel
+    if isinstance(kern, RBFKernel):
+        gam = kern.gamma
+        bb = np.einsum("jd,jd->j", b, B)
+        BB = np.einsum("ij,ij->i", B, B)
+        BT = np.ascontiguousarray(B.T)
+
+        def fg(Z):
+            Z = np.asarray(Z, dtype=float)
+            d2 = np.einsum("ij,ij->i", Z, Z)[:, None] + BB[None, :] - 2.0 * (Z @ BT)
+            np.maximum(d2, 0.0, out=d2)
+            K = np.exp(-gam * d2)  # RBFKernel.gram
+            w = K * (a + 2.0 * gam * (Z @ bT - bb))
+            sw = w.sum(1)
+            return bias + sw, -2.0 * gam * (sw[:, None] * Z - w @ B) + 2.0 * gam * (K @ b)
+
+        return fg
+    p, c = kern.degree, kern.c
+    BT = np.ascontiguousarray(B.T)
+
+    def fg(Z):
+        Z = np.asarray(Z, dtype=float)
+        bz = Z @ bT
+        S = Z @ BT + c
+        Sp1 = S ** (p - 1)
+        f = bias + ((S**p) @ a + p * (Sp1 * bz).sum(1))
+        coef = p * Sp1 * a + (p * (p - 1) * S ** (p - 2) * bz if p >= 2 else 0.0)
+        return f, coef @ B + p * (Sp1 @ b)
+
+    return fg
+
+
+def _rbf_expansion(dec: KernelExpansion) -> FG:
+    nz = np.flatnonzero(dec.coef)
+    bias = float(dec.bias)
+    if nz.size == 0:
+        return lambda Z: (np.full(len(Z), bias), np.zeros(np.shape(Z)))
+    C, c, gam = dec.centers[nz], dec.coef[nz], dec.kernel.gamma
+    CC = np.einsum("ij,ij->i", C, C)
+    CT = np.ascontiguousarray(C.T)
+
+    def fg(Z):
+        Z = np.asarray(Z, dtype=float)
+        d2 = np.einsum("ij,ij->i", Z, Z)[:, None] + CC[None, :] - 2.0 * (Z @ CT)
+        np.maximum(d2, 0.0, out=d2)
+        w = np.exp(-gam * d2) * c  # ∇ Σ c_j k(z, C_j) = −2γ Σ c_j k(z, C_j)(z − C_j)
+        sw = w.sum(1)
+        return bias + sw, -2.0 * gam * (sw[:, None] * Z - w @ C)
+
+    return fg
