@@ -3,8 +3,9 @@
 The projection (12) evaluates (f, ∇f) at the few still-moving points hundreds of times; the decision's own
 value_and_gradient re-selects its active bases and re-checks its kernel on every call. `evaluator(decision)`
 does that once and returns a function Z ↦ (f, ∇f) that performs the same arithmetic as
-DerivativeExpansion.value_and_gradient for the RBF and polynomial kernels (so the iterates are unchanged), one
-kernel matrix for a KernelExpansion with the RBF kernel, and the decision's own method otherwise.
+DerivativeExpansion.value_and_gradient for the RBF and polynomial kernels (so the iterates of (12) are today's:
+later outer steps amplify rounding differences), one kernel matrix for a KernelExpansion with the RBF kernel,
+and the decision's own method otherwise.
 """
 
 from __future__ import annotations
@@ -42,13 +43,12 @@ def _derivative_expansion(dec: DerivativeExpansion) -> FG:
     if nz.size == 0:
         return lambda Z: (np.full(len(Z), bias), np.zeros(np.shape(Z)))
     B, a, b = dec.bases[nz], dec.a[nz], dec.b[nz]
-    bT = np.ascontiguousarray(b.T)
     kern = dec.kernel
     if isinstance(kern, RBFKernel):
         gam = kern.gamma
         bb = np.einsum("jd,jd->j", b, B)
         BB = np.einsum("ij,ij->i", B, B)
-        BT = np.ascontiguousarray(B.T)
+        BT, bT = np.ascontiguousarray(B.T), np.ascontiguousarray(b.T)
 
         def fg(Z):
             Z = np.asarray(Z, dtype=float)
@@ -61,7 +61,7 @@ def _derivative_expansion(dec: DerivativeExpansion) -> FG:
 
         return fg
     p, c = kern.degree, kern.c
-    BT = np.ascontiguousarray(B.T)
+    BT, bT = np.ascontiguousarray(B.T), np.ascontiguousarray(b.T)
 
     def fg(Z):
         Z = np.asarray(Z, dtype=float)
@@ -93,3 +93,29 @@ def _rbf_expansion(dec: KernelExpansion) -> FG:
         return bias + sw, -2.0 * gam * (sw[:, None] * Z - w @ C)
 
     return fg
+
+
+def hessian(decision: DecisionFunction, Z) -> np.ndarray:
+    """∇²f at the rows of Z, (m, d, d): closed form for a DerivativeExpansion with the RBF kernel, else the decision's.
+
+    With u_j = z − x̂_j, k_j = exp(−γ‖u_j‖²) and c_j = a_j + 2γ b_j·u_j (so f = f₀ + Σ_j k_j c_j):
+        ∇²f = Σ_j k_j (4γ² c_j u_j u_jᵀ − 4γ² (b_j u_jᵀ + u_j b_jᵀ) − 2γ c_j I),
+    O(m n d²) instead of the (m, n, d, d, d) third derivatives of the kernel.
+    """
+    Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    if not (isinstance(decision, DerivativeExpansion) and isinstance(decision.kernel, RBFKernel)):
+        return np.asarray(decision.hessian(Z), dtype=float)
+    nz = np.flatnonzero((decision.a != 0) | (decision.b != 0).any(axis=1))
+    m, d = Z.shape
+    if nz.size == 0:
+        return np.zeros((m, d, d))
+    B, a, b, gam = decision.bases[nz], decision.a[nz], decision.b[nz], decision.kernel.gamma
+    U = Z[:, None, :] - B[None, :, :]  # (m, n, d)
+    k = np.exp(-gam * np.einsum("mjd,mjd->mj", U, U))
+    c = a + 2.0 * gam * np.einsum("mjd,jd->mj", U, b)
+    kc = k * c
+    H = 4.0 * gam * gam * np.einsum("mj,mja,mjb->mab", kc, U, U, optimize=True)
+    kbu = np.einsum("mj,ja,mjb->mab", k, b, U, optimize=True)
+    H -= 4.0 * gam * gam * (kbu + np.swapaxes(kbu, 1, 2))
+    H -= 2.0 * gam * kc.sum(1)[:, None, None] * np.eye(d)
+    return H

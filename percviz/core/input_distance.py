@@ -71,30 +71,35 @@ def project(
             break
         f, g = fg(xl)  # one pass over the kernel rows of the live points
         Gg = g if Gi is None else np.einsum("mab,mb->ma", Gi, g)
-        gg = np.einsum("ma,ma->m", g, Gg)
-        ok = np.isfinite(gg) & (gg > 1e-300) & np.isfinite(f)
-        if not ok.all():  # ∇f = 0 (or non-finite): (12) is undefined here, the row stops where it is
+        gg = (g * Gg).sum(1)
+        if not (gg.min() > 1e-300 and np.isfinite(gg.max() + np.abs(f).max())):
+            ok = np.isfinite(gg) & (gg > 1e-300) & np.isfinite(f)
+        else:
+            ok = None
+        if ok is not None:  # ∇f = 0 (or non-finite): (12) is undefined here, the row stops where it is
             out[ids[~ok]] = xl[~ok]
             ids, xi, xl, rate, last, sc, ms, left = (v[ok] for v in (ids, xi, xl, rate, last, sc, ms, left))
             f, g, Gg, gg = f[ok], g[ok], Gg[ok], gg[ok]
             Gi = None if Gi is None else Gi[ok]
-        delta = xi - Gg * ((f - np.einsum("ma,ma->m", xl - xi, g)) / gg)[:, None] - xl
-        step = np.linalg.norm(delta, axis=1)
+        delta = xi - Gg * ((f - ((xl - xi) * g).sum(1)) / gg)[:, None] - xl
+        step = np.sqrt((delta * delta).sum(1))
         done = (np.abs(f) / np.sqrt(gg) <= ON_CURVE * sc) & (step <= 1e-10 * sc)
         grow = step >= last
-        if done.any():
+        anydone = done.any()
+        if anydone:
             converged[ids[done]] = True
             grow &= ~done
         if grow.any():  # the step stopped shrinking: the unstable case of (17), so slow this point down
             rate[grow] *= 0.5
             slowed[ids[grow]] = True
         move = (rate * np.minimum(1.0, ms / np.maximum(step, 1e-300)))[:, None] * delta
-        move[done] = 0.0  # a converged row stays where it is
+        if anydone:
+            move[done] = 0.0  # a converged row stays where it is
         xl = xl + move
         last = step
         left -= 1
         stop = done | (rate <= 1e-6) | (left <= 0)
-        if stop.any():
+        if anydone or stop.any():
             keep = ~stop
             out[ids[stop]] = xl[stop]
             ids, xi, xl, rate, last, sc, ms, left = (v[keep] for v in (ids, xi, xl, rate, last, sc, ms, left))
