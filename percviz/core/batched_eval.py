@@ -26,6 +26,10 @@ def evaluator(decision: DecisionFunction) -> FG:
         return _derivative_expansion(decision)
     if isinstance(decision, KernelExpansion) and isinstance(decision.kernel, RBFKernel):
         return _rbf_expansion(decision)
+    wb = _affine(decision)
+    if wb is not None:  # f = w·z + c: ∇f = w everywhere (no n×n×d×d derivative tensors)
+        w, c = wb
+        return lambda Z: (np.asarray(Z, dtype=float) @ w + c, np.broadcast_to(w, np.shape(Z)).copy())
     both = getattr(decision, "value_and_gradient", None)
     if both is None:
         return lambda Z: (np.asarray(decision(Z), dtype=float), np.asarray(decision.gradient(Z), dtype=float))
@@ -35,6 +39,15 @@ def evaluator(decision: DecisionFunction) -> FG:
         return np.asarray(f, dtype=float), np.asarray(g, dtype=float)
 
     return fg
+
+
+def _affine(decision: DecisionFunction):
+    """(w, c) of a kernel expansion with the linear or affine kernel (f = w·z + c on R^d), else None."""
+    if isinstance(decision, (DerivativeExpansion, KernelExpansion)) and decision.kernel.affine_in_input:
+        d = (decision.bases if isinstance(decision, DerivativeExpansion) else decision.centers).shape[1]
+        wb = decision.affine_weights(d)
+        return None if wb is None else (np.asarray(wb[0], dtype=float), float(wb[1]))
+    return None
 
 
 def _derivative_expansion(dec: DerivativeExpansion) -> FG:
@@ -103,6 +116,8 @@ def hessian(decision: DecisionFunction, Z) -> np.ndarray:
     O(m n d²) instead of the (m, n, d, d, d) third derivatives of the kernel.
     """
     Z = np.atleast_2d(np.asarray(Z, dtype=float))
+    if _affine(decision) is not None:
+        return np.zeros((Z.shape[0], Z.shape[1], Z.shape[1]))
     if not (isinstance(decision, DerivativeExpansion) and isinstance(decision.kernel, RBFKernel)):
         return np.asarray(decision.hessian(Z), dtype=float)
     nz = np.flatnonzero((decision.a != 0) | (decision.b != 0).any(axis=1))

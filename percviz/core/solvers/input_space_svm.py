@@ -123,7 +123,7 @@ class InputSpaceSVM(SVM):
         X, y = self.problem.X, self.problem.y
         self._y = y
         self._Ginv = self._metric()
-        self._rect = default_rect(X)
+        self._rect = default_rect(X) if X.shape[1] == 2 else None  # the contour is sampled in the plane only
         warm = self._warm if self._warm is not None and len(self._warm) == len(y) and np.isfinite(self._warm).all() else None
         self._warm_support = None if warm is None else warm > akaho.SV_FRACTION * max(float(warm.max(initial=0.0)), 1e-300)
         ws = None if warm is None else solve_on_working_set(self._K, y, self._C, np.flatnonzero(self._warm_support))
