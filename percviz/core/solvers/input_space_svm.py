@@ -157,7 +157,7 @@ class InputSpaceSVM(SVM):
         X = self.problem.X
         start = X if k == 0 else self._xhat
         measured, proj = distances_and_projection(dec, X, self._y, start, self._Ginv, rect=self._rect,
-                                                  resolution=MEASURE_RESOLUTION)
+                                                  resolution=MEASURE_RESOLUTION, polish=False)
         feet = proj.feet.copy()
         notes = list(notes)
         if self.values["metric"] == "identity":
@@ -223,7 +223,14 @@ class InputSpaceSVM(SVM):
                 self._steps.append(step)
                 return ()
         self._finished = True
-        self._best = max(self._steps, key=lambda s: s.estimate if np.isfinite(s.estimate) else -np.inf)
+        if self._best is not None:
+            return ()
+        best = max(self._steps, key=lambda s: s.estimate if np.isfinite(s.estimate) else -np.inf)
+        # the steps' own search is the algorithm's (unpolished); the margin reported is measured to the nearest foot
+        with np.errstate(all="ignore"):
+            measured = input_distances(best.omega.decision(self.problem.kernel), self.problem.X, self._y,
+                                       rect=self._rect, resolution=MEASURE_RESOLUTION)
+        self._best = replace(best, measured=measured)
         return ()
 
     def _halt(self):
