@@ -129,8 +129,9 @@ def hessian(decision: DecisionFunction, Z) -> np.ndarray:
     k = np.exp(-gam * np.einsum("mjd,mjd->mj", U, U))
     c = a + 2.0 * gam * np.einsum("mjd,jd->mj", U, b)
     kc = k * c
-    H = 4.0 * gam * gam * np.einsum("mj,mja,mjb->mab", kc, U, U, optimize=True)
-    kbu = np.einsum("mj,ja,mjb->mab", k, b, U, optimize=True)
+    Ut = np.swapaxes(U, 1, 2)  # (m, d, n): the sums over j as batched matrix products
+    H = 4.0 * gam * gam * ((Ut * kc[:, None, :]) @ U)
+    kbu = (k[:, :, None] * b[None, :, :]).transpose(0, 2, 1) @ U  # Σ_j k_j b_j u_jᵀ
     H -= 4.0 * gam * gam * (kbu + np.swapaxes(kbu, 1, 2))
     H -= 2.0 * gam * kc.sum(1)[:, None, None] * np.eye(d)
     return H
