@@ -43,6 +43,7 @@ def test_forty_points_on_the_line_give_the_margin_to_the_nearest_zero_of_f(kerne
     assert snap.metrics["input_margin"] == pytest.approx(expect, rel=1e-8)
 
 
+@pytest.mark.slow
 def test_the_cli_solves_points_on_the_line(tmp_path):
     ps, x = _line_set()
     path = tmp_path / "d1.npy"
@@ -53,7 +54,7 @@ def test_the_cli_solves_points_on_the_line(tmp_path):
     assert '"input_margin"' in out.stdout and "error" not in out.stderr
 
 
-def test_wide_data_is_refused_before_the_derivative_tensors_are_allocated(tmp_path):
+def test_wide_data_is_refused_before_the_derivative_tensors_are_allocated():
     X = np.random.default_rng(0).normal(size=(6, 20000))
     ps = PointSet(X, np.array([0, 1, 0, 1, 0, 1]))
     t = time.process_time()
@@ -62,6 +63,12 @@ def test_wide_data_is_refused_before_the_derivative_tensors_are_allocated(tmp_pa
     assert time.process_time() - t < 2.0
     # 8·n²·d²·4 bytes for the K_xy-sized tensors: 429 GiB here
     assert budget.input_derivative_bytes(6, 20000, False) == 8.0 * 36 * 20000**2 * budget.INPUT_SECOND_DERIVATIVES
+
+
+@pytest.mark.slow
+def test_the_cli_refuses_wide_data_in_one_line(tmp_path):
+    X = np.random.default_rng(0).normal(size=(6, 20000))
+    ps = PointSet(X, np.array([0, 1, 0, 1, 0, 1]))
     path = tmp_path / "wide.npy"
     np.save(path, np.column_stack([X, ps.classes]))
     out = subprocess.run([sys.executable, "-m", "percviz", "solve", str(path), "-a", "input-space-svm", "--json"],
