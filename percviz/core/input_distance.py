@@ -136,15 +136,6 @@ def project_many(decision: DecisionFunction, X, starts, Ginv=None, max_iter=200)
             for r in range(k)]
 
 
-def _value_and_gradient(decision: DecisionFunction, Z) -> tuple[np.ndarray, np.ndarray]:
-    """(f, ∇f) at the rows of Z, in one pass when the decision shares its kernel rows (DecisionFunction's default)."""
-    both = getattr(decision, "value_and_gradient", None)
-    if both is None:
-        return np.asarray(decision(Z), dtype=float), np.asarray(decision.gradient(Z), dtype=float)
-    f, g = both(Z)
-    return np.asarray(f, dtype=float), np.asarray(g, dtype=float)
-
-
 @dataclass(frozen=True)
 class InputDistances:
     """Each point's input-space distance to f = 0, its foot, and the input-space margin (None with a reason)."""
