@@ -28,6 +28,30 @@ SQUARE_MATRICES = {"kernel": 3.5, "svm": 12}
 GRAM_FREE = ("svm", "input-space-svm")
 
 
+#: n×n×d×d tensors alive while the input-space SVM builds K_xy and its temporaries (ŝ, t̂, û of Akaho's §3.3).
+INPUT_SECOND_DERIVATIVES = 4
+#: n×n×d×d×d tensors alive while the Hessians of a polynomial f are built (K_xyx, for the stability test (17)).
+INPUT_THIRD_DERIVATIVES = 5
+
+
+def input_derivative_bytes(n: int, d: int, third: bool) -> float:
+    """Bytes of the input-space SVM's derivative tensors: n²d² (K_xy) and, with `third`, n²d³ (K_xyx)."""
+    return 8.0 * n * n * d * d * (INPUT_SECOND_DERIVATIVES + (INPUT_THIRD_DERIVATIVES * d if third else 0))
+
+
+def check_input_derivatives(problem, who: str) -> None:
+    """Refuse the input-space SVM when its n×n×d×d (and, for polynomial kernels, n×n×d³) tensors exceed the budget."""
+    from percviz.core.kernels import PolynomialKernel
+
+    n, d = problem.X.shape
+    third = isinstance(problem.kernel, PolynomialKernel)
+    require(
+        input_derivative_bytes(n, d, third),
+        f"{who} in R^{d:,} (its {'n²d³ third' if third else 'n²d² second'} input-derivative tensors)",
+        "The input-space SVM suits low-dimensional inputs: reduce the dimension (e.g. PCA) or use the SVM",
+    )
+
+
 def check_solver(solver) -> None:
     """Refuse a solver on its problem before anything large is allocated."""
     n = solver.problem.n
@@ -42,6 +66,8 @@ def check_solver(solver) -> None:
         else:  # the dense G built in place (core.dense_gram): G itself and block-sized scratch
             require(nbytes, f"{who} ({dense_what(solver.problem)})", dense_advice(solver.problem))
         return
+    if solver.name == "input-space-svm":
+        check_input_derivatives(solver.problem, who)
     if solver.name in GRAM_FREE or rep == "kernel":
         count = SQUARE_MATRICES["svm" if solver.name in GRAM_FREE else "kernel"]
         require(

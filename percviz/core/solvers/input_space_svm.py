@@ -27,7 +27,7 @@ import numpy as np
 
 from percviz.core import akaho
 from percviz.core.errors import DataError
-from percviz.core.input_distance import InputDistances, default_rect, input_distances, project
+from percviz.core.input_distance import InputDistances, default_rect, distances_and_projection, input_distances
 from percviz.core.kernel_derivatives import require_differentiable
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers.base import Status, register, weight_reach
@@ -125,7 +125,7 @@ class InputSpaceSVM(SVM):
         X, y = self.problem.X, self.problem.y
         self._y = y
         self._Ginv = self._metric()
-        self._rect = default_rect(X)
+        self._rect = default_rect(X) if X.shape[1] == 2 else None  # the contour is sampled in the plane only
         warm = self._warm if self._warm is not None and len(self._warm) == len(y) and np.isfinite(self._warm).all() else None
         self._warm_support = None if warm is None else warm > akaho.SV_FRACTION * max(float(warm.max(initial=0.0)), 1e-300)
         ws = None if warm is None else solve_on_working_set(self._K, y, self._C, np.flatnonzero(self._warm_support))
@@ -158,9 +158,9 @@ class InputSpaceSVM(SVM):
         dec = omega.decision(self.problem.kernel)
         X = self.problem.X
         start = X if k == 0 else self._xhat
-        proj = project(dec, X, start, self._Ginv)
+        measured, proj = distances_and_projection(dec, X, self._y, start, self._Ginv, rect=self._rect,
+                                                  resolution=MEASURE_RESOLUTION, polish=False)
         feet = proj.feet.copy()
-        measured = input_distances(dec, X, self._y, rect=self._rect, resolution=MEASURE_RESOLUTION)
         notes = list(notes)
         if self.values["metric"] == "identity":
             dist12 = np.where(proj.converged, np.linalg.norm(feet - X, axis=1), np.inf)
@@ -225,7 +225,14 @@ class InputSpaceSVM(SVM):
                 self._steps.append(step)
                 return ()
         self._finished = True
-        self._best = max(self._steps, key=lambda s: s.estimate if np.isfinite(s.estimate) else -np.inf)
+        if self._best is not None:
+            return ()
+        best = max(self._steps, key=lambda s: s.estimate if np.isfinite(s.estimate) else -np.inf)
+        # the steps' own search is the algorithm's (unpolished); the margin reported is measured to the nearest foot
+        with np.errstate(all="ignore"):
+            measured = input_distances(best.omega.decision(self.problem.kernel), self.problem.X, self._y,
+                                       rect=self._rect, resolution=MEASURE_RESOLUTION)
+        self._best = replace(best, measured=measured)
         return ()
 
     def _halt(self):
