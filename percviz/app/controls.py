@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -398,10 +398,24 @@ class ControlsPanel(QWidget):
         """Colour the class buttons like the canvas markers (palettes, so fonts still follow the window)."""
         self.class_selector.set_colors([theme.class_color(c) for c in range(len(self.class_selector.buttons))])
         self._theme = theme
+        self._style_headings(theme)
         self.fit_popup()
         snap = self.session.current
         if not self._status_error and snap is not None:
             self._set_status(status_text(snap, self.session.solver_cls), error=False, snap=snap)
+
+    def _style_headings(self, theme) -> None:
+        """The algorithm list's family headings: bold at the theme's text size, in its text colour (not the faint
+        grey of a disabled item, not the desk's size in presentation)."""
+        model = self.algorithm.model()
+        font = QFont(self.algorithm.view().font())  # the items' size (the window's font), so fit_popup measures it
+        font.setBold(True)
+        brush = QBrush(QColor(theme.foreground))
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            if model.data(index, Qt.ItemDataRole.UserRole) is None:
+                model.setData(index, font, Qt.ItemDataRole.FontRole)
+                model.setData(index, brush, Qt.ItemDataRole.ForegroundRole)
 
     def fit_popup(self) -> None:
         """The algorithm list is as wide as its longest heading or name (never 'Von Neumann & prima…ual')."""

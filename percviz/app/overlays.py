@@ -72,6 +72,14 @@ class _LineLabel(QLabel):
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.texts: list[str] = []
 
+    def apply_theme(self, theme: Theme) -> None:
+        """The caption line's type (bold, 0.8 of the text size) and colour; called on every theme or scale change."""
+        self.setFont(theme.font(0.8 * theme.font_pt, bold=True))
+        pal = self.palette()
+        pal.setColor(self.foregroundRole(), QColor(theme.foreground))
+        self.setPalette(pal)
+        self.update()
+
     @property
     def shown_text(self) -> str:
         fm, room = QFontMetrics(self.font()), self.contentsRect().width()
@@ -142,12 +150,15 @@ class RunOverlay(QLabel):
         self._solver_cls = None
         self._snapshot = None
         self._enabled = True
+        self.line_label: _LineLabel | None = None  # the caption's place in the title row (attach_run_overlay)
         self.apply_theme(theme or theme_for())
         _Follow(self)
         self.hide()
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
+        if self.line_label is not None:  # restyled even while its text is unchanged
+            self.line_label.apply_theme(theme)
         self.setFont(theme.font(self.point_size, bold=True))
         pad = int(round(3 * theme.scale))
         self.setContentsMargins(2 * pad, pad, 2 * pad, pad)
@@ -447,11 +458,7 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         if header is None:
             return
         if texts:
-            t = overlay.theme
-            note.setFont(t.font(0.8 * t.font_pt, bold=True))
-            pal = note.palette()
-            pal.setColor(note.foregroundRole(), QColor(t.foreground))
-            note.setPalette(pal)
+            note.apply_theme(overlay.theme)
             note.setContentsMargins(0, 0, 4, 0)
             note.setToolTip(texts[0])
             note.texts = texts

@@ -1,0 +1,114 @@
+"""Issue 25, the lecturer's second trial, item 1: a theme or scale change restyles every visible text item, and the
+menus, dialogs and the algorithm list follow a dark theme (on the real main window at 1280×800)."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import spin
+from PySide6.QtGui import QAction, QColor, QPalette
+from PySide6.QtWidgets import QApplication, QLabel, QMenu
+from PySide6.QtCore import Qt
+
+from percviz.core.presets import SHIPPED_DIR
+
+pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning"), pytest.mark.slow]
+
+
+def _action(w, text: str) -> QAction:
+    return next(a for a in w.findChildren(QAction) if a.text() == text)
+
+
+def _theme(w, name: str) -> None:
+    w.findChild(QAction, f"theme_{name}").trigger()
+    spin(0.2)
+
+
+def _contrast(a: QColor, b: QColor) -> float:
+    """WCAG contrast ratio of two colours (1 … 21)."""
+    def lum(c: QColor) -> float:
+        ch = [v / 255 for v in c.getRgb()[:3]]
+        ch = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in ch]
+        return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2]
+    hi, lo = sorted((lum(a), lum(b)), reverse=True)
+    return (hi + 0.05) / (lo + 0.05)
+
+
+@pytest.fixture
+def thin_rbf(hall_window):
+    """thin-margin with the Gaussian RBF kernel, run to its end (the caption then says the outcome)."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    box = w.controls.kernel
+    box.setCurrentIndex(next(i for i in range(box.count()) if "RBF" in box.itemText(i)))
+    w.session.wait_idle()
+    w.session.run_to_end()
+    w.session.wait_idle()
+    spin(0.2)
+    return w
+
+
+def test_the_caption_line_follows_a_theme_and_a_scale_change(thin_rbf):
+    w = thin_rbf
+    note = w.classroom.caption.line_label
+    w.classroom.actions["presentation"].trigger()
+    spin(0.3)
+    _action(w, "3×").trigger()
+    spin(0.3)
+    assert note.isVisible(), "at 3× thin-margin's caption leaves the plot for the title row"
+    t = w.classroom.theme
+    assert note.font().pointSizeF() == pytest.approx(0.8 * t.font_pt)
+    _theme(w, "dark")
+    t = w.classroom.theme
+    assert t.dark and t.scale == 3.0
+    fg = note.palette().color(note.foregroundRole())
+    assert fg == QColor(t.foreground)
+    assert _contrast(fg, QColor(t.panel)) > 7
+    _action(w, "2×").trigger()
+    spin(0.3)
+    if note.isVisible():
+        assert note.font().pointSizeF() == pytest.approx(0.8 * 10.0 * 2.0)
+    assert note.font().pointSizeF() == pytest.approx(0.8 * w.classroom.theme.font_pt)
+
+
+def test_every_visible_label_is_readable_after_dark_at_3x(thin_rbf):
+    """No visible label of the window keeps a light theme's near-black text on the dark panel."""
+    w = thin_rbf
+    w.classroom.actions["presentation"].trigger()
+    _action(w, "3×").trigger()
+    _theme(w, "dark")
+    panel = QColor(w.classroom.theme.panel)
+    faint = []
+    for label in w.findChildren(QLabel):
+        if label.isVisible() and label.text().strip() and not label.styleSheet():
+            fg = label.palette().color(QPalette.ColorGroup.Active, label.foregroundRole())
+            if label.isEnabled() and _contrast(fg, panel) < 4.5:
+                faint.append((label.objectName() or label.text()[:30], fg.name()))
+    assert not faint
+
+
+def test_menus_dialogs_and_the_algorithm_list_follow_the_dark_theme(thin_rbf):
+    w = thin_rbf
+    _theme(w, "dark")
+    t = w.classroom.theme
+    menu = next(m for m in w.findChildren(QMenu) if m.title() == "&File")
+    assert menu.palette().color(QPalette.ColorRole.Window) == QColor(t.panel)
+    assert menu.palette().color(QPalette.ColorRole.WindowText) == QColor(t.foreground)
+    w.classroom.generate_dialog()
+    dlg = w._generators_dialog
+    try:
+        assert dlg.palette().color(QPalette.ColorRole.Window) == QColor(t.panel)
+        assert dlg.palette().color(QPalette.ColorRole.WindowText) == QColor(t.foreground)
+    finally:
+        dlg.reject()
+    w.classroom.actions["presentation"].trigger()
+    spin(0.2)
+    combo = w.controls.algorithm
+    model, view = combo.model(), combo.view()
+    heads = [model.index(r, 0) for r in range(model.rowCount()) if model.index(r, 0).data(Qt.ItemDataRole.UserRole) is None]
+    assert len(heads) >= 3
+    item_pt = view.font().pointSizeF()
+    assert item_pt >= 2 * 9
+    for index in heads:
+        font = index.data(Qt.ItemDataRole.FontRole)
+        assert font.bold() and font.pointSizeF() == pytest.approx(item_pt), index.data()
+        brush = index.data(Qt.ItemDataRole.ForegroundRole)
+        assert _contrast(brush.color(), QColor(w.classroom.theme.background)) > 7, index.data()
