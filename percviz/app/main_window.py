@@ -61,6 +61,7 @@ class MainWindow(QMainWindow):
         #: Callables run before closing; any returning False cancels the close (unsaved work, …).
         self.close_guards: list[Callable[[], bool]] = []
         self._wanted = {"weight": True, "feature": True}
+        self._user_panels: set[str] = set()  # the views ticked by hand (an example's own views close with it)
         self._closed = False
         self.theme = theme_for()
         self._build_panels()
@@ -468,6 +469,7 @@ class MainWindow(QMainWindow):
 
     def _want_panel(self, name: str, on: bool) -> None:
         self._wanted[name] = on
+        (self._user_panels.add if on else self._user_panels.discard)(name)
         self._quiet_relayout(lambda: self._update_docks(self.session.solver_cls))
 
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
@@ -478,6 +480,7 @@ class MainWindow(QMainWindow):
         if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:
             if self.docks[name].isHidden() and not self._updating_docks:
                 self._wanted[name] = False
+                self._user_panels.discard(name)
                 act = self.view_actions.get(name)
                 if act is not None:
                     act.blockSignals(True)
@@ -539,6 +542,14 @@ class MainWindow(QMainWindow):
                 for name, views in later:
                     self.session.frames.first_draw(f"{name}:repaint", lambda vs=views: [v.setUpdatesEnabled(True)
                                                                                        for v in vs])
+
+    def user_panels(self) -> set[str]:
+        """The views the user opened by hand (View menu) and has not closed since."""
+        return set(self._user_panels)
+
+    def sync_docks(self) -> None:
+        """The docks of the views the algorithm declares and the user wants, whatever a restored layout said."""
+        self._update_docks(self.session.solver_cls)
 
     def _on_problem(self, problem, solver_cls) -> None:
         self._update_docks(solver_cls)  # the panels shown catch up by themselves

@@ -112,3 +112,43 @@ def test_menus_dialogs_and_the_algorithm_list_follow_the_dark_theme(thin_rbf):
         assert font.bold() and font.pointSizeF() == pytest.approx(item_pt), index.data()
         brush = index.data(Qt.ItemDataRole.ForegroundRole)
         assert _contrast(brush.color(), QColor(w.classroom.theme.background)) > 7, index.data()
+
+
+# -- item 2: no view vanishes, none lingers ---------------------------------------------------------------------
+
+def _shown(w, name: str) -> bool:
+    return w.docks[name].isVisible()
+
+
+def test_the_f5_sequence_keeps_every_ticked_view_shown(hall_window):
+    """thin-margin (SNKP), F5, Fixed-increment in the presentation bar (the weight view appears), F5 again."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    c = w.classroom
+    c.actions["presentation"].trigger()
+    spin(0.3)
+    box = c.presentation_layout.bar.algorithm
+    i = next(i for i in range(box.count()) if box.itemData(i, Qt.ItemDataRole.UserRole) == "fixed-increment")
+    box.setCurrentIndex(i)
+    box.activated.emit(i)  # as a choice in its list
+    w.session.wait_idle()
+    spin(0.3)
+    assert w.scene.settings.algorithm == "fixed-increment"
+    assert _shown(w, "weight")
+    c.actions["presentation"].trigger()
+    spin(0.8)  # the desk layout's two restores (the second after FIT_SETTLE_MS × 2)
+    for name, act in w.view_actions.items():
+        if name in w.docks and act.isChecked() and act.isEnabled():
+            assert _shown(w, name), f"View ▸ {act.text()} is ticked but its dock is hidden"
+    assert _shown(w, "weight")
+
+
+def test_a_dock_the_last_example_opened_closes_with_the_next(hall_window):
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    files = w.classroom.files
+    assert files.open_example(SHIPPED_DIR / "xor-linear-certificate.json")
+    spin(0.2)
+    assert _shown(w, "feature")
+    assert files.open_example(SHIPPED_DIR / "notes-1d-four-samples.json")
+    spin(0.2)
+    assert not _shown(w, "feature") and not w.view_actions["feature"].isChecked()
+    assert _shown(w, "weight")
