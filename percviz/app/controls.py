@@ -71,7 +71,7 @@ def status_text(snap: Any, solver_cls: Any = None) -> str:
         k = int(m["train_errors"])
         parts.append(f"{k} training error{'s' if k != 1 else ''}")
     text = " · ".join(parts)
-    note = degenerate_note(solver_cls, m)
+    note = degenerate_note(solver_cls, m, snap.iteration)
     lines = [text] + [t for t in (note, snap.message) if t]
     return "\n".join(lines)
 
@@ -192,6 +192,7 @@ class ControlsPanel(QWidget):
         super().__init__(parent)
         self.scene, self.session = scene, session
         self._algo_params: dict[str, dict] = {}
+        self._max_iters: dict[str, int] = {}  # Max iterations as set (by hand or by a scene) for each algorithm
         self._kernel_params: dict[str, dict] = {}
         self._feature_params: dict[str, dict] = {}
         self._syncing = False
@@ -471,6 +472,7 @@ class ControlsPanel(QWidget):
                 else:
                     self.algo_form.set_values(dict(s.params))
                 self._algo_params[cls.name] = dict(s.params)
+                self._max_iters[cls.name] = int(s.max_iter)
                 rep = cls.representation
                 self.class_selector.set_multiclass(rep == "multiclass")
             else:
@@ -556,7 +558,9 @@ class ControlsPanel(QWidget):
         cls = get_solver(name)
         params = self._algo_params.get(name, {})
         self.algo_form.set_params(cls.params, params, cls.display_name, name)
-        self._apply(algorithm=name, params=self.algo_form.values())
+        # its own limit: the one set for it, else its default (SMO never stops at the input-space SVM's 51)
+        max_iter = self._max_iters.get(name, int(cls.default_max_iter))
+        self._apply(algorithm=name, params=self.algo_form.values(), max_iter=max_iter)
 
     def _on_algo_params(self, values: dict) -> None:
         self._algo_params[self.scene.settings.algorithm] = dict(values)

@@ -3,6 +3,8 @@ menus, dialogs and the algorithm list follow a dark theme (on the real main wind
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from helpers import spin
 from PySide6.QtGui import QAction, QColor, QPalette
@@ -152,3 +154,107 @@ def test_a_dock_the_last_example_opened_closes_with_the_next(hall_window):
     spin(0.2)
     assert not _shown(w, "feature") and not w.view_actions["feature"].isChecked()
     assert _shown(w, "weight")
+
+
+# -- item 5: nothing stale after a scene change ---------------------------------------------------------------
+
+def test_generate_replace_gives_an_untitled_scene(hall_window, tmp_path, monkeypatch):
+    from percviz.app import file_actions
+    from percviz.app.generators_dialog import apply_generated
+    from percviz.core.presets import load_preset
+
+    w = hall_window(SHIPPED_DIR / "input-space-margin.json")
+    old_title = load_preset(SHIPPED_DIR / "input-space-margin.json").title
+    assert old_title and w.title == old_title
+    assert apply_generated(w, "moons", n=60, noise=0.1, seed=3)
+    w.session.wait_idle()
+    assert w.title != old_title and not w.explanation
+    assert old_title not in w.windowTitle()
+    asked = []
+    target = tmp_path / "moons.json"
+    monkeypatch.setattr(file_actions, "ask_save_path", lambda win, title, path, filters: asked.append(path) or str(target))
+    assert w.classroom.files.save()
+    words = old_title.lower().split()[:2]
+    assert not all(word in asked[0].lower() for word in words), asked[0]
+    saved = load_preset(target)
+    assert saved.title != old_title and not saved.explanation and saved.points.n == 60
+
+
+def test_max_iterations_follow_the_algorithm_unless_set_for_it(hall_window):
+    from percviz.core.solvers import get_solver
+
+    w = hall_window(SHIPPED_DIR / "input-space-margin.json")
+    assert w.scene.settings.max_iter == 51  # the example's own limit
+    for name in ("nkp", "fixed-increment"):
+        w.controls.select_algorithm(name)
+        w.session.wait_idle()
+        assert w.scene.settings.max_iter == get_solver(name).default_max_iter, name
+        assert w.controls.max_iter.value() == w.scene.settings.max_iter
+    w.controls.max_iter.setValue(777)  # set by hand for Fixed-increment
+    assert w.scene.settings.max_iter == 777
+    w.controls.select_algorithm("nkp")
+    w.session.wait_idle()
+    assert w.scene.settings.max_iter == get_solver("nkp").default_max_iter
+    w.controls.select_algorithm("fixed-increment")
+    w.session.wait_idle()
+    assert w.scene.settings.max_iter == 777
+
+
+def test_an_example_leaves_the_users_last_folder(hall_window, tmp_path, monkeypatch):
+    from percviz.app import file_actions
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    mine = tmp_path / "lectures"
+    mine.mkdir()
+    w.classroom.files.save_to(mine / "a.json")
+    assert w.classroom.files.open_path(mine / "a.json", confirm=False)
+    assert w.classroom.files.open_example(SHIPPED_DIR / "xor-rbf.json")
+    stored = w.classroom.prefs.store.value("files/last_folder")
+    assert Path(stored).resolve() == mine.resolve()
+    seen = []
+    monkeypatch.setattr(file_actions, "ask_open_path", lambda win, title, folder, filters: seen.append(folder) or "")
+    w.classroom.files.open_dialog()
+    assert seen and Path(seen[0]).resolve() == mine.resolve()
+
+
+# -- item 6: words ---------------------------------------------------------------------------------------------
+
+def test_an_svm_at_iteration_0_says_it_is_the_start(hall_window):
+    from percviz.core.glossary import margin_term
+    from percviz.core.solvers import by_family
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    box = w.controls.kernel
+    box.setCurrentIndex(next(i for i in range(box.count()) if "RBF" in box.itemText(i)))
+    w.session.wait_idle()
+    svms = [c for cs in by_family().values() for c in cs
+            if margin_term(c).key == "svm" and c.representation == "kernel"]
+    assert svms
+    starts = 0
+    for cls in svms:
+        w.controls.select_algorithm(cls.name)
+        w.session.wait_idle()
+        w.session.reset()
+        w.session.wait_idle()
+        spin(0.1)
+        assert w.session.current.iteration == 0
+        text = w.controls.status.text()
+        assert "optimum" not in text and "another kernel" not in text, (cls.name, text)
+        m = dict(w.session.current.metrics)
+        if m.get("weight_reach", m.get("weight_norm", 1.0)) < 1e-6:  # α = 0 at the start (not the input-space SVM's)
+            assert "Iteration 0 is the start" in text, (cls.name, text)
+            starts += 1
+    assert starts >= 1
+
+
+def test_the_glossary_counts_the_margins_it_lists():
+    import re
+
+    from percviz.app.help_page import glossary_html
+
+    page = glossary_html()
+    margins = page.split("<h2>How a run ends</h2>")[0]
+    listed = margins.count("<tr>")
+    words = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
+    said = re.search(r"<p>(\w+) different numbers are called a margin", margins).group(1).lower()
+    assert words.get(said, said) == listed == 6
