@@ -64,7 +64,7 @@ def caption_lines(snapshot, solver_cls) -> list[str]:
     return list(dict.fromkeys(out))
 
 
-class _LineLabel(QLabel):
+class LineLabel(QLabel):
     """One line: the longest of its texts that fits (else the last, ending in "…"); it never widens its row."""
 
     def __init__(self, parent=None):
@@ -150,7 +150,7 @@ class RunOverlay(QLabel):
         self._solver_cls = None
         self._snapshot = None
         self._enabled = True
-        self.line_label: _LineLabel | None = None  # the caption's place in the title row (attach_run_overlay)
+        self.line_label: LineLabel | None = None  # the caption's place in the title row (attach_run_overlay)
         self.apply_theme(theme or theme_for())
         _Follow(self)
         self.hide()
@@ -446,7 +446,7 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         counts[key] = int(inside.sum())
         return counts[key]
 
-    note = _LineLabel(canvas)  # the caption in the title row (for the title), when no corner of the plot is free
+    note = LineLabel(canvas)  # the caption in the title row (for the title), when no corner of the plot is free
     note.setObjectName("run_caption_line")
     note.setAccessibleName("run caption")
     note.hide()
