@@ -70,7 +70,7 @@ def test_race_run_to_end_table_agrees_with_solo_runs(qtbot, race):
     # the curves show one line per lane, ending at its halting iteration; each kind of margin on its own axis
     # (the perceptron's γ(a), the kernel perceptrons' m(α))
     ends = {}
-    kinds = [race.quantity.itemData(i) for i in range(race.quantity.count()) if race.quantity.itemData(i)[0] == "margin"]
+    kinds = [race.quantity.itemData(i) for i in range(race.quantity.count()) if race.quantity.itemData(i).startswith("margin:")]
     assert len(kinds) == 2
     for data in kinds:
         race.quantity.setCurrentIndex(race.quantity.findData(data))

@@ -15,14 +15,18 @@ _FORMULA = re.compile(r"\s+(?=exp\(|1 \+ |x·z|\(x·z|\(1, )")
 
 
 def algorithm_name(name: str) -> str:
-    """The algorithm's acronym when its display name has one ('NKP'), else its display name."""
+    """The algorithm's acronym when its display name has one ('NKP'), else its display name without a trailing
+    aside in brackets."""
     try:
         cls = get_solver(name)
     except PercvizError:
         return name
     shown = cls.display_name or name
     acronym = re.search(r"\(([A-Z][A-Za-z0-9–-]{1,9})\)\s*$", shown)
-    return acronym.group(1) if acronym else shown
+    if acronym:
+        return acronym.group(1)
+    return re.sub(r"\s+\([^)]*\)\s*$", "", shown) or shown  # 'SVM by SMO (pairwise updates)': 'SVM by SMO'
+
 
 
 def _values_text(cls, values: dict) -> str:
@@ -30,7 +34,7 @@ def _values_text(cls, values: dict) -> str:
     parts = []
     for spec in cls.params.specs:
         if spec.name in values and values[spec.name] != spec.default:
-            label = human_label(spec, cls.name) if callable(human_label) else spec.name
+            label = human_label(spec, cls.name)
             symbol = label.split()[-1] if len(label.split()[-1]) <= 3 else label
             value = values[spec.name]
             parts.append(f"{symbol} = {value:g}" if isinstance(value, (int, float)) else f"{symbol} = {value}")

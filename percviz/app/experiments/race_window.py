@@ -81,7 +81,7 @@ class RaceWindow(QWidget):
         for i, lane in enumerate(self.lanes):
             canvas = CanvasView(self.scene, theme=canvas_theme(self.theme))
             canvas.setAccessibleName(f"race-canvas-{i}")
-            canvas.setMinimumSize(220, 200)
+            canvas.setMinimumSize(200, 150)  # four lanes, the curves and the buttons fit a 600 px screen
             lab = canvas.title  # the canvas's own caption names the lane, in the lane's colour
             lab.setText(lane_name(lane))
             lab.setToolTip(lane.label)
@@ -108,10 +108,10 @@ class RaceWindow(QWidget):
             if k == "margin":  # one entry (and axis) per kind of margin: γ(a) and m(α) are different numbers
                 for kind in self.margin_kinds:
                     term = MARGINS[kind]
-                    self.quantity.addItem(f"{term.name} {term.symbol}", ("margin", kind))
+                    self.quantity.addItem(f"{term.name} {term.symbol}", f"margin:{kind}")
             else:
-                self.quantity.addItem(METRICS[k].label, (k, None))
-        first_margin = self.quantity.findData(("margin", self.margin_kinds[0])) if self.margin_kinds else -1
+                self.quantity.addItem(METRICS[k].label, k)
+        first_margin = self.quantity.findData(f"margin:{self.margin_kinds[0]}") if self.margin_kinds else -1
         if first_margin >= 0:
             self.quantity.setCurrentIndex(first_margin)
         self.quantity.currentIndexChanged.connect(lambda _i: self._draw_curves())
@@ -363,9 +363,12 @@ class RaceWindow(QWidget):
         self.table.resizeColumnsToContents()
 
     def _draw_curves(self) -> None:
-        key, kind = self.quantity.currentData() or (None, None)
+        key, _, kind = str(self.quantity.currentData() or "").partition(":")
         info = METRICS.get(key)
-        self.curves_plot.setLabel("left", MARGINS[kind].short if kind else info.label if info else "")
+        presenting = bool(self.theme is not None and self.theme.presentation)
+        term = MARGINS.get(kind)
+        # the axis names its margin; presenting, by its symbol only (the quantity box above says it whole)
+        self.curves_plot.setLabel("left", (term.symbol if presenting else term.short) if term else info.label if info else "")
         log = bool(info and info.log_default)
         self.curves_plot.setLogMode(False, log)
         if self.race is None:
@@ -393,10 +396,14 @@ class RaceWindow(QWidget):
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)
         for w in (self.table, self.status, self.quantity, self.speed, self.step_button, self.play_button,
-                  self.end_button, self.reset_button, self.quantity_label, self.live):
+                  self.end_button, self.reset_button, self.quantity_label, self.live, self.bottom_tabs):
             w.setFont(font)
         self.table.resizeColumnsToContents()
-        self._lay_out(bool(theme is not None and theme.presentation))
+        presenting = bool(theme is not None and theme.presentation)
+        legend = self.curves_plot.plotItem.legend
+        if legend is not None:  # presenting: each lane's title names its colour; the legend would cover the curves
+            legend.setVisible(not presenting)
+        self._lay_out(presenting)
         self._draw_curves()
 
     def _lay_out(self, presenting: bool) -> None:
@@ -408,11 +415,13 @@ class RaceWindow(QWidget):
             self.bottom_tabs.addTab(self.curves_side, "Curves")
             self.bottom_tabs.addTab(self.table, "Table")
             self.bottom.setCurrentIndex(1)
-            self.split.setSizes([640, 260])
+            self.split.setSizes([470, 290])
         else:
             self.bottom_tabs.clear()
             self.bottom_split.addWidget(self.curves_side)
             self.bottom_split.addWidget(self.table)
+            self.curves_side.show()
+            self.table.show()
             self.bottom_split.setSizes([550, 450])
             self.bottom.setCurrentIndex(0)
             self.split.setSizes([520, 300])
