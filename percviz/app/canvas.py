@@ -332,7 +332,10 @@ class CanvasView(QWidget, Panel):
         keep = problem is not None and self._has_picture and (
             self.scene_model.dragging or self._keep_picture)
         self._keep_picture = False
+        multi_before = getattr(self.solver_cls, "representation", "") == "multiclass"
         self.problem, self.solver_cls = problem, solver_cls
+        if multi_before != (getattr(solver_cls, "representation", "") == "multiclass"):
+            self._draw_points()  # the classes' shapes: 1, 2, 3… for a multi-class machine, + and − otherwise
         self._level_fixed = False
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
@@ -970,7 +973,8 @@ class CanvasView(QWidget, Panel):
             self._drawn_spots = None
             self._draw_hover()
             return
-        symbols = tuple(self._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6)))
+        multi = self.solver_cls is not None and self.solver_cls.representation == "multiclass"
+        symbols = tuple(self._symbols.get(s, s) for s in (t.class_symbol(k, multi) for k in range(6)))
         edge, brushes = self._styles["point_pen"], self._styles["point_brushes"]
         X, cls = pts.X, pts.classes
         shown = self._decimator.shown(X, self.viewbox.viewRange())  # None: every point

@@ -258,3 +258,23 @@ def test_the_glossary_counts_the_margins_it_lists():
     words = {"two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7, "eight": 8, "nine": 9, "ten": 10}
     said = re.search(r"<p>(\w+) different numbers are called a margin", margins).group(1).lower()
     assert words.get(said, said) == listed == 6
+
+
+# -- item 8: multi-class markers -------------------------------------------------------------------------------
+
+def test_multi_class_scenes_draw_no_plus_or_minus(hall_window):
+    w = hall_window(SHIPPED_DIR / "three-class-linear-machine.json")
+    spin(0.2)
+    canvas = w.panels["canvas"]
+    data = canvas.points_item.data
+    by_class = {}
+    for c, sym in zip(w.scene.points.classes, data["symbol"]):
+        by_class.setdefault(int(c), set()).add(str(sym))
+    assert len(by_class) == 3 and all(len(s) == 1 for s in by_class.values())
+    shapes = [next(iter(s)) for _c, s in sorted(by_class.items())]
+    assert len(set(shapes)) == 3 and not {"+", "_"} & set(shapes), shapes
+    w.classroom.files.open_example(SHIPPED_DIR / "thin-margin.json")  # two classes again: + and −
+    w.session.wait_idle()
+    spin(0.2)
+    assert canvas.solver_cls.representation != "multiclass"
+    assert not {"o", "s", "t"} & {str(s) for s in canvas.points_item.data["symbol"]}
