@@ -278,3 +278,20 @@ def test_multi_class_scenes_draw_no_plus_or_minus(hall_window):
     spin(0.2)
     assert canvas.solver_cls.representation != "multiclass"
     assert not {"o", "s", "t"} & {str(s) for s in canvas.points_item.data["symbol"]}
+
+
+def test_one_large_view_gives_the_canvas_its_height(hall_window):
+    w = hall_window(SHIPPED_DIR / "xor-linear-certificate.json")  # canvas, curves and the feature view
+    w.session.wait_idle()
+    spin(0.3)
+    canvas, curves = w.panels["canvas"], w.panels["curves"]
+    next(a for a in w.findChildren(QAction) if a.text() == "&2×2 grid").trigger()  # the grid halves the split
+    spin(0.4)
+    next(a for a in w.findChildren(QAction) if a.text() == "&One large view").trigger()
+    spin(0.4)
+    assert canvas.height() >= 2 * curves.height(), (canvas.height(), curves.height())
+    next(a for a in w.findChildren(QAction) if a.text() == "&2×2 grid").trigger()
+    spin(0.4)
+    w.layouts.toggle_maximise("canvas")
+    spin(0.3)
+    assert canvas.height() >= 2 * curves.height(), (canvas.height(), curves.height())
