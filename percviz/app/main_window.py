@@ -28,6 +28,7 @@ from percviz.app.controls import ControlsPanel
 from percviz.app.curves import CurvesView
 from percviz.app.feature_view import FeatureView
 from percviz.app.layouts import Layouts
+from percviz.app.overlays import ReadoutLabel
 from percviz.app.panel import Panel
 from percviz.app.session import SPLIT_RESTART_N, RunSession
 from percviz.app.theme import theme_for
@@ -258,10 +259,10 @@ class MainWindow(QMainWindow):
         return run
 
     def _build_status_bar(self) -> None:
+        """The cursor's position and the point counts on the right (permanent), messages on the left."""
         bar = self.statusBar()
-        self.cursor_label = QLabel("")
+        self.cursor_label = ReadoutLabel("x = -0000.000   y = -0000.000")  # as wide as its widest text, at any scale
         self.cursor_label.setObjectName("cursor")
-        self.cursor_label.setMinimumWidth(150)
         self.cursor_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         bar.addPermanentWidget(self.cursor_label)
         self.points_label = QLabel("")
@@ -430,7 +431,7 @@ class MainWindow(QMainWindow):
         else:
             names = ["+", "−"] + [f"class {c + 1}" for c in range(2, len(counts))]
             parts = [f"{int(k)} {name}" for name, k in zip(names, counts) if k or name in ("+", "−")]
-        self.points_label.setText("   ".join(parts) + "  ")
+        self.points_label.setText("   " + "   ".join(parts) + "  ")  # apart from the cursor's "y = 1.245"
 
     def _show_curves(self, on: bool) -> None:
         self._quiet_relayout(lambda: self.panels["curves"].setVisible(on))  # shown again, it catches up by itself

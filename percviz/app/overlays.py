@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -94,6 +94,24 @@ class LineLabel(QLabel):
         p.setPen(self.palette().color(self.foregroundRole()))
         p.drawText(self.contentsRect(), int(Qt.AlignLeft | Qt.AlignVCenter), self.shown_text)
         p.end()
+
+
+class ReadoutLabel(QLabel):
+    """A right-aligned readout as wide as `template` in its current font: it grows with the presentation scale
+    rather than cut its value (the status bar's 'x = 0.512   y = 1.245' at 3×)."""
+
+    def __init__(self, template: str, parent=None):
+        super().__init__("", parent)
+        self.template = template
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        m = self.contentsMargins()
+        return QSize(QFontMetrics(self.font()).horizontalAdvance(self.template) + m.left() + m.right() + 4, hint.height())
+
+    def sizeHint(self) -> QSize:
+        return self.minimumSizeHint().expandedTo(super().sizeHint())
 
 
 class _Follow(QObject):

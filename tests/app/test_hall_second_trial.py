@@ -295,3 +295,25 @@ def test_one_large_view_gives_the_canvas_its_height(hall_window):
     w.layouts.toggle_maximise("canvas")
     spin(0.3)
     assert canvas.height() >= 2 * curves.height(), (canvas.height(), curves.height())
+
+
+# -- item 7: text whole at 3× ----------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("scale", ["2×", "3×"])
+def test_the_status_bar_readouts_are_whole_and_apart_at_scale(hall_window, scale):
+    from PySide6.QtGui import QFontMetrics
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.classroom.actions["presentation"].trigger()
+    _action(w, scale).trigger()
+    spin(0.3)
+    w._on_cursor(-12.512, 1.245)
+    spin(0.1)
+    cur, pts = w.cursor_label, w.points_label
+    for label in (cur, pts):
+        fm = QFontMetrics(label.font())
+        assert label.contentsRect().width() >= fm.horizontalAdvance(label.text().strip()), label.text()
+    fm = QFontMetrics(pts.font())
+    gap = pts.geometry().left() + fm.horizontalAdvance(pts.text()) - fm.horizontalAdvance(pts.text().lstrip()) \
+        - cur.geometry().right()
+    assert gap >= fm.horizontalAdvance(" "), gap  # never '1.24542 +'
