@@ -317,3 +317,20 @@ def test_the_status_bar_readouts_are_whole_and_apart_at_scale(hall_window, scale
     gap = pts.geometry().left() + fm.horizontalAdvance(pts.text()) - fm.horizontalAdvance(pts.text().lstrip()) \
         - cur.geometry().right()
     assert gap >= fm.horizontalAdvance(" "), gap  # never '1.24542 +'
+
+
+# -- long exports show progress at once and can be cancelled ------------------------------------------------------
+
+def test_an_animation_export_shows_its_progress_at_once(qtbot, hall_window, tmp_path):
+    from PySide6.QtWidgets import QPushButton
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    out = tmp_path / "hall.gif"
+    job = w.classroom.export_animation(out, start=0, end=12, fps=5)
+    dialog = w.classroom.animations.dialog
+    assert dialog is not None and dialog.isVisible()  # before the first frame is rendered
+    assert dialog.findChild(QPushButton).text() == "Cancel"
+    job.progress.connect(lambda done, total: dialog.findChild(QPushButton).click() if done == 2 else None)
+    with qtbot.waitSignal(job.finished, timeout=30000) as blocker:
+        pass
+    assert blocker.args[0].cancelled and not out.exists()
