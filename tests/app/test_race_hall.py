@@ -167,3 +167,17 @@ def test_the_race_setup_chooses_algorithms_and_kernels(hall_window):
         assert [lab.text() for lab in race.lane_labels][1].startswith("NKP · Polynomial")
     finally:
         race.close()
+
+
+def test_the_sweep_says_which_family_and_quantity_its_slopes_are_of(qtbot):
+    from percviz.app.experiments.sweep_window import SweepWindow
+    from percviz.core.experiments import SweepSpec
+
+    w = SweepWindow(theme_for(), workers=1)
+    qtbot.addWidget(w)
+    w.show()
+    assert w.start(SweepSpec(("snkp", "nkp"), "line", levels=(0.5, 0.2, 0.08)))
+    w.wait_idle(qtbot)
+    text = w.status.text()
+    assert "'line' family" in text and "log iterations on log 1/ρ_K" in text, text
+    w.close()

@@ -205,7 +205,8 @@ class SweepWindow(PlotTaskWindow):
             s = fit_slope(self.runs, a)
             parts.append(f"{a} {round(s.slope, 2) + 0.0:.2f}" if s else f"{a} n/a")
         tail = " (1: ∝ √log n like SNKP's bound; 0: flat in n)" if x == "√(log n)" else ""
-        return f"slopes of log iterations on log {x}: " + ", ".join(parts) + tail
+        family = f"on the '{self.spec.family}' family, " if self.spec is not None else ""
+        return f"{family}slopes of log iterations on log {x}: " + ", ".join(parts) + tail
 
     # -- drawing ---------------------------------------------------------------------------------
     def _draw(self) -> None:
