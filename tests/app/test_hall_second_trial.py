@@ -334,3 +334,26 @@ def test_an_animation_export_shows_its_progress_at_once(qtbot, hall_window, tmp_
     with qtbot.waitSignal(job.finished, timeout=30000) as blocker:
         pass
     assert blocker.args[0].cancelled and not out.exists()
+
+
+def test_the_curves_forget_the_last_scenes_range(hall_window):
+    """An SVM's margin is undefined at iteration 0: after Generate ▸ Replace its plot must not keep the range of
+    the scene before (it showed −0.4…0.14 of a run that is gone)."""
+    from percviz.app.generators_dialog import apply_generated
+
+    w = hall_window(SHIPPED_DIR / "xor-rbf.json")
+    w.controls.select_algorithm("svm")
+    w.session.wait_idle()
+    w.session.run_to_end()
+    w.session.wait_idle()
+    spin(0.3)
+    curves = w.panels["curves"]
+    plot = curves.plots["margins"]
+    old = plot.vb.viewRange()[1]
+    assert curves._y_span("margins") is not None
+    assert apply_generated(w, "moons", n=40, noise=0.1, seed=1)
+    w.session.wait_idle()
+    spin(0.4)
+    assert w.session.current.iteration == 0
+    new = plot.vb.viewRange()[1]
+    assert new != pytest.approx(old, abs=1e-3), (old, new)
