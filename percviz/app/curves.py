@@ -765,6 +765,10 @@ class _DecadeAxis(pg.AxisItem):
         return super().tickStrings(values, scale, spacing)
 
 
+#: The decade axis for other log–log plots (the margin sweep).
+DecadeAxis = _DecadeAxis
+
+
 class _IterationAxis(pg.AxisItem):
     """Iteration counts as 20k, 1.5M, and major ticks far enough apart for their labels: five digits at a
     projector's font ran into each other on a narrow plot's axis."""

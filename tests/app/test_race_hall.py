@@ -181,3 +181,37 @@ def test_the_sweep_says_which_family_and_quantity_its_slopes_are_of(qtbot):
     text = w.status.text()
     assert "'line' family" in text and "log iterations on log 1/ρ_K" in text, text
     w.close()
+
+
+@pytest.mark.parametrize("scale", [1.0, 2.0])
+def test_the_sweeps_axis_labels_never_run_together(qtbot, scale):
+    from PySide6.QtGui import QFontMetricsF
+
+    from percviz.app.experiments.sweep_window import SweepWindow
+    from percviz.core.experiments import SweepSpec
+
+    w = SweepWindow(theme_for("light", scale), workers=1)
+    qtbot.addWidget(w)
+    w.resize(900, 650)
+    w.show()
+    assert w.start(SweepSpec(("snkp", "nkp"), "line", levels=(0.5, 0.2, 0.08, 0.03)))
+    w.wait_idle(qtbot)
+    spin(0.2)
+    for name in ("bottom", "left"):
+        ax = w.plot.getPlotItem().getAxis(name)
+        lo, hi = ax.range
+        size = ax.width() if name == "bottom" else ax.height()
+        fm = QFontMetricsF(ax.style.get("tickFont") or ax.font())
+        spans = []
+        for spacing, values in ax.tickValues(lo, hi, size):
+            strings = ax.tickStrings(values, 1.0, spacing)
+            for v, text in zip(values, strings):
+                if not text:
+                    continue
+                at = (v - lo) / (hi - lo) * size
+                half = (fm.horizontalAdvance(text) if name == "bottom" else fm.height()) / 2
+                spans.append((at - half, at + half, text))
+        spans.sort()
+        for (a0, a1, ta), (b0, b1, tb) in zip(spans, spans[1:]):
+            assert a1 <= b0, f"{name}: {ta!r} and {tb!r} overlap"
+    w.close()
