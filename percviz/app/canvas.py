@@ -242,6 +242,7 @@ class CanvasView(QWidget, Panel):
         self.level_curve = pg.PlotCurveItem(connect="finite", antialias=True)  # a preset's extra levels of f
         self.slack_curve = pg.PlotCurveItem(connect="pairs", antialias=True)
         self.slack_labels: list[pg.TextItem] = []
+        self._slacks_shown = 0  # how many of them _set_slacks wrote
         # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
         self.halo_items = [PassiveScatter(pxMode=True) for _ in range(7)]
         self.points_item = PassiveScatter(pxMode=True)
@@ -294,6 +295,7 @@ class CanvasView(QWidget, Panel):
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._skip_hover_while_dragging(self.plot.scene())
         self.viewbox.sigRangeChanged.connect(self._on_range_changed)
+        self.viewbox.sigResized.connect(lambda *_: self._declutter_slacks(self._slacks_shown))
         for w in (self.plot, self.plot.viewport()):
             w.installEventFilter(self)
 
@@ -793,6 +795,7 @@ class CanvasView(QWidget, Panel):
                 label.show()
             else:
                 label.hide()
+        self._slacks_shown = len(order)
         self._declutter_slacks(len(order))
 
     #: Where a ξ label may sit by its point (TextItem anchors): right-above first, then left-above, below.
@@ -802,18 +805,38 @@ class CanvasView(QWidget, Panel):
         """Largest ξ first, each label by its point where it covers no label placed before it, else hidden (at
         2× the XOR soft margin's "ξ=1.2" sat under "ξ=0.96")."""
         taken: list[QRectF] = []
+        markers = self._marker_rects()  # (scene pixels) a label never hides another point's marker
+        inside = self.viewbox.sceneBoundingRect()  # nor is it cut at the view's edge ('ξ=0.0003…')
         for label in self.slack_labels[:shown]:
-            br = label.textItem.boundingRect()
             at = self.viewbox.mapViewToScene(label.pos())
-            for ax, ay in self.SLACK_ANCHORS:
-                rect = QRectF(at.x() - ax * br.width(), at.y() - ay * br.height(), br.width(), br.height())
-                if not any(rect.intersects(r) for r in taken):
-                    label.setAnchor((ax, ay))
+            others = [m for m in markers if not m.contains(at)]  # its own point's marker: the label is by it
+            for anchor in self.SLACK_ANCHORS:
+                label.setAnchor(anchor)
+                rect = label.mapRectToScene(label.boundingRect())  # where it is drawn, its padding included
+                if inside.contains(rect) and not any(rect.intersects(r) for r in taken) \
+                        and not any(rect.intersects(m) for m in others):
                     label.show()
                     taken.append(rect)
                     break
             else:
                 label.hide()
+
+    #: Above this many points the ξ labels are placed against each other only (a marker test per point is too slow).
+    SLACK_MARKER_CAP = 2000
+
+    def _marker_rects(self) -> list[QRectF]:
+        """The scene-pixel boxes of the markers in view (none above SLACK_MARKER_CAP points)."""
+        pts = self.scene_model.points
+        if pts.n == 0 or pts.n > self.SLACK_MARKER_CAP:
+            return []
+        (x0, x1), (y0, y1) = self.viewbox.viewRange()
+        X = pts.X[(pts.X[:, 0] >= x0) & (pts.X[:, 0] <= x1) & (pts.X[:, 1] >= y0) & (pts.X[:, 1] <= y1)]
+        r = 0.5 * self.theme.marker_size * 1.35 * 0.8  # a little inside the drawn marker: labels may touch its rim
+        out = []
+        for x, y in X:
+            c = self.viewbox.mapViewToScene(QPointF(float(x), float(y)))
+            out.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
+        return out
 
     @staticmethod
     def _label_fill(t) -> QColor:
@@ -1084,6 +1107,8 @@ class CanvasView(QWidget, Panel):
         return bool(np.any((X[:, 0] < x0) | (X[:, 0] > x1) | (X[:, 1] < y0) | (X[:, 1] > y1)))
 
     def _on_range_changed(self, *_):
+        if self._slacks_shown:  # the labels' pixel boxes moved: placed again, so that none covers another
+            self._declutter_slacks(self._slacks_shown)
         if self.scene_model.n > self._decimator.cap:
             self._redecimate()
         if self.snapshot is not None:

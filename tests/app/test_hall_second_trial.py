@@ -357,3 +357,37 @@ def test_the_curves_forget_the_last_scenes_range(hall_window):
     assert w.session.current.iteration == 0
     new = plot.vb.viewRange()[1]
     assert new != pytest.approx(old, abs=1e-3), (old, new)
+
+
+@pytest.mark.parametrize("scale", ["desk", "2×"])
+def test_slack_labels_cover_no_other_marker_nor_each_other(hall_window, scale):
+    from PySide6.QtCore import QPointF, QRectF
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    box = w.controls.kernel
+    box.setCurrentIndex(next(i for i in range(box.count()) if "RBF" in box.itemText(i)))
+    w.controls.select_algorithm("svm")
+    w.session.wait_idle()
+    if scale != "desk":
+        w.classroom.actions["presentation"].trigger()
+        _action(w, scale).trigger()
+    w.session.run_to_end()
+    w.session.wait_idle()
+    spin(0.5)
+    canvas = w.panels["canvas"]
+    labels = [lab for lab in canvas.slack_labels if lab.isVisible()]
+    assert labels, "the soft margin leaves slacks on thin-margin with RBF"
+    boxes = [lab.mapRectToScene(lab.textItem.mapRectToParent(lab.textItem.boundingRect())) for lab in labels]
+    view = canvas.viewbox.sceneBoundingRect()
+    r = 0.4 * canvas.theme.marker_size * 1.35
+    centres = [canvas.viewbox.mapViewToScene(QPointF(float(x), float(y))) for x, y in w.scene.points.X]
+    for lab, b in zip(labels, boxes):
+        assert view.contains(b), lab.textItem.toPlainText()
+        own = canvas.viewbox.mapViewToScene(lab.pos())
+        for c in centres:
+            if abs(c.x() - own.x()) < r and abs(c.y() - own.y()) < r:
+                continue  # its own point, or one drawn on top of it (thin-margin's overlapping + and −)
+            assert not b.intersects(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r)), lab.textItem.toPlainText()
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1:]:
+            assert not a.intersects(b)
