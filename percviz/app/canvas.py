@@ -243,6 +243,7 @@ class CanvasView(QWidget, Panel):
         self.slack_curve = pg.PlotCurveItem(connect="pairs", antialias=True)
         self.slack_labels: list[pg.TextItem] = []
         self._slacks_shown = 0  # how many of them _set_slacks wrote
+        self._bar_labels: list[str] = []  # the colour bar's name, longest first (_fit_bar_label)
         # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
         self.halo_items = [PassiveScatter(pxMode=True) for _ in range(7)]
         self.points_item = PassiveScatter(pxMode=True)
@@ -295,7 +296,7 @@ class CanvasView(QWidget, Panel):
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._skip_hover_while_dragging(self.plot.scene())
         self.viewbox.sigRangeChanged.connect(self._on_range_changed)
-        self.viewbox.sigResized.connect(lambda *_: self._declutter_slacks(self._slacks_shown))
+        self.viewbox.sigResized.connect(lambda *_: (self._declutter_slacks(self._slacks_shown), self._fit_bar_label()))
         for w in (self.plot, self.plot.viewport()):
             w.installEventFilter(self)
 
@@ -703,8 +704,8 @@ class CanvasView(QWidget, Panel):
         if bar != self._bar_shown:  # the same scale again (most moves of a drag): the bar's axis is not redone
             self._bar_shown = bar
             self.colorbar.setLevels(bar[0])
-            self.colorbar.axis.setLabel(bar[1])
-
+            self._bar_labels = [bar[1], f"{label} ≈ 0", label] if cancelled else [label]
+            self._fit_bar_label()
         if flat or isinstance(d, ZeroDecision) or (ab is not None and ab[0] == 0 and ab[1] == 0):
             self.boundary_curve.setData([], [])
             self.margin_curve.setData([], [])
@@ -729,6 +730,21 @@ class CanvasView(QWidget, Panel):
             self._set_lines(self.margin_curve, [line_in_rect(ab, s * delta, big) for s in (1, -1)])
         else:
             self._set_lines(self.margin_curve, [contour_lines(field, s * delta, xs, ys) for s in (1, -1)])
+
+    def _fit_bar_label(self) -> None:
+        """The colour bar's name: the longest of its forms that fits the bar's height (at 3× 'f(x) ≈ 0 (cert…' was
+        cut), the whole one in the bar's tooltip."""
+        if not self._bar_labels:
+            return
+        axis = self.colorbar.axis
+        room = axis.size().height() - 4
+        for text in self._bar_labels:  # measured as drawn (its rich text's own size, not the axis font's)
+            if text != axis.labelText:
+                axis.setLabel(text)
+            if axis.label.boundingRect().width() <= room:
+                break
+        axis.resizeEvent()  # pyqtgraph centres an axis's name only on a resize: the longer name hung off the top
+        self.colorbar.setToolTip(self._bar_labels[0])
 
     def fix_colour_scale(self, largest: float) -> None:
         """Keep the colour map at ±(a nice number ≥ largest) until the next problem (an animation's frames)."""

@@ -261,7 +261,7 @@ class MainWindow(QMainWindow):
     def _build_status_bar(self) -> None:
         """The cursor's position and the point counts on the right (permanent), messages on the left."""
         bar = self.statusBar()
-        self.cursor_label = ReadoutLabel("x = -0000.000   y = -0000.000")  # as wide as its widest text, at any scale
+        self.cursor_label = ReadoutLabel("x = -00.000   y = -00.000")  # as wide as its widest text, at any scale
         self.cursor_label.setObjectName("cursor")
         self.cursor_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         bar.addPermanentWidget(self.cursor_label)

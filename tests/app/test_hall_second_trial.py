@@ -391,3 +391,24 @@ def test_slack_labels_cover_no_other_marker_nor_each_other(hall_window, scale):
     for i, a in enumerate(boxes):
         for b in boxes[i + 1:]:
             assert not a.intersects(b)
+
+
+@pytest.mark.parametrize("scale", ["desk", "2×", "3×"])
+def test_the_colour_bars_name_is_whole_within_the_bar(hall_window, scale):
+    w = hall_window(SHIPPED_DIR / "xor-linear-certificate.json")  # its certificate: 'f(x) ≈ 0 (certificate)'
+    if scale != "desk":
+        w.classroom.actions["presentation"].trigger()
+        _action(w, scale).trigger()
+    w.session.run_to_end()
+    w.session.wait_idle()
+    spin(0.5)
+    _theme(w, "dark")  # a restyle at the same size: the bar's name is set again without a resize
+    spin(0.5)
+    canvas = w.panels["canvas"]
+    axis = canvas.colorbar.axis
+    assert axis.labelText.startswith("f(x)")
+    name = axis.label.mapRectToScene(axis.label.boundingRect())
+    bar = axis.mapRectToScene(axis.boundingRect())
+    seen = canvas.plot.mapToScene(canvas.plot.viewport().rect()).boundingRect()
+    assert bar.top() - 1 <= name.top() and name.bottom() <= bar.bottom() + 1, (name, bar)
+    assert seen.top() - 1 <= name.top() and name.bottom() <= seen.bottom() + 1, (name, seen)
