@@ -1,6 +1,6 @@
 """One glossary of the margins and run outcomes percviz shows: names, symbols and formulas every label reads.
 
-Four different numbers are all "a margin" (Ramdas & Peña §3; Duda–Hart–Stork §5.4; the SVM):
+Several different numbers are all "a margin" (MARGINS lists each) (Ramdas & Peña §3; Duda–Hart–Stork §5.4; the SVM):
 - the normalized margin of a kernel iterate α: m(α) = min_i (Gα)_i / ‖α‖_G (what the kernel perceptrons report);
 - the optimal margin ρ_K = sup_{‖α‖_G = 1} min_i (Gα)_i of the whole data set (> 0 iff separable; the best m(α));
 - the geometric margin of an explicit weight vector a in φ-space: γ(a) = min_i a·y_i / ‖a‖;
