@@ -230,6 +230,8 @@ class CanvasView(QWidget, Panel):
         self.level_curve = pg.PlotCurveItem(connect="finite", antialias=True)  # a preset's extra levels of f
         self.slack_curve = pg.PlotCurveItem(connect="pairs", antialias=True)
         self.slack_labels: list[pg.TextItem] = []
+        self._slacks_shown = 0  # how many of them _set_slacks wrote
+        self._bar_labels: list[str] = []  # the colour bar's name, longest first (_fit_bar_label)
         # halos: one scatter per class (and one for p of a certificate), so pen and brush are scalars
         self.halo_items = [PassiveScatter(pxMode=True) for _ in range(7)]
         self.points_item = PassiveScatter(pxMode=True)
@@ -282,6 +284,7 @@ class CanvasView(QWidget, Panel):
         self.plot.scene().sigMouseMoved.connect(self._on_mouse_moved)
         self._skip_hover_while_dragging(self.plot.scene())
         self.viewbox.sigRangeChanged.connect(self._on_range_changed)
+        self.viewbox.sigResized.connect(lambda *_: (self._declutter_slacks(self._slacks_shown), self._fit_bar_label()))
         for w in (self.plot, self.plot.viewport()):
             w.installEventFilter(self)
 
@@ -320,7 +323,10 @@ class CanvasView(QWidget, Panel):
         keep = problem is not None and self._has_picture and (
             self.scene_model.dragging or self._keep_picture)
         self._keep_picture = False
+        multi_before = getattr(self.solver_cls, "representation", "") == "multiclass"
         self.problem, self.solver_cls = problem, solver_cls
+        if multi_before != (getattr(solver_cls, "representation", "") == "multiclass"):
+            self._draw_points()  # the classes' shapes: 1, 2, 3… for a multi-class machine, + and − otherwise
         self._level_fixed = False
         ok, why = self.supports(solver_cls)
         self.message.setText(why)
@@ -686,8 +692,8 @@ class CanvasView(QWidget, Panel):
         if bar != self._bar_shown:  # the same scale again (most moves of a drag): the bar's axis is not redone
             self._bar_shown = bar
             self.colorbar.setLevels(bar[0])
-            self.colorbar.axis.setLabel(bar[1])
-
+            self._bar_labels = [bar[1], f"{label} ≈ 0", label] if cancelled else [label]
+            self._fit_bar_label()
         if flat or isinstance(d, ZeroDecision) or (ab is not None and ab[0] == 0 and ab[1] == 0):
             self.boundary_curve.setData([], [])
             self.margin_curve.setData([], [])
@@ -712,6 +718,21 @@ class CanvasView(QWidget, Panel):
             self._set_lines(self.margin_curve, [line_in_rect(ab, s * delta, big) for s in (1, -1)])
         else:
             self._set_lines(self.margin_curve, [contour_lines(field, s * delta, xs, ys) for s in (1, -1)])
+
+    def _fit_bar_label(self) -> None:
+        """The colour bar's name: the longest of its forms that fits the bar's height (at 3× 'f(x) ≈ 0 (cert…' was
+        cut), the whole one in the bar's tooltip."""
+        if not self._bar_labels:
+            return
+        axis = self.colorbar.axis
+        room = axis.size().height() - 4
+        for text in self._bar_labels:  # measured as drawn (its rich text's own size, not the axis font's)
+            if text != axis.labelText:
+                axis.setLabel(text)
+            if axis.label.boundingRect().width() <= room:
+                break
+        axis.resizeEvent()  # pyqtgraph centres an axis's name only on a resize: the longer name hung off the top
+        self.colorbar.setToolTip(self._bar_labels[0])
 
     def fix_colour_scale(self, largest: float) -> None:
         """Keep the colour map at ±(a nice number ≥ largest) until the next problem (an animation's frames)."""
@@ -778,6 +799,7 @@ class CanvasView(QWidget, Panel):
                 label.show()
             else:
                 label.hide()
+        self._slacks_shown = len(order)
         self._declutter_slacks(len(order))
 
     #: Where a ξ label may sit by its point (TextItem anchors): right-above first, then left-above, below.
@@ -787,18 +809,38 @@ class CanvasView(QWidget, Panel):
         """Largest ξ first, each label by its point where it covers no label placed before it, else hidden (at
         2× the XOR soft margin's "ξ=1.2" sat under "ξ=0.96")."""
         taken: list[QRectF] = []
+        markers = self._marker_rects()  # (scene pixels) a label never hides another point's marker
+        inside = self.viewbox.sceneBoundingRect()  # nor is it cut at the view's edge ('ξ=0.0003…')
         for label in self.slack_labels[:shown]:
-            br = label.textItem.boundingRect()
             at = self.viewbox.mapViewToScene(label.pos())
-            for ax, ay in self.SLACK_ANCHORS:
-                rect = QRectF(at.x() - ax * br.width(), at.y() - ay * br.height(), br.width(), br.height())
-                if not any(rect.intersects(r) for r in taken):
-                    label.setAnchor((ax, ay))
+            others = [m for m in markers if not m.contains(at)]  # its own point's marker: the label is by it
+            for anchor in self.SLACK_ANCHORS:
+                label.setAnchor(anchor)
+                rect = label.mapRectToScene(label.boundingRect())  # where it is drawn, its padding included
+                if inside.contains(rect) and not any(rect.intersects(r) for r in taken) \
+                        and not any(rect.intersects(m) for m in others):
                     label.show()
                     taken.append(rect)
                     break
             else:
                 label.hide()
+
+    #: Above this many points the ξ labels are placed against each other only (a marker test per point is too slow).
+    SLACK_MARKER_CAP = 2000
+
+    def _marker_rects(self) -> list[QRectF]:
+        """The scene-pixel boxes of the markers in view (none above SLACK_MARKER_CAP points)."""
+        pts = self.scene_model.points
+        if pts.n == 0 or pts.n > self.SLACK_MARKER_CAP:
+            return []
+        (x0, x1), (y0, y1) = self.viewbox.viewRange()
+        X = pts.X[(pts.X[:, 0] >= x0) & (pts.X[:, 0] <= x1) & (pts.X[:, 1] >= y0) & (pts.X[:, 1] <= y1)]
+        r = 0.5 * self.theme.marker_size * 1.35 * 0.8  # a little inside the drawn marker: labels may touch its rim
+        out = []
+        for x, y in X:
+            c = self.viewbox.mapViewToScene(QPointF(float(x), float(y)))
+            out.append(QRectF(c.x() - r, c.y() - r, 2 * r, 2 * r))
+        return out
 
     @staticmethod
     def _label_fill(t) -> QColor:
@@ -958,7 +1000,8 @@ class CanvasView(QWidget, Panel):
             self._drawn_spots = None
             self._draw_hover()
             return
-        symbols = tuple(self._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6)))
+        multi = self.solver_cls is not None and self.solver_cls.representation == "multiclass"
+        symbols = tuple(self._symbols.get(s, s) for s in (t.class_symbol(k, multi) for k in range(6)))
         edge, brushes = self._styles["point_pen"], self._styles["point_brushes"]
         X, cls = pts.X, pts.classes
         shown = self._decimator.shown(X, self.viewbox.viewRange())  # None: every point
@@ -1068,6 +1111,8 @@ class CanvasView(QWidget, Panel):
         return bool(np.any((X[:, 0] < x0) | (X[:, 0] > x1) | (X[:, 1] < y0) | (X[:, 1] > y1)))
 
     def _on_range_changed(self, *_):
+        if self._slacks_shown:  # the labels' pixel boxes moved: placed again, so that none covers another
+            self._declutter_slacks(self._slacks_shown)
         if self.scene_model.n > self._decimator.cap:
             self._redecimate()
         if self.snapshot is not None:

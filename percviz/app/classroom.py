@@ -404,7 +404,9 @@ class Classroom(QObject):
         theme = self.current_theme()
         self.theme = theme
         w = self.window
-        w.setPalette(theme.palette())
+        palette = theme.palette()
+        QApplication.setPalette(palette)  # menus, dialogs and popups are windows of their own: they follow the theme too
+        w.setPalette(palette)
         font = QFont(w.font())
         font.setPointSizeF(self.base_font_pt * theme.scale)
         w.setFont(font)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from PySide6.QtCore import QEvent, QObject, Qt, Signal
-from PySide6.QtGui import QFont, QStandardItem, QStandardItemModel
+from PySide6.QtGui import QBrush, QColor, QFont, QStandardItem, QStandardItemModel
 from PySide6.QtWidgets import (
     QButtonGroup,
     QCheckBox,
@@ -71,7 +71,7 @@ def status_text(snap: Any, solver_cls: Any = None) -> str:
         k = int(m["train_errors"])
         parts.append(f"{k} training error{'s' if k != 1 else ''}")
     text = " · ".join(parts)
-    note = degenerate_note(solver_cls, m)
+    note = degenerate_note(solver_cls, m, snap.iteration)
     lines = [text] + [t for t in (note, snap.message) if t]
     return "\n".join(lines)
 
@@ -192,6 +192,7 @@ class ControlsPanel(QWidget):
         super().__init__(parent)
         self.scene, self.session = scene, session
         self._algo_params: dict[str, dict] = {}
+        self._max_iters: dict[str, int] = {}  # Max iterations as set (by hand or by a scene) for each algorithm
         self._kernel_params: dict[str, dict] = {}
         self._feature_params: dict[str, dict] = {}
         self._syncing = False
@@ -398,10 +399,24 @@ class ControlsPanel(QWidget):
         """Colour the class buttons like the canvas markers (palettes, so fonts still follow the window)."""
         self.class_selector.set_colors([theme.class_color(c) for c in range(len(self.class_selector.buttons))])
         self._theme = theme
+        self._style_headings(theme)
         self.fit_popup()
         snap = self.session.current
         if not self._status_error and snap is not None:
             self._set_status(status_text(snap, self.session.solver_cls), error=False, snap=snap)
+
+    def _style_headings(self, theme) -> None:
+        """The algorithm list's family headings: bold at the theme's text size, in its text colour (not the faint
+        grey of a disabled item, not the desk's size in presentation)."""
+        model = self.algorithm.model()
+        font = QFont(self.algorithm.view().font())  # the items' size (the window's font), so fit_popup measures it
+        font.setBold(True)
+        brush = QBrush(QColor(theme.foreground))
+        for row in range(model.rowCount()):
+            index = model.index(row, 0)
+            if model.data(index, Qt.ItemDataRole.UserRole) is None:
+                model.setData(index, font, Qt.ItemDataRole.FontRole)
+                model.setData(index, brush, Qt.ItemDataRole.ForegroundRole)
 
     def fit_popup(self) -> None:
         """The algorithm list is as wide as its longest heading or name (never 'Von Neumann & prima…ual')."""
@@ -457,6 +472,7 @@ class ControlsPanel(QWidget):
                 else:
                     self.algo_form.set_values(dict(s.params))
                 self._algo_params[cls.name] = dict(s.params)
+                self._max_iters[cls.name] = int(s.max_iter)
                 rep = cls.representation
                 self.class_selector.set_multiclass(rep == "multiclass")
             else:
@@ -542,7 +558,9 @@ class ControlsPanel(QWidget):
         cls = get_solver(name)
         params = self._algo_params.get(name, {})
         self.algo_form.set_params(cls.params, params, cls.display_name, name)
-        self._apply(algorithm=name, params=self.algo_form.values())
+        # its own limit: the one set for it, else its default (SMO never stops at the input-space SVM's 51)
+        max_iter = self._max_iters.get(name, int(cls.default_max_iter))
+        self._apply(algorithm=name, params=self.algo_form.values(), max_iter=max_iter)
 
     def _on_algo_params(self, values: dict) -> None:
         self._algo_params[self.scene.settings.algorithm] = dict(values)

@@ -145,6 +145,7 @@ class CurvesView(QWidget, Panel):
         self.references: dict[str, pg.InfiniteLine] = {}
         self.following: dict[str, bool] = {}
         self._y_ranges: dict[str, tuple[float, float]] = {}
+        self._blank_ranges: set[str] = set()  # the plots set to a neutral range while they have nothing to show
         self.off_scale: dict[str, float | None] = {}  # group → the bound's lowest value when left above the plot
         self._x_max: float | None = None
         self._pushed = -1  # buffer length last given to the curves (-1: push again)
@@ -333,6 +334,7 @@ class CurvesView(QWidget, Panel):
         self._curve_group: dict = {}
         self._keys = tuple(keys)
         self._y_ranges, self._x_max, self._pushed, self.off_scale = {}, None, -1, {}
+        self._blank_ranges = set()
         self._single = False  # new curves have no dots yet: a lone first value gets them again (a theme change)
         groups = {g: [k for k in keys if group_of(k, keys) == g] for g, _ in GROUPS}
         palette = self._palette()
@@ -490,6 +492,7 @@ class CurvesView(QWidget, Panel):
         """Axis ranges follow the data again (after a pan or zoom by hand)."""
         self.following = {g: True for g in self.plots}
         self._y_ranges, self._x_max, self._pushed = {}, None, -1
+        self._blank_ranges = set()
 
     def _update_references(self) -> None:
         for g, ref in self.references.items():
@@ -615,8 +618,12 @@ class CurvesView(QWidget, Panel):
             if not self.following.get(g, True):
                 continue
             span = self._y_span(g)
-            if span is None:
+            if span is None:  # nothing to show yet (an SVM's margin at iteration 0): not the last scene's range
+                if g not in self._y_ranges and g not in self._blank_ranges:
+                    self._blank_ranges.add(g)
+                    p.vb.setYRange(0.0, 1.0, padding=0.02)
                 continue
+            self._blank_ranges.discard(g)
             rng = fit_range(self._y_ranges.get(g), *span, self.log_boxes[g].isChecked())
             if rng != self._y_ranges.get(g):
                 self._y_ranges[g] = rng
@@ -756,6 +763,10 @@ class _DecadeAxis(pg.AxisItem):
                 out.append(f"{x:.3g}" if 1e-3 <= abs(x) < 1e4 else f"{x:.0e}".replace("e-0", "e-").replace("e+0", "e"))
             return out
         return super().tickStrings(values, scale, spacing)
+
+
+#: The decade axis for other log–log plots (the margin sweep).
+DecadeAxis = _DecadeAxis
 
 
 class _IterationAxis(pg.AxisItem):

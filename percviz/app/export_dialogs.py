@@ -144,12 +144,16 @@ class AnimationRunner:
             dlg = QProgressDialog(f"Rendering {Path(path).name}…", "Cancel", 0, job.total, self.window)
             dlg.setWindowTitle("Export animation")
             dlg.setWindowModality(Qt.WindowModal)
-            dlg.setMinimumDuration(300)
+            dlg.setMinimumDuration(0)  # at once: the first frames (the run, the panels) can take seconds
             dlg.setAutoClose(False)
             dlg.setAutoReset(False)
             dlg.canceled.connect(job.cancel)
-            job.progress.connect(lambda done, total: dlg.setValue(done))
+            name = Path(path).name
+            job.progress.connect(lambda done, total: (dlg.setValue(done), dlg.setLabelText(
+                f"Rendering {name}: frame {done} of {total}…")))
             self.dialog = dlg
+            dlg.setValue(0)
+            dlg.show()
         job.finished.connect(self._finished)
         job.failed.connect(self._failed)
         job.start()

@@ -201,11 +201,13 @@ class FileActions(QObject):
             action.triggered.connect(lambda _=False, p=item.path: self.open_example(p))
 
     def open_example(self, path) -> bool:
-        """Open a shipped scene with the panels that explain it; panels the user had opened stay open.
+        """Open a shipped scene with the panels that explain it; panels the user opened by hand stay open, those
+        the previous example opened close with it.
 
         Save then asks for a new name (the shipped file is never overwritten)."""
         actions = getattr(self.window, "view_actions", {})
-        opened = [name for name, act in actions.items() if name != "curves" and act.isChecked()]
+        by_hand = self.window.user_panels()
+        opened = [name for name, act in actions.items() if name in by_hand and act.isChecked()]
         if not self.open_path(path):
             return False
         for name in opened:

@@ -79,6 +79,10 @@ def help_rows(window) -> list[tuple[str, str]]:
 
 
 
+#: The count of margins in words, as the glossary's first sentence says it.
+_NUMBER_WORDS = {2: "Two", 3: "Three", 4: "Four", 5: "Five", 6: "Six", 7: "Seven", 8: "Eight", 9: "Nine", 10: "Ten"}
+
+
 def glossary_html() -> str:
     """The help page 'What the numbers mean': every margin with its formula, every outcome with its meaning."""
     rows = "".join(
@@ -88,7 +92,8 @@ def glossary_html() -> str:
     outs = "".join(
         f"<tr><td><b>{html.escape(o.words)}</b></td><td>{html.escape(o.meaning)}</td></tr>" for o in OUTCOMES.values()
     )
-    return ("<h2>Margins</h2><p>Four different numbers are called a margin; percviz always says which one it shows.</p>"
+    count = _NUMBER_WORDS.get(len(MARGINS), str(len(MARGINS)))
+    return (f"<h2>Margins</h2><p>{count} different numbers are called a margin; percviz always says which one it shows.</p>"
             f"<table cellpadding='4'>{rows}</table><h2>How a run ends</h2><table cellpadding='4'>{outs}</table>")
 
 

@@ -51,6 +51,9 @@ class Layouts(QObject):
 
     #: The small-screen check (tab the geometry views when a plot is under 300×250) waits this long after a resize.
     FIT_DELAY_MS = 150
+    #: The canvas's share of the canvas/curves split in "one large view" and when maximised (the curves keep a strip
+    #: to read; at 1280×800 the canvas had half the height).
+    CANVAS_SHARE = 0.72
 
     def __init__(self, window):
         super().__init__(window)
@@ -96,6 +99,15 @@ class Layouts(QObject):
             self.layout, self.grid_tabbed = "one", None
         self.restore()
         self._tab_column(0.42)
+        self._canvas_large()
+
+    def _canvas_large(self) -> None:
+        """The canvas CANVAS_SHARE of the canvas/curves split (the curves below it, shorter)."""
+        split = self.window.splitter
+        total = sum(split.sizes()) or split.height()
+        if total > 0 and split.count() > 1:
+            top = int(round(self.CANVAS_SHARE * total))
+            split.setSizes([top, total - top])
 
     def _tab_column(self, fraction: float) -> None:
         """The geometry docks as tabs of one right-hand column `fraction` of the window wide."""
@@ -230,6 +242,8 @@ class Layouts(QObject):
                 w.centralWidget().hide()
         finally:
             w._updating_docks = False
+        if name == "canvas":
+            self._canvas_large()
         self.maximised = name
 
     def restore(self) -> None:

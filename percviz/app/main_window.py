@@ -28,6 +28,7 @@ from percviz.app.controls import ControlsPanel
 from percviz.app.curves import CurvesView
 from percviz.app.feature_view import FeatureView
 from percviz.app.layouts import Layouts
+from percviz.app.overlays import ReadoutLabel
 from percviz.app.panel import Panel
 from percviz.app.session import SPLIT_RESTART_N, RunSession
 from percviz.app.theme import theme_for
@@ -61,6 +62,7 @@ class MainWindow(QMainWindow):
         #: Callables run before closing; any returning False cancels the close (unsaved work, …).
         self.close_guards: list[Callable[[], bool]] = []
         self._wanted = {"weight": True, "feature": True}
+        self._user_panels: set[str] = set()  # the views ticked by hand (an example's own views close with it)
         self._closed = False
         self.theme = theme_for()
         self._build_panels()
@@ -257,10 +259,10 @@ class MainWindow(QMainWindow):
         return run
 
     def _build_status_bar(self) -> None:
+        """The cursor's position and the point counts on the right (permanent), messages on the left."""
         bar = self.statusBar()
-        self.cursor_label = QLabel("")
+        self.cursor_label = ReadoutLabel("x = -00.000   y = -00.000")  # as wide as its widest text, at any scale
         self.cursor_label.setObjectName("cursor")
-        self.cursor_label.setMinimumWidth(150)
         self.cursor_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
         bar.addPermanentWidget(self.cursor_label)
         self.points_label = QLabel("")
@@ -429,7 +431,7 @@ class MainWindow(QMainWindow):
         else:
             names = ["+", "−"] + [f"class {c + 1}" for c in range(2, len(counts))]
             parts = [f"{int(k)} {name}" for name, k in zip(names, counts) if k or name in ("+", "−")]
-        self.points_label.setText("   ".join(parts) + "  ")
+        self.points_label.setText("   " + "   ".join(parts) + "  ")  # apart from the cursor's "y = 1.245"
 
     def _show_curves(self, on: bool) -> None:
         self._quiet_relayout(lambda: self.panels["curves"].setVisible(on))  # shown again, it catches up by itself
@@ -468,6 +470,7 @@ class MainWindow(QMainWindow):
 
     def _want_panel(self, name: str, on: bool) -> None:
         self._wanted[name] = on
+        (self._user_panels.add if on else self._user_panels.discard)(name)
         self._quiet_relayout(lambda: self._update_docks(self.session.solver_cls))
 
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
@@ -478,6 +481,7 @@ class MainWindow(QMainWindow):
         if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:
             if self.docks[name].isHidden() and not self._updating_docks:
                 self._wanted[name] = False
+                self._user_panels.discard(name)
                 act = self.view_actions.get(name)
                 if act is not None:
                     act.blockSignals(True)
@@ -539,6 +543,14 @@ class MainWindow(QMainWindow):
                 for name, views in later:
                     self.session.frames.first_draw(f"{name}:repaint", lambda vs=views: [v.setUpdatesEnabled(True)
                                                                                        for v in vs])
+
+    def user_panels(self) -> set[str]:
+        """The views the user opened by hand (View menu) and has not closed since."""
+        return set(self._user_panels)
+
+    def sync_docks(self) -> None:
+        """The docks of the views the algorithm declares and the user wants, whatever a restored layout said."""
+        self._update_docks(self.session.solver_cls)
 
     def _on_problem(self, problem, solver_cls) -> None:
         self._update_docks(solver_cls)  # the panels shown catch up by themselves

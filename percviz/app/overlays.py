@@ -5,7 +5,7 @@ from __future__ import annotations
 import html
 
 import numpy as np
-from PySide6.QtCore import QEvent, QObject, QPointF, QRect, Qt, QTimer
+from PySide6.QtCore import QEvent, QObject, QPointF, QRect, QSize, Qt, QTimer
 from PySide6.QtGui import QColor, QFontMetrics, QPainter, QTextDocument
 from PySide6.QtWidgets import QLabel, QSizePolicy, QWidget
 
@@ -13,13 +13,21 @@ from percviz.app.theme import Theme, theme_for
 from percviz.core.run_caption import _fmt, algorithm_label, caption_lines, run_caption  # noqa: F401 (shared with the handout)
 
 
-class _LineLabel(QLabel):
+class LineLabel(QLabel):
     """One line: the longest of its texts that fits (else the last, ending in "…"); it never widens its row."""
 
     def __init__(self, parent=None):
         super().__init__(parent)
         self.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Preferred)
         self.texts: list[str] = []
+
+    def apply_theme(self, theme: Theme) -> None:
+        """The caption line's type (bold, 0.8 of the text size) and colour; called on every theme or scale change."""
+        self.setFont(theme.font(0.8 * theme.font_pt, bold=True))
+        pal = self.palette()
+        pal.setColor(self.foregroundRole(), QColor(theme.foreground))
+        self.setPalette(pal)
+        self.update()
 
     @property
     def shown_text(self) -> str:
@@ -35,6 +43,24 @@ class _LineLabel(QLabel):
         p.setPen(self.palette().color(self.foregroundRole()))
         p.drawText(self.contentsRect(), int(Qt.AlignLeft | Qt.AlignVCenter), self.shown_text)
         p.end()
+
+
+class ReadoutLabel(QLabel):
+    """A right-aligned readout as wide as `template` in its current font: it grows with the presentation scale
+    rather than cut its value (the status bar's 'x = 0.512   y = 1.245' at 3×)."""
+
+    def __init__(self, template: str, parent=None):
+        super().__init__("", parent)
+        self.template = template
+        self.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
+
+    def minimumSizeHint(self) -> QSize:
+        hint = super().minimumSizeHint()
+        m = self.contentsMargins()
+        return QSize(QFontMetrics(self.font()).horizontalAdvance(self.template) + m.left() + m.right() + 4, hint.height())
+
+    def sizeHint(self) -> QSize:
+        return self.minimumSizeHint().expandedTo(super().sizeHint())
 
 
 class _Follow(QObject):
@@ -91,12 +117,15 @@ class RunOverlay(QLabel):
         self._solver_cls = None
         self._snapshot = None
         self._enabled = True
+        self.line_label: LineLabel | None = None  # the caption's place in the title row (attach_run_overlay)
         self.apply_theme(theme or theme_for())
         _Follow(self)
         self.hide()
 
     def apply_theme(self, theme: Theme) -> None:
         self.theme = theme
+        if self.line_label is not None:  # restyled even while its text is unchanged
+            self.line_label.apply_theme(theme)
         self.setFont(theme.font(self.point_size, bold=True))
         pad = int(round(3 * theme.scale))
         self.setContentsMargins(2 * pad, pad, 2 * pad, pad)
@@ -384,7 +413,7 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         counts[key] = int(inside.sum())
         return counts[key]
 
-    note = _LineLabel(canvas)  # the caption in the title row (for the title), when no corner of the plot is free
+    note = LineLabel(canvas)  # the caption in the title row (for the title), when no corner of the plot is free
     note.setObjectName("run_caption_line")
     note.setAccessibleName("run caption")
     note.hide()
@@ -396,11 +425,7 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
         if header is None:
             return
         if texts:
-            t = overlay.theme
-            note.setFont(t.font(0.8 * t.font_pt, bold=True))
-            pal = note.palette()
-            pal.setColor(note.foregroundRole(), QColor(t.foreground))
-            note.setPalette(pal)
+            note.apply_theme(overlay.theme)
             note.setContentsMargins(0, 0, 4, 0)
             note.setToolTip(texts[0])
             note.texts = texts

@@ -133,7 +133,8 @@ class Preferences:
         p = str(Path(path).resolve())
         files = [p] + [f for f in self.recent_files if f != p]
         self.store.setValue("files/recent", files[:MAX_RECENT])
-        self.last_folder = str(Path(p).parent)
+        if not _inside_package(Path(p).parent):  # a shipped example leaves the user's own folder as it was
+            self.last_folder = str(Path(p).parent)
         return files[:MAX_RECENT]
 
     def remove_recent(self, path: str) -> None:

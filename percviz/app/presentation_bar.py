@@ -157,6 +157,7 @@ class PresentationLayout:
             dock.show()
         state = self._state
         restore_dock_state(w, state)
+        w.sync_docks()  # a view the presentation's algorithm opened (or closed) stays so: the View menu says it
         # again after the desk fonts have been laid out (they change the docks' minimum sizes), and once the
         # deferred relayouts they cause (layout requests, the small-screen fit) have run
         QTimer.singleShot(0, w, lambda: self._restore_desk(state, sizes, size))  # w: never after the window is gone
@@ -179,6 +180,7 @@ class PresentationLayout:
         # docks' sizes were rescaled when it shrank (the info dock came back 2 px taller on each F5 F5)
         self.window.layout().activate()
         restore_dock_state(self.window, state)
+        self.window.sync_docks()
         self.window.layout().activate()
         if sizes and self._state is None:  # the canvas/curves split as it was at the desk
             self.window.splitter.setSizes(sizes)

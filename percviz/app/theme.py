@@ -40,6 +40,8 @@ class Theme:
     panel: str
     #: pyqtgraph symbols of classes 0..5: "+" and "_" (a bar, "−") so + and − differ by shape too, in every theme.
     class_symbols: tuple[str, ...] = ("+", "_", "o", "s", "t", "d")
+    #: Symbols of classes 1..6 in a multi-class scene: none of them + or −, which say "two classes".
+    multiclass_symbols: tuple[str, ...] = ("o", "s", "t", "d", "star", "h")
     scale: float = 1.0
     base_font_pt: float = 10.0
     base_marker: float = 11.0
@@ -86,8 +88,9 @@ class Theme:
     def class_color(self, cls: int) -> str:
         return self.class_colors[int(cls) % len(self.class_colors)]
 
-    def class_symbol(self, cls: int) -> str:
-        return self.class_symbols[int(cls) % len(self.class_symbols)]
+    def class_symbol(self, cls: int, multiclass: bool = False) -> str:
+        symbols = self.multiclass_symbols if multiclass else self.class_symbols
+        return symbols[int(cls) % len(symbols)]
 
     def with_scale(self, scale: float) -> "Theme":
         if not scale > 0:

@@ -1,6 +1,6 @@
 """One glossary of the margins and run outcomes percviz shows: names, symbols and formulas every label reads.
 
-Four different numbers are all "a margin" (Ramdas & Peña §3; Duda–Hart–Stork §5.4; the SVM):
+Several different numbers are all "a margin" (MARGINS lists each) (Ramdas & Peña §3; Duda–Hart–Stork §5.4; the SVM):
 - the normalized margin of a kernel iterate α: m(α) = min_i (Gα)_i / ‖α‖_G (what the kernel perceptrons report);
 - the optimal margin ρ_K = sup_{‖α‖_G = 1} min_i (Gα)_i of the whole data set (> 0 iff separable; the best m(α));
 - the geometric margin of an explicit weight vector a in φ-space: γ(a) = min_i a·y_i / ‖a‖;
@@ -124,11 +124,19 @@ def outcome(status: Any, metrics: dict | None = None) -> Outcome:
 ZERO_W = 1e-6
 
 
-def degenerate_note(solver_cls: Any, metrics: dict) -> str:
-    """A sentence when the result cannot be drawn as a boundary (an SVM with w = 0), else ''."""
+#: What an SVM's iteration 0 is (its w = 0 is the start, not an optimum).
+SVM_START = ("Iteration 0 is the start, before any update: α = 0, so w = 0 and f is constant "
+             "(no boundary yet). Step or Play to optimise.")
+
+
+def degenerate_note(solver_cls: Any, metrics: dict, iteration: int | None = None) -> str:
+    """A sentence when the result cannot be drawn as a boundary (an SVM with w = 0), else ''; at iteration 0 it
+    says that this is the start (w = 0 before any step), not an optimum."""
     if margin_term(solver_cls).key == "svm":
         wn = metrics.get("weight_reach", metrics.get("weight_norm"))
         if wn is not None and wn < ZERO_W:
+            if iteration == 0:
+                return SVM_START
             return ("w = 0: the SVM's optimum is a constant f(x) = b, so there is no boundary and no margin "
                     "(no linear separator does better on these points: try another kernel).")
     return ""
@@ -145,5 +153,5 @@ def margin_text(solver_cls: Any, metrics: dict, fmt=lambda v: f"{v:.4g}", status
     return f"{margin_term(solver_cls).short} = {fmt(value)}"
 
 
-__all__ = ["MARGINS", "OUTCOMES", "MarginTerm", "Outcome", "ZERO_W", "degenerate_note", "margin_term", "margin_text",
+__all__ = ["MARGINS", "OUTCOMES", "SVM_START", "MarginTerm", "Outcome", "ZERO_W", "degenerate_note", "margin_term", "margin_text",
            "outcome"]

@@ -14,6 +14,7 @@ from percviz.app.experiments.sweep_window import SweepWindow
 from percviz.app.theme import theme_for
 from percviz.core import cover, datasets
 from percviz.core.experiments import Lane, SweepSpec
+from percviz.core.glossary import outcome
 from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver
 
@@ -64,11 +65,21 @@ def test_race_run_to_end_table_agrees_with_solo_runs(qtbot, race):
     points = race.scene.points
     for r, lane in enumerate(LANES):
         solo = get_solver(lane.algorithm)(Problem(points, lane.kernel, lane.features), max_iter=5000).run()
-        assert race.table.item(r, 1).text() == solo.status.value
+        assert race.table.item(r, 1).text() == outcome(solo.status).words  # in words, as everywhere
         assert race.table.item(r, 2).text() == str(solo.iteration)
-    # the curves show one line per lane, ending at its halting iteration
-    xs = [item.getData()[0] for item in race.curve_items]
-    assert [int(x[-1]) for x in xs] == [int(race.table.item(r, 2).text()) for r in range(3)]
+    # the curves show one line per lane, ending at its halting iteration; each kind of margin on its own axis
+    # (the perceptron's γ(a), the kernel perceptrons' m(α))
+    ends = {}
+    kinds = [race.quantity.itemData(i) for i in range(race.quantity.count()) if race.quantity.itemData(i).startswith("margin:")]
+    assert len(kinds) == 2
+    for data in kinds:
+        race.quantity.setCurrentIndex(race.quantity.findData(data))
+        for r, item in enumerate(race.curve_items):
+            x = item.getData()[0]
+            if x is not None and len(x):
+                assert r not in ends  # a lane on one margin axis only
+                ends[r] = int(x[-1])
+    assert [ends[r] for r in range(3)] == [int(race.table.item(r, 2).text()) for r in range(3)]
 
 
 def test_race_edit_of_the_scene_restarts_all(qtbot, race):
@@ -238,7 +249,8 @@ def test_main_window_experiments_menu_opens_the_race_preset(qtbot):
     from percviz.core.presets import SHIPPED_DIR, load_preset
 
     win.load_preset(load_preset(SHIPPED_DIR / "race-thin-margin.json"))
-    menu.race_action.trigger()  # "race the current scene" takes the loaded preset's lanes
+    menu.race_action.trigger()  # "race the current scene": the setup, ticked with the loaded preset's lanes
+    menu.setup_dialog.accept()
     rw2 = menu.windows[-1]
     assert rw2 is not rw and [l.algorithm for l in rw2.lanes] == ["perceptron", "nkp", "snkp"]
     win.close()

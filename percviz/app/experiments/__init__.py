@@ -36,7 +36,8 @@ class ExperimentsMenu:
         self.preset_max_iter: int | None = None
         self.menu = window.menuBar().addMenu("E&xperiments")
         self.menu.setObjectName("experiments_menu")
-        self.race_action = self._action("&Race the current scene…", "action_race", self.open_race)
+        self.race_action = self._action("&Race the current scene…", "action_race", self.choose_race)
+        self.setup_dialog = None  # the open race setup (tests answer it)
         self.race_preset_action = self._action("Race on the &thin margin (preset)", "action_race_preset",
                                                self.open_race_preset)
         self.sweep_action = self._action("Margin &sweep…", "action_sweep", self.open_sweep)
@@ -61,6 +62,19 @@ class ExperimentsMenu:
         self.windows.append(w)
         w.show()
         return w
+
+    def choose_race(self):
+        """The race setup: 2–4 algorithms, each with its kernel or φ-map (the preset's lanes, else the paper's
+        three on the scene's own kernel, ticked at first); Race opens the window."""
+        from percviz.app.experiments.race_setup import RaceSetupDialog
+
+        settings = self.window.scene.settings
+        dlg = RaceSetupDialog(self.window, settings.kernel, settings.features,
+                              self.preset_lanes or default_lanes(settings))
+        dlg.accepted.connect(lambda: self.open_race(dlg.lanes()))
+        self.setup_dialog = dlg
+        dlg.open()
+        return dlg
 
     def open_race(self, lanes=None, points=None, max_iter=None, title=""):
         from percviz.app.experiments.race_window import DEFAULT_MAX_ITER, RaceWindow

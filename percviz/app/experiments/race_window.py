@@ -8,9 +8,10 @@ import math
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QGuiApplication
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSplitter, QStackedWidget,
+    QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
 )
 
 from percviz.app.background import Task
@@ -22,12 +23,18 @@ from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
 from percviz.core.experiments.race import DEFAULT_MAX_ITER, Race
 from percviz.core.scene import SceneModel
+from percviz.app.experiments.race_names import lane_name
+from percviz.app.overlays import LineLabel, caption_lines
+from percviz.core.glossary import MARGINS, margin_term, outcome
 from percviz.core.solvers import METRICS, get_solver
 
 #: Updates per play tick, by the speed menu's entry.
 SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
 TICK_MS = 40
-TABLE_COLUMNS = ("algorithm", "status", "halted at k", "margin", "‖p‖_G")
+#: The table's columns before the margins (one column per kind of margin the lanes report) and after them.
+TABLE_HEAD, TABLE_TAIL = ("algorithm", "outcome", "halted at k"), ("‖p‖_G",)
+#: The window's preferred size; it opens smaller on a smaller screen (within its available geometry).
+PREFERRED_SIZE = (1100, 860)
 
 
 def _fmt(v) -> str:
@@ -67,17 +74,28 @@ class RaceWindow(QWidget):
         grid = QGridLayout()
         self.canvases: list[CanvasView] = []
         self.lane_labels: list[QLabel] = []
+        self.lane_captions: list[LineLabel] = []
+        self.lane_classes = [get_solver(lane.algorithm) for lane in self.lanes]
+        self.margin_kinds = list(dict.fromkeys(margin_term(c).key for c in self.lane_classes))
         cols = 2 if len(self.lanes) == 4 else len(self.lanes)
         for i, lane in enumerate(self.lanes):
             canvas = CanvasView(self.scene, theme=canvas_theme(self.theme))
             canvas.setAccessibleName(f"race-canvas-{i}")
-            canvas.setMinimumSize(220, 200)
+            canvas.setMinimumSize(200, 150)  # four lanes, the curves and the buttons fit a 600 px screen
             lab = canvas.title  # the canvas's own caption names the lane, in the lane's colour
-            lab.setText(lane.label)
+            lab.setText(lane_name(lane))
+            lab.setToolTip(lane.label)
             lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
+            for own in (canvas.overlay, canvas.overlay_box):  # the run's caption goes above the plot, not over its points
+                own.setOpacity(0.0)
+            line = LineLabel(canvas)  # the longest caption that fits the lane, never cut mid-number
+            line.setObjectName(f"race_caption_{i}")
+            line.setAccessibleName(f"race caption {i}")
+            canvas.layout().insertWidget(1, line)
             grid.addWidget(canvas, i // cols, i % cols)
             self.canvases.append(canvas)
             self.lane_labels.append(lab)
+            self.lane_captions.append(line)
         top = QWidget()
         top.setLayout(grid)
 
@@ -87,26 +105,33 @@ class RaceWindow(QWidget):
         for lane in self.lanes:
             keys += [k for k in get_solver(lane.algorithm).metric_keys if k not in keys]
         for k in keys:
-            self.quantity.addItem(METRICS[k].label, k)
-        if "margin" in keys:
-            self.quantity.setCurrentIndex(keys.index("margin"))
+            if k == "margin":  # one entry (and axis) per kind of margin: γ(a) and m(α) are different numbers
+                for kind in self.margin_kinds:
+                    term = MARGINS[kind]
+                    self.quantity.addItem(f"{term.name} {term.symbol}", f"margin:{kind}")
+            else:
+                self.quantity.addItem(METRICS[k].label, k)
+        first_margin = self.quantity.findData(f"margin:{self.margin_kinds[0]}") if self.margin_kinds else -1
+        if first_margin >= 0:
+            self.quantity.setCurrentIndex(first_margin)
         self.quantity.currentIndexChanged.connect(lambda _i: self._draw_curves())
         self.curves_plot = pg.PlotWidget()
         self.curves_plot.setAccessibleName("race-curves")
         self.curves_plot.addLegend(offset=(-10, -10))
         self.curves_plot.setLabel("bottom", "iteration k")
-        self.curve_items = [self.curves_plot.plot([], [], name=lane.label) for lane in self.lanes]
+        self.curve_items = [self.curves_plot.plot([], [], name=lane_name(lane)) for lane in self.lanes]
         self.cursor_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
         self.curves_plot.addItem(self.cursor_line)
 
-        self.table = QTableWidget(len(self.lanes), len(TABLE_COLUMNS))
+        self.table_columns = (*TABLE_HEAD, *(MARGINS[k].short for k in self.margin_kinds), *TABLE_TAIL)
+        self.table = QTableWidget(len(self.lanes), len(self.table_columns))
         self.table.setAccessibleName("race-table")
-        self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
+        self.table.setHorizontalHeaderLabels(self.table_columns)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
 
-        bottom = QSplitter(Qt.Orientation.Horizontal)
-        left = QWidget()
+        bottom = self.bottom_split = QSplitter(Qt.Orientation.Horizontal)
+        left = self.curves_side = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
@@ -118,6 +143,11 @@ class RaceWindow(QWidget):
         bottom.addWidget(left)
         bottom.addWidget(self.table)
         bottom.setSizes([550, 450])
+        self.bottom_tabs = QTabWidget()  # presentation: curves and table one at a time, each at full width
+        self.bottom_tabs.setObjectName("race_bottom_tabs")
+        self.bottom = QStackedWidget()
+        self.bottom.addWidget(bottom)
+        self.bottom.addWidget(self.bottom_tabs)
 
         self.step_button = self._button("Step", "step", self.step)
         self.play_button = self._button("Play", "play", self.toggle_play)
@@ -141,9 +171,9 @@ class RaceWindow(QWidget):
         controls.addWidget(self.scrub, 1)
         controls.addWidget(self.status)
 
-        split = QSplitter(Qt.Orientation.Vertical)
+        split = self.split = QSplitter(Qt.Orientation.Vertical)
         split.addWidget(top)
-        split.addWidget(bottom)
+        split.addWidget(self.bottom)
         split.setSizes([520, 300])
         lay = QVBoxLayout(self)
         lay.addWidget(split, 1)
@@ -152,7 +182,20 @@ class RaceWindow(QWidget):
                         (Qt.Key.Key_R, self.reset), (Qt.Key.Key_Left, lambda: self.scrub_by(-1)),
                         (Qt.Key.Key_Right, lambda: self.scrub_by(1)), (Qt.Key.Key_F5, self.toggle_presentation)):
             QShortcut(QKeySequence(key), self, activated=fn)
-        self.resize(1100, 860)
+        self.fit_to_screen()
+
+    def fit_to_screen(self) -> None:
+        """At most the preferred size, within the screen's available geometry (Step, Play, Run, Reset on screen
+        at 1280×800), and placed inside it."""
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        avail = screen.availableGeometry()
+        frame = 40  # a window manager's title bar and borders
+        w = min(PREFERRED_SIZE[0], avail.width() - 16)
+        h = min(PREFERRED_SIZE[1], avail.height() - frame)
+        self.resize(w, h)
+        x = avail.left() + max(0, (avail.width() - w) // 2)
+        y = avail.top() + max(0, (avail.height() - h - frame) // 2)
+        self.move(x, y)
 
     def _button(self, text: str, name: str, slot) -> QPushButton:
         b = QPushButton(text)
@@ -241,6 +284,9 @@ class RaceWindow(QWidget):
         if self.race is None or self.busy or self.race.done:
             return
         self.pause()
+        self.status.setText(f"k = {self.race.iteration} · running every lane to its end…")  # at once, before any result
+        for b in (self.step_button, self.play_button, self.end_button):
+            b.setEnabled(False)
         self._task = Task(name="race")
         # bound methods only: Qt drops their connections when this window is deleted
         self._task.progress.connect(self.show_iteration)
@@ -250,6 +296,8 @@ class RaceWindow(QWidget):
 
     def _task_done(self, _result=None) -> None:
         self._task = None
+        for b in (self.step_button, self.play_button, self.end_button):
+            b.setEnabled(True)
         if self.race is not None:
             self.show_iteration(self.race.iteration)
 
@@ -292,14 +340,21 @@ class RaceWindow(QWidget):
         self.scrub.setValue(self.shown)
         self.scrub.blockSignals(False)
         self.status.setText(f"k = {self.shown}" + (f" of {race.iteration}" if self.shown < race.iteration else "")
-                            + (" · all halted" if race.done and self.shown == race.iteration else ""))
+                            + (" · all halted" if race.done and self.shown == race.iteration else "")
+                            + (" · running to the end…" if self.busy else ""))
+        for line, snap, cls in zip(self.lane_captions, snaps, self.lane_classes):
+            line.texts = caption_lines(snap, cls)
+            line.setToolTip(line.texts[0] if line.texts else "")
+            line.update()
         self._fill_table(race.table(self.shown))
         self._draw_curves()
 
     def _fill_table(self, rows) -> None:
         for r, row in enumerate(rows):
-            cells = (row.algorithm, row.status, "" if row.iteration is None else str(row.iteration),
-                     _fmt(row.margin), _fmt(row.p_g_norm))
+            kind = margin_term(self.lane_classes[r]).key
+            margins = tuple(_fmt(row.margin) if k == kind else "" for k in self.margin_kinds)
+            cells = (lane_name(self.lanes[r]), outcome(row.status).words,
+                     "" if row.iteration is None else str(row.iteration), *margins, _fmt(row.p_g_norm))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
                 if c == 0:
@@ -308,15 +363,20 @@ class RaceWindow(QWidget):
         self.table.resizeColumnsToContents()
 
     def _draw_curves(self) -> None:
-        key = self.quantity.currentData()
+        key, _, kind = str(self.quantity.currentData() or "").partition(":")
         info = METRICS.get(key)
-        self.curves_plot.setLabel("left", info.label if info else "")
+        presenting = bool(self.theme is not None and self.theme.presentation)
+        term = MARGINS.get(kind)
+        # the axis names its margin; presenting, by its symbol only (the quantity box above says it whole)
+        self.curves_plot.setLabel("left", (term.symbol if presenting else term.short) if term else info.label if info else "")
         log = bool(info and info.log_default)
         self.curves_plot.setLogMode(False, log)
         if self.race is None:
             return
         width = line_width(self.theme)
         for i, (item, (xs, ys)) in enumerate(zip(self.curve_items, self.race.series(key, self.shown))):
+            if kind is not None and margin_term(self.lane_classes[i]).key != kind:
+                xs, ys = [], []  # this lane's margin is another number: on its own axis
             pts = [(x, y) for x, y in zip(xs, ys) if math.isfinite(y) and (y > 0 or not log)]
             item.setData([p[0] for p in pts], [p[1] for p in pts], pen=pg.mkPen(lane_color(i), width=width))
         self.cursor_line.setValue(self.shown)
@@ -330,14 +390,44 @@ class RaceWindow(QWidget):
             c.apply_theme(canvas_theme(theme))
         for i, lab in enumerate(self.lane_labels):
             lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
+        for line in self.lane_captions:
+            line.apply_theme(canvas_theme(theme))
         style_plot(self.curves_plot, theme)
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)
         for w in (self.table, self.status, self.quantity, self.speed, self.step_button, self.play_button,
-                  self.end_button, self.reset_button, self.quantity_label, self.live):
+                  self.end_button, self.reset_button, self.quantity_label, self.live, self.bottom_tabs):
             w.setFont(font)
         self.table.resizeColumnsToContents()
+        presenting = bool(theme is not None and theme.presentation)
+        legend = self.curves_plot.plotItem.legend
+        if legend is not None:  # presenting: each lane's title names its colour; the legend would cover the curves
+            legend.setVisible(not presenting)
+        self._lay_out(presenting)
         self._draw_curves()
+
+    def _lay_out(self, presenting: bool) -> None:
+        """Presentation: the curves and the table as tabs under the lanes (each at full width), the lanes taller;
+        the desk: side by side. The window stays within the screen either way."""
+        if presenting == (self.bottom.currentIndex() == 1):
+            return
+        if presenting:
+            self.bottom_tabs.addTab(self.curves_side, "Curves")
+            self.bottom_tabs.addTab(self.table, "Table")
+            self.bottom.setCurrentIndex(1)
+            self.split.setSizes([470, 290])
+        else:
+            self.bottom_tabs.clear()
+            self.bottom_split.addWidget(self.curves_side)
+            self.bottom_split.addWidget(self.table)
+            self.curves_side.show()
+            self.table.show()
+            self.bottom_split.setSizes([550, 450])
+            self.bottom.setCurrentIndex(0)
+            self.split.setSizes([520, 300])
+        avail = (self.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+        if self.height() > avail.height() - 40 or self.width() > avail.width():
+            self.fit_to_screen()
 
     def toggle_presentation(self) -> None:
         self.apply_theme(toggled_theme(self.theme))
@@ -353,7 +443,10 @@ class RaceWindow(QWidget):
 
 
 def _run_race(race: Race):
-    """The run-to-end task: 100 updates of every lane at a time, yielding the race's iteration."""
+    """The run-to-end task: every lane's updates in growing batches (1, 10, then 100), yielding the race's iteration,
+    so the window shows the first progress at once."""
+    batch = 1
     while not race.done:
-        race.advance(100)
+        race.advance(batch)
+        batch = min(100, batch * 10)
         yield race.iteration

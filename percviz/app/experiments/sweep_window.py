@@ -13,6 +13,7 @@ from PySide6.QtWidgets import (
     QComboBox, QDoubleSpinBox, QHBoxLayout, QLabel, QLineEdit, QPushButton, QSpinBox,
 )
 
+from percviz.app.curves import DecadeAxis
 from percviz.app.experiments.common import PlotTaskWindow, lane_color, line_width, write_csv
 from percviz.core.errors import ParameterError, PercvizError
 from percviz.core.experiments.families import FAMILIES
@@ -85,7 +86,8 @@ class SweepWindow(PlotTaskWindow):
         self._task_controls("Choose a family and algorithms, then Run.")
         self.csv_button = QPushButton("Export CSV…")
         self.csv_button.clicked.connect(lambda: self._ask("CSV (*.csv)", ".csv", self.export_csv))
-        self.plot = pg.PlotWidget()
+        # log axes labelled at the decades (or 1, 2, 5 × 10^k), never '8·10¹9·10¹10²' run together
+        self.plot = pg.PlotWidget(axisItems={"bottom": DecadeAxis("bottom"), "left": DecadeAxis("left")})
         self.plot.setAccessibleName("sweep-plot")
         self.plot.setLogMode(True, True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
@@ -205,7 +207,8 @@ class SweepWindow(PlotTaskWindow):
             s = fit_slope(self.runs, a)
             parts.append(f"{a} {round(s.slope, 2) + 0.0:.2f}" if s else f"{a} n/a")
         tail = " (1: ∝ √log n like SNKP's bound; 0: flat in n)" if x == "√(log n)" else ""
-        return f"slopes of log iterations on log {x}: " + ", ".join(parts) + tail
+        family = f"on the '{self.spec.family}' family, " if self.spec is not None else ""
+        return f"{family}slopes of log iterations on log {x}: " + ", ".join(parts) + tail
 
     # -- drawing ---------------------------------------------------------------------------------
     def _draw(self) -> None:
