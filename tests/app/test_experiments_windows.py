@@ -14,6 +14,7 @@ from percviz.app.experiments.sweep_window import SweepWindow
 from percviz.app.theme import theme_for
 from percviz.core import cover, datasets
 from percviz.core.experiments import Lane, SweepSpec
+from percviz.core.glossary import OUTCOMES
 from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver
 
@@ -64,11 +65,12 @@ def test_race_run_to_end_table_agrees_with_solo_runs(qtbot, race):
     points = race.scene.points
     for r, lane in enumerate(LANES):
         solo = get_solver(lane.algorithm)(Problem(points, lane.kernel, lane.features), max_iter=5000).run()
-        assert race.table.item(r, 1).text() == solo.status.value
+        assert race.table.item(r, 1).text() == OUTCOMES[solo.status.value].words  # the glossary's words
         assert race.table.item(r, 2).text() == str(solo.iteration)
-    # the curves show one line per lane, ending at its halting iteration
-    xs = [item.getData()[0] for item in race.curve_items]
-    assert [int(x[-1]) for x in xs] == [int(race.table.item(r, 2).text()) for r in range(3)]
+    # the curves show one line per lane on its own kind of margin's axis, ending at its halting iteration
+    for r, view in enumerate(race.lane_views):
+        race.quantity.setCurrentIndex(race.quantity.findData("margin:" + view.margin_term.key))
+        assert int(race.curve_items[r].getData()[0][-1]) == int(race.table.item(r, 2).text())
 
 
 def test_race_edit_of_the_scene_restarts_all(qtbot, race):

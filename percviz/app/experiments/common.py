@@ -78,6 +78,26 @@ def stop_task(task, timeout_ms: int | None = CLOSE_WAIT_MS) -> None:
         task.wait(timeout_ms)
 
 
+#: Room left around a window for its frame and title bar when it is fitted to the screen.
+FRAME_ROOM = (16, 48)
+
+
+def fit_to_screen(widget, width: int, height: int) -> None:
+    """Resize a top-level window to (width, height), or less, so that it lies inside its screen's available
+    geometry (frame and title bar included), and move it there."""
+    from PySide6.QtGui import QGuiApplication
+
+    screen = widget.screen() or QGuiApplication.primaryScreen()
+    if screen is None:
+        widget.resize(width, height)
+        return
+    area = screen.availableGeometry()
+    w = max(1, min(width, area.width() - FRAME_ROOM[0]))
+    h = max(1, min(height, area.height() - FRAME_ROOM[1]))
+    widget.resize(w, h)
+    widget.move(area.x() + (area.width() - w - FRAME_ROOM[0]) // 2, area.y() + (area.height() - h - FRAME_ROOM[1]) // 2)
+
+
 def toggled_theme(theme):
     """The theme at presentation scale, or back at desk scale when it already is (F5 in every window)."""
     from percviz.app.theme import PRESENTATION_SCALE, theme_for

@@ -1,23 +1,26 @@
-"""The race window: 2–4 solvers on one scene in lock-step, as small multiples of the canvas, curves overlaid
-in one plot (one colour per algorithm, one quantity on each axis) and a table of who halted when."""
+"""The race window: 2–4 solvers on one scene in lock-step, as small multiples of the canvas (each lane's caption
+under its canvas, never over the points), curves overlaid in one plot (one colour per algorithm, one quantity
+and one kind of margin on the axis), and a table of who halted when, with one column per kind of margin."""
 
 from __future__ import annotations
 
 import math
+import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSplitter, QTableWidget,
-    QTableWidgetItem, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSlider,
+    QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from percviz.app.background import Task
-from percviz.app.canvas import CanvasView
 from percviz.app.experiments.common import (
-    canvas_theme, lane_color, line_width, save_png, stop_task, style_plot, toggled_theme,
+    canvas_theme, fit_to_screen, lane_color, line_width, save_png, stop_task, style_plot, toggled_theme,
 )
+from percviz.app.experiments.names import outcome_words
+from percviz.app.experiments.race_lanes import Lane, fmt
 from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
 from percviz.core.experiments.race import DEFAULT_MAX_ITER, Race
@@ -27,11 +30,12 @@ from percviz.core.solvers import METRICS, get_solver
 #: Updates per play tick, by the speed menu's entry.
 SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
 TICK_MS = 40
-TABLE_COLUMNS = ("algorithm", "status", "halted at k", "margin", "‖p‖_G")
-
-
-def _fmt(v) -> str:
-    return "" if v is None or not math.isfinite(v) else f"{v:.4g}"
+#: How often a run to the end redraws the lanes (its worker's progress is coalesced to this pace).
+RUN_REDRAW_MS = 100
+#: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
+PREFERRED_SIZE = (1100, 860)
+#: The quantity key of one kind of margin in the quantity box ("margin:normalized", "margin:geometric").
+MARGIN_KEY = "margin:"
 
 
 class RaceWindow(QWidget):
@@ -54,56 +58,59 @@ class RaceWindow(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
+        self._run_redraw = QTimer(self)  # a run to the end: its progress is drawn at this pace, not per message
+        self._run_redraw.setSingleShot(True)
+        self._run_redraw.setInterval(RUN_REDRAW_MS)
+        self._run_redraw.timeout.connect(self._show_run_progress)
         self._build()
         self.scene.points_changed.connect(lambda _kind: self.restart())
-        self.race = self._new_race(max_iter)
         self._max_iter = max_iter
+        self.race = self._new_race(max_iter)
         self._on_restarted()
         if theme is not None:
             self.apply_theme(theme)
+        fit_to_screen(self, *PREFERRED_SIZE)
 
     # -- layout ----------------------------------------------------------------------------------
     def _build(self) -> None:
         grid = QGridLayout()
-        self.canvases: list[CanvasView] = []
-        self.lane_labels: list[QLabel] = []
+        grid.setContentsMargins(0, 0, 0, 0)
+        self.lane_views: list[Lane] = []
         cols = 2 if len(self.lanes) == 4 else len(self.lanes)
         for i, lane in enumerate(self.lanes):
-            canvas = CanvasView(self.scene, theme=canvas_theme(self.theme))
-            canvas.setAccessibleName(f"race-canvas-{i}")
-            canvas.setMinimumSize(220, 200)
-            lab = canvas.title  # the canvas's own caption names the lane, in the lane's colour
-            lab.setText(lane.label)
-            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
-            grid.addWidget(canvas, i // cols, i % cols)
-            self.canvases.append(canvas)
-            self.lane_labels.append(lab)
+            view = Lane(i, lane, self.scene, canvas_theme(self.theme))
+            grid.addWidget(view, i // cols, i % cols)
+            self.lane_views.append(view)
+        self.canvases = [v.canvas for v in self.lane_views]
+        self.lane_labels = [v.title for v in self.lane_views]
+        self.captions = [v.caption for v in self.lane_views]
         top = QWidget()
         top.setLayout(grid)
 
         self.quantity = QComboBox()
         self.quantity.setAccessibleName("quantity")
-        keys = []
-        for lane in self.lanes:
-            keys += [k for k in get_solver(lane.algorithm).metric_keys if k not in keys]
-        for k in keys:
-            self.quantity.addItem(METRICS[k].label, k)
-        if "margin" in keys:
-            self.quantity.setCurrentIndex(keys.index("margin"))
+        self._fill_quantities()
         self.quantity.currentIndexChanged.connect(lambda _i: self._draw_curves())
         self.curves_plot = pg.PlotWidget()
         self.curves_plot.setAccessibleName("race-curves")
-        self.curves_plot.addLegend(offset=(-10, -10))
+        self.curves_plot.setMinimumHeight(120)
+        self.curves_legend = self.curves_plot.addLegend(offset=(-10, -10))
         self.curves_plot.setLabel("bottom", "iteration k")
-        self.curve_items = [self.curves_plot.plot([], [], name=lane.label) for lane in self.lanes]
+        self.curve_items = [self.curves_plot.plot([], [], name=v.name) for v in self.lane_views]
         self.cursor_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
         self.curves_plot.addItem(self.cursor_line)
 
-        self.table = QTableWidget(len(self.lanes), len(TABLE_COLUMNS))
+        self.margin_kinds = list(dict.fromkeys(v.margin_term.key for v in self.lane_views))
+        terms = {v.margin_term.key: v.margin_term for v in self.lane_views}
+        self.columns = ["algorithm", "outcome", "halted at k"] + [terms[k].short for k in self.margin_kinds] + ["‖p‖_G"]
+        self.table = QTableWidget(len(self.lanes), len(self.columns))
         self.table.setAccessibleName("race-table")
-        self.table.setHorizontalHeaderLabels(TABLE_COLUMNS)
+        self.table.setHorizontalHeaderLabels(self.columns)
+        for c, key in enumerate(self.margin_kinds, 3):
+            self.table.horizontalHeaderItem(c).setToolTip(terms[key].tooltip)
         self.table.verticalHeader().setVisible(False)
         self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.setWordWrap(True)
 
         bottom = QSplitter(Qt.Orientation.Horizontal)
         left = QWidget()
@@ -123,6 +130,7 @@ class RaceWindow(QWidget):
         self.play_button = self._button("Play", "play", self.toggle_play)
         self.play_button.setCheckable(True)
         self.end_button = self._button("Run to end", "run", self.run_to_end)
+        self.end_button.setToolTip("Run every lane to its end on a worker thread; click again to stop")
         self.reset_button = self._button("Reset", "reset", self.reset)
         self.live = QCheckBox("Live")
         self.live.setAccessibleName("live")
@@ -130,6 +138,10 @@ class RaceWindow(QWidget):
         self.speed = QComboBox()
         self.speed.setAccessibleName("speed")
         self.speed.addItems(list(SPEEDS))
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("progress")
+        self.progress.setFormat("k = %v of at most %m")
+        self.progress.hide()
         self.scrub = QSlider(Qt.Orientation.Horizontal)
         self.scrub.setAccessibleName("history")
         self.scrub.valueChanged.connect(self.show_iteration)
@@ -138,21 +150,46 @@ class RaceWindow(QWidget):
         controls = QHBoxLayout()
         for w in (self.step_button, self.play_button, self.end_button, self.reset_button, self.live, self.speed):
             controls.addWidget(w)
-        controls.addWidget(self.scrub, 1)
-        controls.addWidget(self.status)
+        controls.addWidget(self.progress, 1)
+        controls.addStretch(0)
+        history = QHBoxLayout()  # its own row: at presentation size the transport row needs the whole width
+        history.addWidget(self.scrub, 1)
+        history.addWidget(self.status)
 
-        split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(top)
-        split.addWidget(bottom)
-        split.setSizes([520, 300])
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.addWidget(top)
+        self.split.addWidget(bottom)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
-        lay.addWidget(split, 1)
+        lay.addWidget(self.split, 1)
         lay.addLayout(controls)
+        lay.addLayout(history)
         for key, fn in ((Qt.Key.Key_Space, self.step), (Qt.Key.Key_P, self.toggle_play),
                         (Qt.Key.Key_R, self.reset), (Qt.Key.Key_Left, lambda: self.scrub_by(-1)),
                         (Qt.Key.Key_Right, lambda: self.scrub_by(1)), (Qt.Key.Key_F5, self.toggle_presentation)):
             QShortcut(QKeySequence(key), self, activated=fn)
-        self.resize(1100, 860)
+
+    def _fill_quantities(self) -> None:
+        """Every metric of the lanes, with `margin` split into one entry per kind (m(α), γ(a), …): never mixed."""
+        keys: list[str] = []
+        for view in self.lane_views:
+            for k in get_solver(view.lane.algorithm).metric_keys:
+                k = MARGIN_KEY + view.margin_term.key if k == "margin" else k
+                if k not in keys:
+                    keys.append(k)
+        for k in keys:
+            self.quantity.addItem(self._quantity_label(k), k)
+        margins = [i for i, k in enumerate(keys) if k.startswith(MARGIN_KEY)]
+        if margins:
+            self.quantity.setCurrentIndex(margins[0])
+
+    def _quantity_label(self, key: str) -> str:
+        if key.startswith(MARGIN_KEY):
+            kind = key[len(MARGIN_KEY):]
+            return next(v.margin_term.short for v in self.lane_views if v.margin_term.key == kind)
+        return METRICS[key].label if key in METRICS else key
 
     def _button(self, text: str, name: str, slot) -> QPushButton:
         b = QPushButton(text)
@@ -173,6 +210,8 @@ class RaceWindow(QWidget):
         """Start every lane again from iteration 0 on the scene's current points."""
         stop_task(self._task, None)  # the race is restarted below: its thread must have let go of it
         self._task = None
+        self._run_redraw.stop()
+        self._running(False)
         self.pause()
         if self.race is None:
             self.race = self._new_race(self._max_iter)
@@ -237,19 +276,57 @@ class RaceWindow(QWidget):
             self.show_iteration(self.race.iteration)
 
     def run_to_end(self) -> None:
-        """Run every lane to its end on a worker thread, showing progress as it goes."""
-        if self.race is None or self.busy or self.race.done:
+        """Run every lane to its end on a worker thread; the window shows its progress at once and as it goes.
+
+        A second click (the button then reads Stop) stops the run where it is."""
+        if self.busy:
+            self.stop_run()
+            return
+        if self.race is None or self.race.done:
             return
         self.pause()
         self._task = Task(name="race")
         # bound methods only: Qt drops their connections when this window is deleted
-        self._task.progress.connect(self.show_iteration)
+        self._task.progress.connect(self._on_run_progress)
         self._task.done.connect(self._task_done)
         self._task.failed.connect(self._task_failed)
+        self._running(True)
         self._task.start(_run_race, self.race)
+
+    def _running(self, on: bool) -> None:
+        """The controls of a run to the end: Stop in place of Run to end, the progress bar, the others disabled."""
+        self.end_button.setText("Stop" if on else "Run to end")
+        for b in (self.step_button, self.play_button, self.reset_button):
+            b.setEnabled(not on)
+        if on and self.race is not None:
+            self.progress.setRange(0, max(self._limits(), 1))
+            self.progress.setValue(self.race.iteration)
+            self.status.setText(f"running every lane to its end… k = {self.race.iteration}")
+        self.progress.setVisible(on)
+
+    def _limits(self) -> int:
+        return max((s.max_iter for s in self.race.solvers), default=self._max_iter) if self.race else self._max_iter
+
+    def _on_run_progress(self, k: int) -> None:
+        self.progress.setValue(int(k))
+        if not self._run_redraw.isActive():
+            self._run_redraw.start()
+
+    def _show_run_progress(self) -> None:
+        if self.busy and self.race is not None:
+            self.show_iteration(self.race.iteration)
+            self.status.setText(f"running every lane to its end… k = {self.race.iteration}")
+
+    def stop_run(self) -> None:
+        """Stop a run to the end; the lanes stay where it got them."""
+        if self._task is not None:
+            stop_task(self._task, None)  # its thread lets go of the race at its next 100 updates
+            self._task_done()
 
     def _task_done(self, _result=None) -> None:
         self._task = None
+        self._run_redraw.stop()
+        self._running(False)
         if self.race is not None:
             self.show_iteration(self.race.iteration)
 
@@ -285,59 +362,88 @@ class RaceWindow(QWidget):
             self._fill_table([])
             return
         snaps = race.at(self.shown)
-        for canvas, snap in zip(self.canvases, snaps):
-            canvas.set_snapshot(snap)
+        for view, snap in zip(self.lane_views, snaps):
+            view.show_snapshot(snap)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, race.iteration)
         self.scrub.setValue(self.shown)
         self.scrub.blockSignals(False)
         self.status.setText(f"k = {self.shown}" + (f" of {race.iteration}" if self.shown < race.iteration else "")
                             + (" · all halted" if race.done and self.shown == race.iteration else ""))
-        self._fill_table(race.table(self.shown))
+        self._fill_table(snaps)
         self._draw_curves()
 
-    def _fill_table(self, rows) -> None:
-        for r, row in enumerate(rows):
-            cells = (row.algorithm, row.status, "" if row.iteration is None else str(row.iteration),
-                     _fmt(row.margin), _fmt(row.p_g_norm))
+    def _fill_table(self, snaps) -> None:
+        """One row per lane: its name, outcome words, halting iteration, its margin in its own kind's column."""
+        for r, (view, snap) in enumerate(zip(self.lane_views, snaps)):
+            halted = snap.status.done
+            cells = [view.name, outcome_words(snap), str(snap.iteration) if halted else ""]
+            cells += [fmt(snap.metrics.get("margin")) if view.margin_term.key == k else "" for k in self.margin_kinds]
+            cells.append(fmt(snap.metrics.get("p_g_norm")))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                item.setToolTip(text)
                 if c == 0:
                     item.setForeground(QColor(lane_color(r)))
                 self.table.setItem(r, c, item)
+        self._fit_table()
+
+    def _fit_table(self) -> None:
         self.table.resizeColumnsToContents()
+        self.table.resizeRowsToContents()
+
+    def margin_cell(self, row: int, kind: str) -> str:
+        """The table's text for lane `row` in the column of margin kind `kind` ('' when that lane has another)."""
+        item = self.table.item(row, 3 + self.margin_kinds.index(kind))
+        return item.text() if item is not None else ""
 
     def _draw_curves(self) -> None:
         key = self.quantity.currentData()
-        info = METRICS.get(key)
-        self.curves_plot.setLabel("left", info.label if info else "")
+        kind = key[len(MARGIN_KEY):] if key and key.startswith(MARGIN_KEY) else None
+        metric = "margin" if kind else key
+        info = METRICS.get(metric)
+        self.curves_plot.setLabel("left", self._quantity_label(key) if key else "")
         log = bool(info and info.log_default)
         self.curves_plot.setLogMode(False, log)
         if self.race is None:
             return
         width = line_width(self.theme)
-        for i, (item, (xs, ys)) in enumerate(zip(self.curve_items, self.race.series(key, self.shown))):
+        self.curves_legend.clear()
+        for i, (view, item, (xs, ys)) in enumerate(zip(self.lane_views, self.curve_items,
+                                                        self.race.series(metric, self.shown))):
+            if kind is not None and view.margin_term.key != kind:  # another kind of margin: not on this axis
+                xs, ys = [], []
             pts = [(x, y) for x, y in zip(xs, ys) if math.isfinite(y) and (y > 0 or not log)]
             item.setData([p[0] for p in pts], [p[1] for p in pts], pen=pg.mkPen(lane_color(i), width=width))
+            if pts:
+                self.curves_legend.addItem(item, view.name)
         self.cursor_line.setValue(self.shown)
 
     # -- presentation ----------------------------------------------------------------------------
     def apply_theme(self, theme) -> None:
+        """Colours and sizes of everything: text, lanes' canvases, the curves, the table's rows and the window's
+        own size (presentation asks for more room, within the screen's available geometry)."""
+        was = self.theme
         self.theme = theme
         if hasattr(theme, "palette"):
             self.setPalette(theme.palette())
-        for c in self.canvases:
-            c.apply_theme(canvas_theme(theme))
-        for i, lab in enumerate(self.lane_labels):
-            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
+        for v in self.lane_views:
+            v.canvas.apply_theme(canvas_theme(theme))
+            v.restyle()
+            v.canvas.setMinimumSize(int(150 * min(theme.scale, 1.5)), int(120 * min(theme.scale, 1.5)))
         style_plot(self.curves_plot, theme)
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)
-        for w in (self.table, self.status, self.quantity, self.speed, self.step_button, self.play_button,
-                  self.end_button, self.reset_button, self.quantity_label, self.live):
+        for w in (self.table, self.table.horizontalHeader(), self.status, self.quantity, self.speed,
+                  self.step_button, self.play_button, self.end_button, self.reset_button, self.quantity_label,
+                  self.live, self.progress, *self.captions):
             w.setFont(font)
-        self.table.resizeColumnsToContents()
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self._fit_table()
         self._draw_curves()
+        if was is not None and theme.scale != was.scale and self.isVisible():
+            grow = 1.25 if theme.presentation else 1.0  # presenting: as much of the screen as it may have
+            fit_to_screen(self, int(PREFERRED_SIZE[0] * grow), int(PREFERRED_SIZE[1] * grow))
 
     def toggle_presentation(self) -> None:
         self.apply_theme(toggled_theme(self.theme))
@@ -352,8 +458,15 @@ class RaceWindow(QWidget):
         super().closeEvent(event)
 
 
+#: A run to the end works this long between its reports, then leaves the UI thread this long to draw (the GIL).
+RUN_SLICE_S, RUN_YIELD_S = 0.03, 0.005
+
+
 def _run_race(race: Race):
-    """The run-to-end task: 100 updates of every lane at a time, yielding the race's iteration."""
+    """The run-to-end task: updates of every lane for RUN_SLICE_S at a time, yielding the race's iteration."""
     while not race.done:
-        race.advance(100)
+        t0 = time.perf_counter()
+        while not race.done and time.perf_counter() - t0 < RUN_SLICE_S:
+            race.advance(10)
         yield race.iteration
+        time.sleep(RUN_YIELD_S)
