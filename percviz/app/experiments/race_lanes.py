@@ -67,6 +67,7 @@ class Lane(QWidget):
         self.title.setToolTip(self.name)
         self.title.setWordWrap(True)
         self.title.setSizePolicy(QSizePolicy.Policy.Ignored, QSizePolicy.Policy.Minimum)
+        self.canvas.header.setStretchFactor(self.title, 100)  # the name takes the row, not the stretch after it
         self.caption = WrappedLabel()
         self.caption.setAccessibleName(f"race-caption-{index}")
         lay = QVBoxLayout(self)

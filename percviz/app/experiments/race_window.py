@@ -5,14 +5,15 @@ and one kind of margin on the axis), and a table of who halted when, with one co
 from __future__ import annotations
 
 import math
+import threading
 import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
     QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSlider,
-    QSplitter, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
+    QSplitter, QStackedWidget, QTabWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from percviz.app.background import Task
@@ -30,8 +31,6 @@ from percviz.core.solvers import METRICS, get_solver
 #: Updates per play tick, by the speed menu's entry.
 SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
 TICK_MS = 40
-#: How often a run to the end redraws the lanes (its worker's progress is coalesced to this pace).
-RUN_REDRAW_MS = 100
 #: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
 PREFERRED_SIZE = (1100, 860)
 #: The quantity key of one kind of margin in the quantity box ("margin:normalized", "margin:geometric").
@@ -58,10 +57,7 @@ class RaceWindow(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
-        self._run_redraw = QTimer(self)  # a run to the end: its progress is drawn at this pace, not per message
-        self._run_redraw.setSingleShot(True)
-        self._run_redraw.setInterval(RUN_REDRAW_MS)
-        self._run_redraw.timeout.connect(self._show_run_progress)
+        self._drawn = threading.Event()
         self._build()
         self.scene.points_changed.connect(lambda _kind: self.restart())
         self._max_iter = max_iter
@@ -102,18 +98,21 @@ class RaceWindow(QWidget):
 
         self.margin_kinds = list(dict.fromkeys(v.margin_term.key for v in self.lane_views))
         terms = {v.margin_term.key: v.margin_term for v in self.lane_views}
-        self.columns = ["algorithm", "outcome", "halted at k"] + [terms[k].short for k in self.margin_kinds] + ["‖p‖_G"]
+        # a margin column's header: its name over its symbol, a word a line (short lines rather than one long one)
+        self.columns = (["algorithm", "outcome", "halted\nat k"]
+                        + ["\n".join([*terms[k].name.split(), terms[k].symbol]) for k in self.margin_kinds] + ["‖p‖_G"])
         self.table = QTableWidget(len(self.lanes), len(self.columns))
         self.table.setAccessibleName("race-table")
         self.table.setHorizontalHeaderLabels(self.columns)
         for c, key in enumerate(self.margin_kinds, 3):
             self.table.horizontalHeaderItem(c).setToolTip(terms[key].tooltip)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setStretchLastSection(False)  # a stretched ‖p‖_G would push the rest out
         self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
 
-        bottom = QSplitter(Qt.Orientation.Horizontal)
-        left = QWidget()
+        self.bottom_split = bottom = QSplitter(Qt.Orientation.Horizontal)
+        self.curves_box = left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
@@ -125,6 +124,11 @@ class RaceWindow(QWidget):
         bottom.addWidget(left)
         bottom.addWidget(self.table)
         bottom.setSizes([550, 450])
+        self.bottom_tabs = QTabWidget()  # presenting: the curves and the table take turns at the full width
+        self.bottom_tabs.setAccessibleName("race-bottom-tabs")
+        self.bottom = QStackedWidget()
+        self.bottom.addWidget(bottom)
+        self.bottom.addWidget(self.bottom_tabs)
 
         self.step_button = self._button("Step", "step", self.step)
         self.play_button = self._button("Play", "play", self.toggle_play)
@@ -158,7 +162,7 @@ class RaceWindow(QWidget):
 
         self.split = QSplitter(Qt.Orientation.Vertical)
         self.split.addWidget(top)
-        self.split.addWidget(bottom)
+        self.split.addWidget(self.bottom)
         self.split.setStretchFactor(0, 3)
         self.split.setStretchFactor(1, 2)
         self.split.setChildrenCollapsible(False)
@@ -208,9 +212,9 @@ class RaceWindow(QWidget):
 
     def restart(self) -> None:
         """Start every lane again from iteration 0 on the scene's current points."""
+        self._drawn.set()
         stop_task(self._task, None)  # the race is restarted below: its thread must have let go of it
         self._task = None
-        self._run_redraw.stop()
         self._running(False)
         self.pause()
         if self.race is None:
@@ -291,7 +295,8 @@ class RaceWindow(QWidget):
         self._task.done.connect(self._task_done)
         self._task.failed.connect(self._task_failed)
         self._running(True)
-        self._task.start(_run_race, self.race)
+        self._drawn = threading.Event()
+        self._task.start(_run_race, self.race, self._drawn)
 
     def _running(self, on: bool) -> None:
         """The controls of a run to the end: Stop in place of Run to end, the progress bar, the others disabled."""
@@ -308,24 +313,26 @@ class RaceWindow(QWidget):
         return max((s.max_iter for s in self.race.solvers), default=self._max_iter) if self.race else self._max_iter
 
     def _on_run_progress(self, k: int) -> None:
+        """Draw a report, then tell the worker it may go on (it waits, so that it does not slow the drawing)."""
         self.progress.setValue(int(k))
-        if not self._run_redraw.isActive():
-            self._run_redraw.start()
+        self._show_run_progress()
+        self.progress.repaint()
 
     def _show_run_progress(self) -> None:
         if self.busy and self.race is not None:
             self.show_iteration(self.race.iteration)
             self.status.setText(f"running every lane to its end… k = {self.race.iteration}")
+        QTimer.singleShot(0, self._drawn.set)  # after the repaint this turn of the event loop makes
 
     def stop_run(self) -> None:
         """Stop a run to the end; the lanes stay where it got them."""
         if self._task is not None:
-            stop_task(self._task, None)  # its thread lets go of the race at its next 100 updates
+            self._drawn.set()
+            stop_task(self._task, None)  # its thread lets go of the race after its slice
             self._task_done()
 
     def _task_done(self, _result=None) -> None:
         self._task = None
-        self._run_redraw.stop()
         self._running(False)
         if self.race is not None:
             self.show_iteration(self.race.iteration)
@@ -389,8 +396,43 @@ class RaceWindow(QWidget):
         self._fit_table()
 
     def _fit_table(self) -> None:
-        self.table.resizeColumnsToContents()
-        self.table.resizeRowsToContents()
+        """Columns as wide as their contents, the algorithm's name wrapped at spaces to what is left."""
+        t = self.table
+        t.resizeColumnsToContents()
+        room = t.viewport().width() - sum(t.columnWidth(c) for c in range(1, t.columnCount()))
+        fm = t.fontMetrics()
+        # split at plain spaces only: 'φ = Augmented' is kept on one line by its non-breaking spaces
+        widest_word = max((fm.horizontalAdvance(w) for v in self.lane_views for w in v.name.split(" ")), default=0)
+        t.setColumnWidth(0, max(min(t.columnWidth(0), room - 4), widest_word + 16))
+        t.resizeRowsToContents()
+
+    def _arrange_bottom(self, presenting: bool) -> None:
+        """Desk: the curves beside the table; presenting: one tab each, both at the window's full width."""
+        if presenting and self.bottom.currentIndex() == 0:
+            self.bottom_tabs.addTab(self.curves_box, "Curves")
+            self.bottom_tabs.addTab(self.table, "Table")
+            self.bottom.setCurrentIndex(1)
+        elif not presenting and self.bottom.currentIndex() == 1:
+            self.bottom_split.addWidget(self.curves_box)
+            self.bottom_split.addWidget(self.table)
+            self.bottom_split.setSizes([550, 450])
+            self.bottom.setCurrentIndex(0)
+
+    def _axis_name(self, key: str) -> str:
+        """The curves' axis label: the quantity's name, or only its symbol when the plot is too short for it."""
+        text = self._quantity_label(key) if key else ""
+        if key and key.startswith(MARGIN_KEY):
+            term = next(v.margin_term for v in self.lane_views if MARGIN_KEY + v.margin_term.key == key)
+            axis = self.curves_plot.getPlotItem().getAxis("left")
+            room = self.curves_plot.getPlotItem().vb.height()
+            if QFontMetrics(axis.label.font()).horizontalAdvance(text) > room - 8:
+                text = term.symbol
+        return text
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_table()
+        self._draw_curves()
 
     def margin_cell(self, row: int, kind: str) -> str:
         """The table's text for lane `row` in the column of margin kind `kind` ('' when that lane has another)."""
@@ -402,7 +444,7 @@ class RaceWindow(QWidget):
         kind = key[len(MARGIN_KEY):] if key and key.startswith(MARGIN_KEY) else None
         metric = "margin" if kind else key
         info = METRICS.get(metric)
-        self.curves_plot.setLabel("left", self._quantity_label(key) if key else "")
+        self.curves_plot.setLabel("left", self._axis_name(key))
         log = bool(info and info.log_default)
         self.curves_plot.setLogMode(False, log)
         if self.race is None:
@@ -439,6 +481,8 @@ class RaceWindow(QWidget):
                   self.live, self.progress, *self.captions):
             w.setFont(font)
         self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.bottom_tabs.setFont(font)
+        self._arrange_bottom(theme.presentation)
         self._fit_table()
         self._draw_curves()
         if was is not None and theme.scale != was.scale and self.isVisible():
@@ -458,15 +502,22 @@ class RaceWindow(QWidget):
         super().closeEvent(event)
 
 
-#: A run to the end works this long between its reports, then leaves the UI thread this long to draw (the GIL).
-RUN_SLICE_S, RUN_YIELD_S = 0.03, 0.005
+#: A run to the end works this long between its reports (the first report comes sooner: the screen moves at once).
+RUN_SLICE_S, FIRST_SLICE_S = 0.1, 0.03
+#: How long the worker waits for the UI thread to draw a report before it goes on (it shares the GIL: drawing
+#: while the worker runs took 1.7 s for a 60 ms picture).
+DRAW_WAIT_S = 0.5
 
 
-def _run_race(race: Race):
-    """The run-to-end task: updates of every lane for RUN_SLICE_S at a time, yielding the race's iteration."""
+def _run_race(race: Race, drawn: threading.Event):
+    """The run-to-end task: updates of every lane in slices, yielding the race's iteration after each and
+    waiting (at most DRAW_WAIT_S) until the window has drawn it."""
+    slice_s = FIRST_SLICE_S
     while not race.done:
         t0 = time.perf_counter()
-        while not race.done and time.perf_counter() - t0 < RUN_SLICE_S:
+        while not race.done and time.perf_counter() - t0 < slice_s:
             race.advance(10)
+        drawn.clear()
         yield race.iteration
-        time.sleep(RUN_YIELD_S)
+        drawn.wait(DRAW_WAIT_S)
+        slice_s = RUN_SLICE_S
