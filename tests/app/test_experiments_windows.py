@@ -240,7 +240,8 @@ def test_main_window_experiments_menu_opens_the_race_preset(qtbot):
     from percviz.core.presets import SHIPPED_DIR, load_preset
 
     win.load_preset(load_preset(SHIPPED_DIR / "race-thin-margin.json"))
-    menu.race_action.trigger()  # "race the current scene" takes the loaded preset's lanes
+    menu.race_action.trigger()  # "race the current scene" offers the loaded preset's lanes
+    menu.setup_dialog.accept()
     rw2 = menu.windows[-1]
     assert rw2 is not rw and [l.algorithm for l in rw2.lanes] == ["perceptron", "nkp", "snkp"]
     win.close()
