@@ -106,7 +106,7 @@ def test_sweep_window_plots_rates_under_bounds_and_exports(qtbot, tmp_path):
     assert w.busy and w.cancel_button.isEnabled()
     w.wait_idle(qtbot)
     assert len(w.runs) == 8 and w.progress.value() == 4
-    assert "snkp" in w.status.text() and "nkp" in w.status.text()
+    assert "SNKP 1" in w.status.text() and "NKP 2" in w.status.text()  # display names, with their slopes
     pts = {(r.algorithm, 1 / r.rho): r.iterations for r in w.runs}
     for alg, line in w.drawn_bounds().items():
         assert line and all(b >= pts[(alg, x)] for x, b in line)
@@ -196,7 +196,7 @@ def test_sweep_window_over_n_at_a_fixed_margin(qtbot, tmp_path):
     assert len(w.runs) == 8 and {r.status for r in w.runs} == {"separator"} and w.progress.value() == 4
     assert all(abs(r.rho - 0.1) < 1e-6 for r in w.runs)
     assert w.plot.getPlotItem().getAxis("bottom").labelText.startswith("n (points; ρ_K fixed at 0.1)")
-    assert "√(log n)" in w.status.text() and "snkp" in w.status.text()
+    assert "√(log n)" in w.status.text() and "SNKP" in w.status.text()
     for alg, line in w.drawn_bounds().items():  # drawn against n; SNKP's 2√(2 log n)/ρ_K, NKP's 1/ρ_K² = 100
         assert [x for x, _ in line] == [10, 30, 100, 300]
         limit = (lambda n: 2 * math.sqrt(2 * math.log(n)) / 0.1) if alg == "snkp" else (lambda n: 100.0)
