@@ -65,3 +65,23 @@ def test_log_axis_tick_labels_never_touch(qtbot, size, present):
         if name == "bottom":
             assert "10²" in texts and len(texts) >= 2, texts  # the decades stay
     w.close()
+
+
+@pytest.mark.parametrize("present", [False, True])
+def test_sweep_window_fits_the_screen_and_its_fields_are_not_cut(qtbot, present):
+    from PySide6.QtGui import QFontMetrics, QGuiApplication
+
+    w = SweepWindow(theme_for(), workers=1)
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    if present:
+        w.toggle_presentation()
+        qtbot.wait(50)
+    area = (w.screen() or QGuiApplication.primaryScreen()).availableGeometry()
+    assert area.contains(w.frameGeometry()), (w.frameGeometry(), area)  # main at F5: 1746 px wide
+    assert w.family.width() >= w.family.sizeHint().width()  # as wide as its longest family name needs (main: "circ")
+    assert w.algorithms.width() > QFontMetrics(w.algorithms.font()).horizontalAdvance(w.algorithms.text())
+    assert w.kernel.width() > QFontMetrics(w.kernel.font()).horizontalAdvance(w.kernel.placeholderText())
+    for b in (w.run_button, w.cancel_button, w.csv_button, w.png_button):
+        assert b.width() >= b.sizeHint().width() - 2

@@ -196,7 +196,11 @@ class PlotTaskWindow(QWidget):
     def _style_axes(self, theme) -> None:
         """Hook for a subclass's own axis styling after the theme's."""
 
+    #: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
+    preferred_size = (1000, 700)
+
     def apply_theme(self, theme) -> None:
+        was = getattr(self, "theme", None)
         self.theme = theme
         if hasattr(theme, "palette"):
             self.setPalette(theme.palette())
@@ -206,6 +210,9 @@ class PlotTaskWindow(QWidget):
         font.setPointSizeF(theme.font_pt)
         self.setFont(font)
         self._draw()
+        if was is not None and was.scale != theme.scale and self.isVisible():  # F5: as much room as the screen has
+            grow = 1.25 if theme.presentation else 1.0
+            fit_to_screen(self, int(self.preferred_size[0] * grow), int(self.preferred_size[1] * grow))
 
     def toggle_presentation(self) -> None:
         self.apply_theme(toggled_theme(self.theme))

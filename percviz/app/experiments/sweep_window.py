@@ -15,7 +15,7 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.app.experiments.axes import SpacedAxis
-from percviz.app.experiments.common import PlotTaskWindow, lane_color, line_width, write_csv
+from percviz.app.experiments.common import PlotTaskWindow, fit_to_screen, lane_color, line_width, write_csv
 from percviz.app.experiments.names import kernel_words
 from percviz.app.overlays import algorithm_label
 from percviz.core.solvers import get_solver
@@ -104,13 +104,18 @@ class SweepWindow(PlotTaskWindow):
         self.plot.setLogMode(True, True)
         self.plot.showGrid(x=True, y=True, alpha=0.25)
         self.legend = self.plot.addLegend(offset=(10, 10))
+        self.family.setSizeAdjustPolicy(QComboBox.SizeAdjustPolicy.AdjustToContents)
         row = QHBoxLayout()
-        for text, w in (("family", self.family), ("algorithms", self.algorithms), ("kernel", self.kernel),
-                        ("seed", self.seed)):
+        for text, w in (("family", self.family), ("kernel", self.kernel), ("seed", self.seed)):
             row.addWidget(QLabel(text))
-            row.addWidget(w, 2 if w is self.algorithms else 0)
+            row.addWidget(w, 1 if w is self.kernel else 0)
+        algorithms_row = QHBoxLayout()  # its own row: the list of names is the longest field
+        algorithms_row.addWidget(QLabel("algorithms"))
+        algorithms_row.addWidget(self.algorithms, 1)
+        buttons = QHBoxLayout()  # a row of their own: at presentation size one row would be wider than the screen
         for w in (self.run_button, self.cancel_button, self.csv_button, self.png_button):
-            row.addWidget(w)
+            buttons.addWidget(w)
+        buttons.addStretch(1)
         over_row = QHBoxLayout()
         for text, w in (("sweep over", self.over), ("n", self.ns), ("ρ_K", self.margin)):
             over_row.addWidget(QLabel(text))
@@ -121,8 +126,9 @@ class SweepWindow(PlotTaskWindow):
         self.story_label.setWordWrap(True)
         story_row = QHBoxLayout()
         story_row.addWidget(self.story_label, 1)
-        self._init_frame(row, over_row, story_row)
-        self.resize(1000, 700)
+        self._init_frame(row, algorithms_row, over_row, buttons, story_row)
+        self.preferred_size = (1000, 700)
+        fit_to_screen(self, *self.preferred_size)
         self._over_changed()
 
     def _family_changed(self) -> None:
@@ -307,7 +313,9 @@ class SweepWindow(PlotTaskWindow):
         self.plot.getPlotItem().getAxis("bottom").setStyle(maxTextLevel=0 if theme.presentation else 2)
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)
-        self.algorithms.setMinimumWidth(QFontMetrics(font).horizontalAdvance(self.algorithms.text() + "MM"))
+        fm = QFontMetrics(font)
+        self.algorithms.setMinimumWidth(fm.horizontalAdvance(self.algorithms.text() + "MM"))
+        self.kernel.setMinimumWidth(fm.horizontalAdvance(self.kernel.placeholderText() + "MM"))
 
 
 def _sweep(spec: SweepSpec, workers: int):
