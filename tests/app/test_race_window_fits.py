@@ -85,7 +85,7 @@ def test_race_opens_inside_the_available_geometry_with_its_transport_visible(qtb
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("size", [(1264, 752), (1904, 1032)])  # 1280×800 and 1920×1080 less frame and title bar
+@pytest.mark.parametrize("size", [(1100, 752), (1264, 752), (1904, 1032)])  # 1280×800, 1920×1080 less frame
 @pytest.mark.parametrize("dark", [False, True])
 def test_race_nothing_is_cut_desk_and_presenting(qtbot, size, dark):
     w = _open(qtbot, theme=theme_for("dark" if dark else "light"))

@@ -32,7 +32,7 @@ from percviz.core.solvers import METRICS, get_solver
 SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
 TICK_MS = 40
 #: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
-PREFERRED_SIZE = (1100, 860)
+PREFERRED_SIZE = (1200, 860)
 #: The quantity key of one kind of margin in the quantity box ("margin:normalized", "margin:geometric").
 MARGIN_KEY = "margin:"
 
@@ -123,7 +123,7 @@ class RaceWindow(QWidget):
         lv.addWidget(self.curves_plot, 1)
         bottom.addWidget(left)
         bottom.addWidget(self.table)
-        bottom.setSizes([550, 450])
+        bottom.setSizes([500, 500])
         self.bottom_tabs = QTabWidget()  # presenting: the curves and the table take turns at the full width
         self.bottom_tabs.setAccessibleName("race-bottom-tabs")
         self.bottom = QStackedWidget()
@@ -415,7 +415,7 @@ class RaceWindow(QWidget):
         elif not presenting and self.bottom.currentIndex() == 1:
             self.bottom_split.addWidget(self.curves_box)
             self.bottom_split.addWidget(self.table)
-            self.bottom_split.setSizes([550, 450])
+            self.bottom_split.setSizes([500, 500])
             self.bottom.setCurrentIndex(0)
 
     def _axis_name(self, key: str) -> str:

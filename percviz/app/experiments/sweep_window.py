@@ -156,7 +156,27 @@ class SweepWindow(PlotTaskWindow):
         else:
             bottom = "1/ρ_K (inverse margin)" if separable else "1/ε (inverse accuracy)"
         self.plot.setLabel("bottom", bottom)
-        self.plot.setLabel("left", "iterations to a separator" if separable else "iterations to a certificate")
+        self._left_words = "iterations to a separator" if separable else "iterations to a certificate"
+        self._fit_left_label()
+
+    def _fit_left_label(self) -> None:
+        """'iterations to a separator', or 'iterations' when the plot is too short for it (the line above says)."""
+        words = getattr(self, "_left_words", "iterations to a separator")
+        axis = self.plot.getPlotItem().getAxis("left")
+        room = self.plot.getPlotItem().vb.height()
+        if room > 0 and QFontMetrics(axis.label.font()).horizontalAdvance(words) > room - 8:
+            words = "iterations"
+        if axis.labelText != words:
+            self.plot.setLabel("left", words)
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_left_label()
+
+    def apply_theme(self, theme) -> None:
+        super().apply_theme(theme)
+        self.family.setMinimumWidth(0)
+        self.family.setMinimumWidth(self.family.sizeHint().width())  # its longest family name, whole, at any scale
 
     # -- running ---------------------------------------------------------------------------------
     @property
@@ -257,6 +277,7 @@ class SweepWindow(PlotTaskWindow):
         self.legend.clear()
         self._n_ticks()
         self.story_label.setText(self.story())
+        self._fit_left_label()
         if self.spec is None:
             return
         width = line_width(self.theme)
