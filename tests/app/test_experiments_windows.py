@@ -14,7 +14,7 @@ from percviz.app.experiments.sweep_window import SweepWindow
 from percviz.app.theme import theme_for
 from percviz.core import cover, datasets
 from percviz.core.experiments import Lane, SweepSpec
-from percviz.core.glossary import outcome
+from percviz.core.glossary import OUTCOMES
 from percviz.core.problem import Problem
 from percviz.core.solvers import get_solver
 
@@ -65,21 +65,12 @@ def test_race_run_to_end_table_agrees_with_solo_runs(qtbot, race):
     points = race.scene.points
     for r, lane in enumerate(LANES):
         solo = get_solver(lane.algorithm)(Problem(points, lane.kernel, lane.features), max_iter=5000).run()
-        assert race.table.item(r, 1).text() == outcome(solo.status).words  # in words, as everywhere
+        assert race.table.item(r, 1).text() == OUTCOMES[solo.status.value].words  # the glossary's words
         assert race.table.item(r, 2).text() == str(solo.iteration)
-    # the curves show one line per lane, ending at its halting iteration; each kind of margin on its own axis
-    # (the perceptron's γ(a), the kernel perceptrons' m(α))
-    ends = {}
-    kinds = [race.quantity.itemData(i) for i in range(race.quantity.count()) if race.quantity.itemData(i).startswith("margin:")]
-    assert len(kinds) == 2
-    for data in kinds:
-        race.quantity.setCurrentIndex(race.quantity.findData(data))
-        for r, item in enumerate(race.curve_items):
-            x = item.getData()[0]
-            if x is not None and len(x):
-                assert r not in ends  # a lane on one margin axis only
-                ends[r] = int(x[-1])
-    assert [ends[r] for r in range(3)] == [int(race.table.item(r, 2).text()) for r in range(3)]
+    # the curves show one line per lane on its own kind of margin's axis, ending at its halting iteration
+    for r, view in enumerate(race.lane_views):
+        race.quantity.setCurrentIndex(race.quantity.findData("margin:" + view.margin_term.key))
+        assert int(race.curve_items[r].getData()[0][-1]) == int(race.table.item(r, 2).text())
 
 
 def test_race_edit_of_the_scene_restarts_all(qtbot, race):
@@ -115,7 +106,7 @@ def test_sweep_window_plots_rates_under_bounds_and_exports(qtbot, tmp_path):
     assert w.busy and w.cancel_button.isEnabled()
     w.wait_idle(qtbot)
     assert len(w.runs) == 8 and w.progress.value() == 4
-    assert "snkp" in w.status.text() and "nkp" in w.status.text()
+    assert "SNKP 1" in w.status.text() and "NKP 2" in w.status.text()  # display names, with their slopes
     pts = {(r.algorithm, 1 / r.rho): r.iterations for r in w.runs}
     for alg, line in w.drawn_bounds().items():
         assert line and all(b >= pts[(alg, x)] for x, b in line)
@@ -205,7 +196,7 @@ def test_sweep_window_over_n_at_a_fixed_margin(qtbot, tmp_path):
     assert len(w.runs) == 8 and {r.status for r in w.runs} == {"separator"} and w.progress.value() == 4
     assert all(abs(r.rho - 0.1) < 1e-6 for r in w.runs)
     assert w.plot.getPlotItem().getAxis("bottom").labelText.startswith("n (points; ρ_K fixed at 0.1)")
-    assert "√(log n)" in w.status.text() and "snkp" in w.status.text()
+    assert "√(log n)" in w.status.text() and "SNKP" in w.status.text()
     for alg, line in w.drawn_bounds().items():  # drawn against n; SNKP's 2√(2 log n)/ρ_K, NKP's 1/ρ_K² = 100
         assert [x for x, _ in line] == [10, 30, 100, 300]
         limit = (lambda n: 2 * math.sqrt(2 * math.log(n)) / 0.1) if alg == "snkp" else (lambda n: 100.0)
@@ -249,7 +240,7 @@ def test_main_window_experiments_menu_opens_the_race_preset(qtbot):
     from percviz.core.presets import SHIPPED_DIR, load_preset
 
     win.load_preset(load_preset(SHIPPED_DIR / "race-thin-margin.json"))
-    menu.race_action.trigger()  # "race the current scene": the setup, ticked with the loaded preset's lanes
+    menu.race_action.trigger()  # "race the current scene" offers the loaded preset's lanes
     menu.setup_dialog.accept()
     rw2 = menu.windows[-1]
     assert rw2 is not rw and [l.algorithm for l in rw2.lanes] == ["perceptron", "nkp", "snkp"]

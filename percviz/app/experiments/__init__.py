@@ -9,10 +9,9 @@ from __future__ import annotations
 from PySide6.QtGui import QAction
 
 from percviz.core.experiments.race import Lane
-from percviz.core.solvers.base import PAPER_RACE
 
 #: The race offered when the current scene brings none: the paper's three perceptrons.
-DEFAULT_LANES = PAPER_RACE
+DEFAULT_LANES = ("perceptron", "nkp", "snkp")
 
 
 def lanes_from_preset(preset) -> tuple[Lane, ...]:
@@ -36,8 +35,8 @@ class ExperimentsMenu:
         self.preset_max_iter: int | None = None
         self.menu = window.menuBar().addMenu("E&xperiments")
         self.menu.setObjectName("experiments_menu")
-        self.race_action = self._action("&Race the current scene…", "action_race", self.choose_race)
-        self.setup_dialog = None  # the open race setup (tests answer it)
+        self.setup_dialog = None
+        self.race_action = self._action("&Race the current scene…", "action_race", self.open_race_setup)
         self.race_preset_action = self._action("Race on the &thin margin (preset)", "action_race_preset",
                                                self.open_race_preset)
         self.sweep_action = self._action("Margin &sweep…", "action_sweep", self.open_sweep)
@@ -63,19 +62,6 @@ class ExperimentsMenu:
         w.show()
         return w
 
-    def choose_race(self):
-        """The race setup: 2–4 algorithms, each with its kernel or φ-map (the preset's lanes, else the paper's
-        three on the scene's own kernel, ticked at first); Race opens the window."""
-        from percviz.app.experiments.race_setup import RaceSetupDialog
-
-        settings = self.window.scene.settings
-        dlg = RaceSetupDialog(self.window, settings.kernel, settings.features,
-                              self.preset_lanes or default_lanes(settings))
-        dlg.accepted.connect(lambda: self.open_race(dlg.lanes()))
-        self.setup_dialog = dlg
-        dlg.open()
-        return dlg
-
     def open_race(self, lanes=None, points=None, max_iter=None, title=""):
         from percviz.app.experiments.race_window import DEFAULT_MAX_ITER, RaceWindow
 
@@ -84,6 +70,18 @@ class ExperimentsMenu:
         limit = max_iter or self.preset_max_iter or DEFAULT_MAX_ITER
         return self._show(RaceWindow(points or scene.points, lanes, getattr(self.window, "theme", None),
                                      max_iter=limit, title=title or getattr(self.window, "title", "")))
+
+    def open_race_setup(self):
+        """The setup dialog (the loaded preset's lanes, else perceptron/NKP/SNKP on the scene's kernel); Race opens it."""
+        from percviz.app.experiments.race_setup import RaceSetupDialog
+
+        settings = self.window.scene.settings
+        dlg = RaceSetupDialog(self.preset_lanes or default_lanes(settings), settings.kernel, settings.features,
+                              self.window)
+        dlg.accepted.connect(lambda: self.open_race(dlg.lanes()))
+        self.setup_dialog = dlg
+        dlg.open()
+        return dlg
 
     def open_race_preset(self):
         from percviz.core.presets import SHIPPED_DIR, load_preset

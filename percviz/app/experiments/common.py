@@ -78,6 +78,26 @@ def stop_task(task, timeout_ms: int | None = CLOSE_WAIT_MS) -> None:
         task.wait(timeout_ms)
 
 
+#: Room left around a window for its frame and title bar when it is fitted to the screen.
+FRAME_ROOM = (16, 48)
+
+
+def fit_to_screen(widget, width: int, height: int) -> None:
+    """Resize a top-level window to (width, height), or less, so that it lies inside its screen's available
+    geometry (frame and title bar included), and move it there."""
+    from PySide6.QtGui import QGuiApplication
+
+    screen = widget.screen() or QGuiApplication.primaryScreen()
+    if screen is None:
+        widget.resize(width, height)
+        return
+    area = screen.availableGeometry()
+    w = max(1, min(width, area.width() - FRAME_ROOM[0]))
+    h = max(1, min(height, area.height() - FRAME_ROOM[1]))
+    widget.resize(w, h)
+    widget.move(area.x() + (area.width() - w - FRAME_ROOM[0]) // 2, area.y() + (area.height() - h - FRAME_ROOM[1]) // 2)
+
+
 def toggled_theme(theme):
     """The theme at presentation scale, or back at desk scale when it already is (F5 in every window)."""
     from percviz.app.theme import PRESENTATION_SCALE, theme_for
@@ -176,7 +196,11 @@ class PlotTaskWindow(QWidget):
     def _style_axes(self, theme) -> None:
         """Hook for a subclass's own axis styling after the theme's."""
 
+    #: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
+    preferred_size = (1000, 700)
+
     def apply_theme(self, theme) -> None:
+        was = getattr(self, "theme", None)
         self.theme = theme
         if hasattr(theme, "palette"):
             self.setPalette(theme.palette())
@@ -186,6 +210,9 @@ class PlotTaskWindow(QWidget):
         font.setPointSizeF(theme.font_pt)
         self.setFont(font)
         self._draw()
+        if was is not None and was.scale != theme.scale and self.isVisible():  # F5: as much room as the screen has
+            grow = 1.25 if theme.presentation else 1.0
+            fit_to_screen(self, int(self.preferred_size[0] * grow), int(self.preferred_size[1] * grow))
 
     def toggle_presentation(self) -> None:
         self.apply_theme(toggled_theme(self.theme))

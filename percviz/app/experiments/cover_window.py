@@ -8,7 +8,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSpinBox
 
-from percviz.app.experiments.common import PlotTaskWindow, lane_color, line_width
+from percviz.app.experiments.common import fit_to_screen, PlotTaskWindow, lane_color, line_width
 from percviz.core import cover
 
 #: φ-maps offered, with their number of weights d̂.
@@ -51,7 +51,8 @@ class CoverWindow(PlotTaskWindow):
         for w in (self.run_button, self.cancel_button, self.png_button):
             row.addWidget(w)
         self._init_frame(row)
-        self.resize(900, 650)
+        self.preferred_size = (900, 650)
+        fit_to_screen(self, *self.preferred_size)
         if theme is not None:
             self.apply_theme(theme)
 

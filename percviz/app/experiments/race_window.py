@@ -1,44 +1,40 @@
-"""The race window: 2–4 solvers on one scene in lock-step, as small multiples of the canvas, curves overlaid
-in one plot (one colour per algorithm, one quantity on each axis) and a table of who halted when."""
+"""The race window: 2–4 solvers on one scene in lock-step, as small multiples of the canvas (each lane's caption
+under its canvas, never over the points), curves overlaid in one plot (one colour per algorithm, one quantity
+and one kind of margin on the axis), and a table of who halted when, with one column per kind of margin."""
 
 from __future__ import annotations
 
 import math
+import threading
+import time
 
 import pyqtgraph as pg
 from PySide6.QtCore import Qt, QTimer, Signal
-from PySide6.QtGui import QColor, QFont, QKeySequence, QShortcut
-from PySide6.QtGui import QGuiApplication
+from PySide6.QtGui import QColor, QFont, QFontMetrics, QKeySequence, QShortcut
 from PySide6.QtWidgets import (
-    QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QLabel, QPushButton, QSlider, QSplitter, QStackedWidget,
-    QTableWidget, QTableWidgetItem, QTabWidget, QVBoxLayout, QWidget,
+    QCheckBox, QComboBox, QGridLayout, QHBoxLayout, QHeaderView, QLabel, QProgressBar, QPushButton, QSlider,
+    QSplitter, QStackedWidget, QTabWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
 from percviz.app.background import Task
-from percviz.app.canvas import CanvasView
 from percviz.app.experiments.common import (
-    canvas_theme, lane_color, line_width, save_png, stop_task, style_plot, toggled_theme,
+    canvas_theme, fit_to_screen, lane_color, line_width, save_png, stop_task, style_plot, toggled_theme,
 )
+from percviz.app.experiments.names import outcome_words
+from percviz.app.experiments.race_lanes import Lane, fmt
 from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
 from percviz.core.experiments.race import DEFAULT_MAX_ITER, Race
 from percviz.core.scene import SceneModel
-from percviz.app.experiments.race_names import lane_name
-from percviz.app.overlays import LineLabel, caption_lines
-from percviz.core.glossary import MARGINS, margin_term, outcome
 from percviz.core.solvers import METRICS, get_solver
 
 #: Updates per play tick, by the speed menu's entry.
 SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
 TICK_MS = 40
-#: The table's columns before the margins (one column per kind of margin the lanes report) and after them.
-TABLE_HEAD, TABLE_TAIL = ("algorithm", "outcome", "halted at k"), ("‖p‖_G",)
-#: The window's preferred size; it opens smaller on a smaller screen (within its available geometry).
-PREFERRED_SIZE = (1100, 860)
-
-
-def _fmt(v) -> str:
-    return "" if v is None or not math.isfinite(v) else f"{v:.4g}"
+#: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
+PREFERRED_SIZE = (1200, 860)
+#: The quantity key of one kind of margin in the quantity box ("margin:normalized", "margin:geometric").
+MARGIN_KEY = "margin:"
 
 
 class RaceWindow(QWidget):
@@ -61,77 +57,62 @@ class RaceWindow(QWidget):
         self._timer = QTimer(self)
         self._timer.setInterval(TICK_MS)
         self._timer.timeout.connect(self._tick)
+        self._drawn = threading.Event()
         self._build()
         self.scene.points_changed.connect(lambda _kind: self.restart())
-        self.race = self._new_race(max_iter)
         self._max_iter = max_iter
+        self.race = self._new_race(max_iter)
         self._on_restarted()
         if theme is not None:
             self.apply_theme(theme)
+        fit_to_screen(self, *PREFERRED_SIZE)
 
     # -- layout ----------------------------------------------------------------------------------
     def _build(self) -> None:
         grid = QGridLayout()
-        self.canvases: list[CanvasView] = []
-        self.lane_labels: list[QLabel] = []
-        self.lane_captions: list[LineLabel] = []
-        self.lane_classes = [get_solver(lane.algorithm) for lane in self.lanes]
-        self.margin_kinds = list(dict.fromkeys(margin_term(c).key for c in self.lane_classes))
+        grid.setContentsMargins(0, 0, 0, 0)
+        self.lane_views: list[Lane] = []
         cols = 2 if len(self.lanes) == 4 else len(self.lanes)
         for i, lane in enumerate(self.lanes):
-            canvas = CanvasView(self.scene, theme=canvas_theme(self.theme))
-            canvas.setAccessibleName(f"race-canvas-{i}")
-            canvas.setMinimumSize(200, 150)  # four lanes, the curves and the buttons fit a 600 px screen
-            lab = canvas.title  # the canvas's own caption names the lane, in the lane's colour
-            lab.setText(lane_name(lane))
-            lab.setToolTip(lane.label)
-            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
-            for own in (canvas.overlay, canvas.overlay_box):  # the run's caption goes above the plot, not over its points
-                own.setOpacity(0.0)
-            line = LineLabel(canvas)  # the longest caption that fits the lane, never cut mid-number
-            line.setObjectName(f"race_caption_{i}")
-            line.setAccessibleName(f"race caption {i}")
-            canvas.layout().insertWidget(1, line)
-            grid.addWidget(canvas, i // cols, i % cols)
-            self.canvases.append(canvas)
-            self.lane_labels.append(lab)
-            self.lane_captions.append(line)
+            view = Lane(i, lane, self.scene, canvas_theme(self.theme))
+            grid.addWidget(view, i // cols, i % cols)
+            self.lane_views.append(view)
+        self.canvases = [v.canvas for v in self.lane_views]
+        self.lane_labels = [v.title for v in self.lane_views]
+        self.captions = [v.caption for v in self.lane_views]
         top = QWidget()
         top.setLayout(grid)
 
         self.quantity = QComboBox()
         self.quantity.setAccessibleName("quantity")
-        keys = []
-        for lane in self.lanes:
-            keys += [k for k in get_solver(lane.algorithm).metric_keys if k not in keys]
-        for k in keys:
-            if k == "margin":  # one entry (and axis) per kind of margin: γ(a) and m(α) are different numbers
-                for kind in self.margin_kinds:
-                    term = MARGINS[kind]
-                    self.quantity.addItem(f"{term.name} {term.symbol}", f"margin:{kind}")
-            else:
-                self.quantity.addItem(METRICS[k].label, k)
-        first_margin = self.quantity.findData(f"margin:{self.margin_kinds[0]}") if self.margin_kinds else -1
-        if first_margin >= 0:
-            self.quantity.setCurrentIndex(first_margin)
+        self._fill_quantities()
         self.quantity.currentIndexChanged.connect(lambda _i: self._draw_curves())
         self.curves_plot = pg.PlotWidget()
         self.curves_plot.setAccessibleName("race-curves")
-        self.curves_plot.addLegend(offset=(-10, -10))
+        self.curves_plot.setMinimumHeight(120)
+        self.curves_legend = self.curves_plot.addLegend(offset=(-10, -10))
         self.curves_plot.setLabel("bottom", "iteration k")
-        self.curve_items = [self.curves_plot.plot([], [], name=lane_name(lane)) for lane in self.lanes]
+        self.curve_items = [self.curves_plot.plot([], [], name=v.name) for v in self.lane_views]
         self.cursor_line = pg.InfiniteLine(angle=90, pen=pg.mkPen("#888", style=Qt.PenStyle.DashLine))
         self.curves_plot.addItem(self.cursor_line)
 
-        self.table_columns = (*TABLE_HEAD, *(MARGINS[k].short for k in self.margin_kinds), *TABLE_TAIL)
-        self.table = QTableWidget(len(self.lanes), len(self.table_columns))
+        self.margin_kinds = list(dict.fromkeys(v.margin_term.key for v in self.lane_views))
+        terms = {v.margin_term.key: v.margin_term for v in self.lane_views}
+        # a margin column's header: its name over its symbol, a word a line (short lines rather than one long one)
+        self.columns = (["algorithm", "outcome", "halted\nat k"]
+                        + ["\n".join([*terms[k].name.split(), terms[k].symbol]) for k in self.margin_kinds] + ["‖p‖_G"])
+        self.table = QTableWidget(len(self.lanes), len(self.columns))
         self.table.setAccessibleName("race-table")
-        self.table.setHorizontalHeaderLabels(self.table_columns)
+        self.table.setHorizontalHeaderLabels(self.columns)
+        for c, key in enumerate(self.margin_kinds, 3):
+            self.table.horizontalHeaderItem(c).setToolTip(terms[key].tooltip)
         self.table.verticalHeader().setVisible(False)
-        self.table.horizontalHeader().setStretchLastSection(True)
+        self.table.horizontalHeader().setStretchLastSection(False)  # a stretched ‖p‖_G would push the rest out
+        self.table.setWordWrap(True)
+        self.table.setTextElideMode(Qt.TextElideMode.ElideNone)
 
-        bottom = self.bottom_split = QSplitter(Qt.Orientation.Horizontal)
-        left = self.curves_side = QWidget()
+        self.bottom_split = bottom = QSplitter(Qt.Orientation.Horizontal)
+        self.curves_box = left = QWidget()
         lv = QVBoxLayout(left)
         lv.setContentsMargins(0, 0, 0, 0)
         row = QHBoxLayout()
@@ -142,9 +123,9 @@ class RaceWindow(QWidget):
         lv.addWidget(self.curves_plot, 1)
         bottom.addWidget(left)
         bottom.addWidget(self.table)
-        bottom.setSizes([550, 450])
-        self.bottom_tabs = QTabWidget()  # presentation: curves and table one at a time, each at full width
-        self.bottom_tabs.setObjectName("race_bottom_tabs")
+        bottom.setSizes([500, 500])
+        self.bottom_tabs = QTabWidget()  # presenting: the curves and the table take turns at the full width
+        self.bottom_tabs.setAccessibleName("race-bottom-tabs")
         self.bottom = QStackedWidget()
         self.bottom.addWidget(bottom)
         self.bottom.addWidget(self.bottom_tabs)
@@ -153,6 +134,7 @@ class RaceWindow(QWidget):
         self.play_button = self._button("Play", "play", self.toggle_play)
         self.play_button.setCheckable(True)
         self.end_button = self._button("Run to end", "run", self.run_to_end)
+        self.end_button.setToolTip("Run every lane to its end on a worker thread; click again to stop")
         self.reset_button = self._button("Reset", "reset", self.reset)
         self.live = QCheckBox("Live")
         self.live.setAccessibleName("live")
@@ -160,6 +142,10 @@ class RaceWindow(QWidget):
         self.speed = QComboBox()
         self.speed.setAccessibleName("speed")
         self.speed.addItems(list(SPEEDS))
+        self.progress = QProgressBar()
+        self.progress.setAccessibleName("progress")
+        self.progress.setFormat("k = %v of at most %m")
+        self.progress.hide()
         self.scrub = QSlider(Qt.Orientation.Horizontal)
         self.scrub.setAccessibleName("history")
         self.scrub.valueChanged.connect(self.show_iteration)
@@ -168,34 +154,46 @@ class RaceWindow(QWidget):
         controls = QHBoxLayout()
         for w in (self.step_button, self.play_button, self.end_button, self.reset_button, self.live, self.speed):
             controls.addWidget(w)
-        controls.addWidget(self.scrub, 1)
-        controls.addWidget(self.status)
+        controls.addWidget(self.progress, 1)
+        controls.addStretch(0)
+        history = QHBoxLayout()  # its own row: at presentation size the transport row needs the whole width
+        history.addWidget(self.scrub, 1)
+        history.addWidget(self.status)
 
-        split = self.split = QSplitter(Qt.Orientation.Vertical)
-        split.addWidget(top)
-        split.addWidget(self.bottom)
-        split.setSizes([520, 300])
+        self.split = QSplitter(Qt.Orientation.Vertical)
+        self.split.addWidget(top)
+        self.split.addWidget(self.bottom)
+        self.split.setStretchFactor(0, 3)
+        self.split.setStretchFactor(1, 2)
+        self.split.setChildrenCollapsible(False)
         lay = QVBoxLayout(self)
-        lay.addWidget(split, 1)
+        lay.addWidget(self.split, 1)
         lay.addLayout(controls)
+        lay.addLayout(history)
         for key, fn in ((Qt.Key.Key_Space, self.step), (Qt.Key.Key_P, self.toggle_play),
                         (Qt.Key.Key_R, self.reset), (Qt.Key.Key_Left, lambda: self.scrub_by(-1)),
                         (Qt.Key.Key_Right, lambda: self.scrub_by(1)), (Qt.Key.Key_F5, self.toggle_presentation)):
             QShortcut(QKeySequence(key), self, activated=fn)
-        self.fit_to_screen()
 
-    def fit_to_screen(self) -> None:
-        """At most the preferred size, within the screen's available geometry (Step, Play, Run, Reset on screen
-        at 1280×800), and placed inside it."""
-        screen = self.screen() or QGuiApplication.primaryScreen()
-        avail = screen.availableGeometry()
-        frame = 40  # a window manager's title bar and borders
-        w = min(PREFERRED_SIZE[0], avail.width() - 16)
-        h = min(PREFERRED_SIZE[1], avail.height() - frame)
-        self.resize(w, h)
-        x = avail.left() + max(0, (avail.width() - w) // 2)
-        y = avail.top() + max(0, (avail.height() - h - frame) // 2)
-        self.move(x, y)
+    def _fill_quantities(self) -> None:
+        """Every metric of the lanes, with `margin` split into one entry per kind (m(α), γ(a), …): never mixed."""
+        keys: list[str] = []
+        for view in self.lane_views:
+            for k in get_solver(view.lane.algorithm).metric_keys:
+                k = MARGIN_KEY + view.margin_term.key if k == "margin" else k
+                if k not in keys:
+                    keys.append(k)
+        for k in keys:
+            self.quantity.addItem(self._quantity_label(k), k)
+        margins = [i for i, k in enumerate(keys) if k.startswith(MARGIN_KEY)]
+        if margins:
+            self.quantity.setCurrentIndex(margins[0])
+
+    def _quantity_label(self, key: str) -> str:
+        if key.startswith(MARGIN_KEY):
+            kind = key[len(MARGIN_KEY):]
+            return next(v.margin_term.short for v in self.lane_views if v.margin_term.key == kind)
+        return METRICS[key].label if key in METRICS else key
 
     def _button(self, text: str, name: str, slot) -> QPushButton:
         b = QPushButton(text)
@@ -214,8 +212,10 @@ class RaceWindow(QWidget):
 
     def restart(self) -> None:
         """Start every lane again from iteration 0 on the scene's current points."""
+        self._drawn.set()
         stop_task(self._task, None)  # the race is restarted below: its thread must have let go of it
         self._task = None
+        self._running(False)
         self.pause()
         if self.race is None:
             self.race = self._new_race(self._max_iter)
@@ -280,24 +280,60 @@ class RaceWindow(QWidget):
             self.show_iteration(self.race.iteration)
 
     def run_to_end(self) -> None:
-        """Run every lane to its end on a worker thread, showing progress as it goes."""
-        if self.race is None or self.busy or self.race.done:
+        """Run every lane to its end on a worker thread; the window shows its progress at once and as it goes.
+
+        A second click (the button then reads Stop) stops the run where it is."""
+        if self.busy:
+            self.stop_run()
+            return
+        if self.race is None or self.race.done:
             return
         self.pause()
-        self.status.setText(f"k = {self.race.iteration} · running every lane to its end…")  # at once, before any result
-        for b in (self.step_button, self.play_button, self.end_button):
-            b.setEnabled(False)
         self._task = Task(name="race")
         # bound methods only: Qt drops their connections when this window is deleted
-        self._task.progress.connect(self.show_iteration)
+        self._task.progress.connect(self._on_run_progress)
         self._task.done.connect(self._task_done)
         self._task.failed.connect(self._task_failed)
-        self._task.start(_run_race, self.race)
+        self._running(True)
+        self._drawn = threading.Event()
+        self._task.start(_run_race, self.race, self._drawn)
+
+    def _running(self, on: bool) -> None:
+        """The controls of a run to the end: Stop in place of Run to end, the progress bar, the others disabled."""
+        self.end_button.setText("Stop" if on else "Run to end")
+        for b in (self.step_button, self.play_button, self.reset_button):
+            b.setEnabled(not on)
+        if on and self.race is not None:
+            self.progress.setRange(0, max(self._limits(), 1))
+            self.progress.setValue(self.race.iteration)
+            self.status.setText(f"running every lane to its end… k = {self.race.iteration}")
+        self.progress.setVisible(on)
+
+    def _limits(self) -> int:
+        return max((s.max_iter for s in self.race.solvers), default=self._max_iter) if self.race else self._max_iter
+
+    def _on_run_progress(self, k: int) -> None:
+        """Draw a report, then tell the worker it may go on (it waits, so that it does not slow the drawing)."""
+        self.progress.setValue(int(k))
+        self._show_run_progress()
+        self.progress.repaint()
+
+    def _show_run_progress(self) -> None:
+        if self.busy and self.race is not None:
+            self.show_iteration(self.race.iteration)
+            self.status.setText(f"running every lane to its end… k = {self.race.iteration}")
+        QTimer.singleShot(0, self._drawn.set)  # after the repaint this turn of the event loop makes
+
+    def stop_run(self) -> None:
+        """Stop a run to the end; the lanes stay where it got them."""
+        if self._task is not None:
+            self._drawn.set()
+            stop_task(self._task, None)  # its thread lets go of the race after its slice
+            self._task_done()
 
     def _task_done(self, _result=None) -> None:
         self._task = None
-        for b in (self.step_button, self.play_button, self.end_button):
-            b.setEnabled(True)
+        self._running(False)
         if self.race is not None:
             self.show_iteration(self.race.iteration)
 
@@ -333,101 +369,125 @@ class RaceWindow(QWidget):
             self._fill_table([])
             return
         snaps = race.at(self.shown)
-        for canvas, snap in zip(self.canvases, snaps):
-            canvas.set_snapshot(snap)
+        for view, snap in zip(self.lane_views, snaps):
+            view.show_snapshot(snap)
         self.scrub.blockSignals(True)
         self.scrub.setRange(0, race.iteration)
         self.scrub.setValue(self.shown)
         self.scrub.blockSignals(False)
         self.status.setText(f"k = {self.shown}" + (f" of {race.iteration}" if self.shown < race.iteration else "")
-                            + (" · all halted" if race.done and self.shown == race.iteration else "")
-                            + (" · running to the end…" if self.busy else ""))
-        for line, snap, cls in zip(self.lane_captions, snaps, self.lane_classes):
-            line.texts = caption_lines(snap, cls)
-            line.setToolTip(line.texts[0] if line.texts else "")
-            line.update()
-        self._fill_table(race.table(self.shown))
+                            + (" · all halted" if race.done and self.shown == race.iteration else ""))
+        self._fill_table(snaps)
         self._draw_curves()
 
-    def _fill_table(self, rows) -> None:
-        for r, row in enumerate(rows):
-            kind = margin_term(self.lane_classes[r]).key
-            margins = tuple(_fmt(row.margin) if k == kind else "" for k in self.margin_kinds)
-            cells = (lane_name(self.lanes[r]), outcome(row.status).words,
-                     "" if row.iteration is None else str(row.iteration), *margins, _fmt(row.p_g_norm))
+    def _fill_table(self, snaps) -> None:
+        """One row per lane: its name, outcome words, halting iteration, its margin in its own kind's column."""
+        for r, (view, snap) in enumerate(zip(self.lane_views, snaps)):
+            halted = snap.status.done
+            cells = [view.name, outcome_words(snap), str(snap.iteration) if halted else ""]
+            cells += [fmt(snap.metrics.get("margin")) if view.margin_term.key == k else "" for k in self.margin_kinds]
+            cells.append(fmt(snap.metrics.get("p_g_norm")))
             for c, text in enumerate(cells):
                 item = QTableWidgetItem(text)
+                item.setToolTip(text)
                 if c == 0:
                     item.setForeground(QColor(lane_color(r)))
                 self.table.setItem(r, c, item)
-        self.table.resizeColumnsToContents()
+        self._fit_table()
+
+    def _fit_table(self) -> None:
+        """Columns as wide as their contents, the algorithm's name wrapped at spaces to what is left."""
+        t = self.table
+        t.resizeColumnsToContents()
+        room = t.viewport().width() - sum(t.columnWidth(c) for c in range(1, t.columnCount()))
+        fm = t.fontMetrics()
+        # split at plain spaces only: 'φ = Augmented' is kept on one line by its non-breaking spaces
+        widest_word = max((fm.horizontalAdvance(w) for v in self.lane_views for w in v.name.split(" ")), default=0)
+        t.setColumnWidth(0, max(min(t.columnWidth(0), room - 4), widest_word + 16))
+        t.resizeRowsToContents()
+
+    def _arrange_bottom(self, presenting: bool) -> None:
+        """Desk: the curves beside the table; presenting: one tab each, both at the window's full width."""
+        if presenting and self.bottom.currentIndex() == 0:
+            self.bottom_tabs.addTab(self.curves_box, "Curves")
+            self.bottom_tabs.addTab(self.table, "Table")
+            self.bottom.setCurrentIndex(1)
+        elif not presenting and self.bottom.currentIndex() == 1:
+            self.bottom_split.addWidget(self.curves_box)
+            self.bottom_split.addWidget(self.table)
+            self.bottom_split.setSizes([500, 500])
+            self.bottom.setCurrentIndex(0)
+
+    def _axis_name(self, key: str) -> str:
+        """The curves' axis label: the quantity's name, or only its symbol when the plot is too short for it."""
+        text = self._quantity_label(key) if key else ""
+        if key and key.startswith(MARGIN_KEY):
+            term = next(v.margin_term for v in self.lane_views if MARGIN_KEY + v.margin_term.key == key)
+            axis = self.curves_plot.getPlotItem().getAxis("left")
+            room = self.curves_plot.getPlotItem().vb.height()
+            if QFontMetrics(axis.label.font()).horizontalAdvance(text) > room - 8:
+                text = term.symbol
+        return text
+
+    def resizeEvent(self, event) -> None:
+        super().resizeEvent(event)
+        self._fit_table()
+        self._draw_curves()
+
+    def margin_cell(self, row: int, kind: str) -> str:
+        """The table's text for lane `row` in the column of margin kind `kind` ('' when that lane has another)."""
+        item = self.table.item(row, 3 + self.margin_kinds.index(kind))
+        return item.text() if item is not None else ""
 
     def _draw_curves(self) -> None:
-        key, _, kind = str(self.quantity.currentData() or "").partition(":")
-        info = METRICS.get(key)
-        presenting = bool(self.theme is not None and self.theme.presentation)
-        term = MARGINS.get(kind)
-        # the axis names its margin; presenting, by its symbol only (the quantity box above says it whole)
-        self.curves_plot.setLabel("left", (term.symbol if presenting else term.short) if term else info.label if info else "")
+        key = self.quantity.currentData()
+        kind = key[len(MARGIN_KEY):] if key and key.startswith(MARGIN_KEY) else None
+        metric = "margin" if kind else key
+        info = METRICS.get(metric)
+        self.curves_plot.setLabel("left", self._axis_name(key))
         log = bool(info and info.log_default)
         self.curves_plot.setLogMode(False, log)
         if self.race is None:
             return
         width = line_width(self.theme)
-        for i, (item, (xs, ys)) in enumerate(zip(self.curve_items, self.race.series(key, self.shown))):
-            if kind is not None and margin_term(self.lane_classes[i]).key != kind:
-                xs, ys = [], []  # this lane's margin is another number: on its own axis
+        self.curves_legend.clear()
+        for i, (view, item, (xs, ys)) in enumerate(zip(self.lane_views, self.curve_items,
+                                                        self.race.series(metric, self.shown))):
+            if kind is not None and view.margin_term.key != kind:  # another kind of margin: not on this axis
+                xs, ys = [], []
             pts = [(x, y) for x, y in zip(xs, ys) if math.isfinite(y) and (y > 0 or not log)]
             item.setData([p[0] for p in pts], [p[1] for p in pts], pen=pg.mkPen(lane_color(i), width=width))
+            if pts:
+                self.curves_legend.addItem(item, view.name)
         self.cursor_line.setValue(self.shown)
 
     # -- presentation ----------------------------------------------------------------------------
     def apply_theme(self, theme) -> None:
+        """Colours and sizes of everything: text, lanes' canvases, the curves, the table's rows and the window's
+        own size (presentation asks for more room, within the screen's available geometry)."""
+        was = self.theme
         self.theme = theme
         if hasattr(theme, "palette"):
             self.setPalette(theme.palette())
-        for c in self.canvases:
-            c.apply_theme(canvas_theme(theme))
-        for i, lab in enumerate(self.lane_labels):
-            lab.setStyleSheet(f"color: {lane_color(i)}; font-weight: bold")
-        for line in self.lane_captions:
-            line.apply_theme(canvas_theme(theme))
+        for v in self.lane_views:
+            v.canvas.apply_theme(canvas_theme(theme))
+            v.restyle()
+            v.canvas.setMinimumSize(int(150 * min(theme.scale, 1.5)), int(120 * min(theme.scale, 1.5)))
         style_plot(self.curves_plot, theme)
         font = QFont(self.font())
         font.setPointSizeF(theme.font_pt)
-        for w in (self.table, self.status, self.quantity, self.speed, self.step_button, self.play_button,
-                  self.end_button, self.reset_button, self.quantity_label, self.live, self.bottom_tabs):
+        for w in (self.table, self.table.horizontalHeader(), self.status, self.quantity, self.speed,
+                  self.step_button, self.play_button, self.end_button, self.reset_button, self.quantity_label,
+                  self.live, self.progress, *self.captions):
             w.setFont(font)
-        self.table.resizeColumnsToContents()
-        presenting = bool(theme is not None and theme.presentation)
-        legend = self.curves_plot.plotItem.legend
-        if legend is not None:  # presenting: each lane's title names its colour; the legend would cover the curves
-            legend.setVisible(not presenting)
-        self._lay_out(presenting)
+        self.table.horizontalHeader().setSectionResizeMode(QHeaderView.ResizeMode.Interactive)
+        self.bottom_tabs.setFont(font)
+        self._arrange_bottom(theme.presentation)
+        self._fit_table()
         self._draw_curves()
-
-    def _lay_out(self, presenting: bool) -> None:
-        """Presentation: the curves and the table as tabs under the lanes (each at full width), the lanes taller;
-        the desk: side by side. The window stays within the screen either way."""
-        if presenting == (self.bottom.currentIndex() == 1):
-            return
-        if presenting:
-            self.bottom_tabs.addTab(self.curves_side, "Curves")
-            self.bottom_tabs.addTab(self.table, "Table")
-            self.bottom.setCurrentIndex(1)
-            self.split.setSizes([470, 290])
-        else:
-            self.bottom_tabs.clear()
-            self.bottom_split.addWidget(self.curves_side)
-            self.bottom_split.addWidget(self.table)
-            self.curves_side.show()
-            self.table.show()
-            self.bottom_split.setSizes([550, 450])
-            self.bottom.setCurrentIndex(0)
-            self.split.setSizes([520, 300])
-        avail = (self.screen() or QGuiApplication.primaryScreen()).availableGeometry()
-        if self.height() > avail.height() - 40 or self.width() > avail.width():
-            self.fit_to_screen()
+        if was is not None and theme.scale != was.scale and self.isVisible():
+            grow = 1.25 if theme.presentation else 1.0  # presenting: as much of the screen as it may have
+            fit_to_screen(self, int(PREFERRED_SIZE[0] * grow), int(PREFERRED_SIZE[1] * grow))
 
     def toggle_presentation(self) -> None:
         self.apply_theme(toggled_theme(self.theme))
@@ -442,11 +502,22 @@ class RaceWindow(QWidget):
         super().closeEvent(event)
 
 
-def _run_race(race: Race):
-    """The run-to-end task: every lane's updates in growing batches (1, 10, then 100), yielding the race's iteration,
-    so the window shows the first progress at once."""
-    batch = 1
+#: A run to the end works this long between its reports (the first report comes sooner: the screen moves at once).
+RUN_SLICE_S, FIRST_SLICE_S = 0.1, 0.03
+#: How long the worker waits for the UI thread to draw a report before it goes on (it shares the GIL: drawing
+#: while the worker runs took 1.7 s for a 60 ms picture).
+DRAW_WAIT_S = 0.5
+
+
+def _run_race(race: Race, drawn: threading.Event):
+    """The run-to-end task: updates of every lane in slices, yielding the race's iteration after each and
+    waiting (at most DRAW_WAIT_S) until the window has drawn it."""
+    slice_s = FIRST_SLICE_S
     while not race.done:
-        race.advance(batch)
-        batch = min(100, batch * 10)
+        t0 = time.perf_counter()
+        while not race.done and time.perf_counter() - t0 < slice_s:
+            race.advance(10)
+        drawn.clear()
         yield race.iteration
+        drawn.wait(DRAW_WAIT_S)
+        slice_s = RUN_SLICE_S
