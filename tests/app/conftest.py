@@ -36,8 +36,9 @@ def no_thread_left_running(qapp):
         for t in running:
             if isinstance(t, QThread):
                 t.quit()
-            t.wait(5000)
-        pytest.fail(f"the test left {len(running)} QThread(s) running: {names}")
+        stuck = [t.objectName() or type(t).__name__ for t in running if not t.wait(5000)]
+        pytest.fail(f"the test left {len(running)} QThread(s) running: {names}"
+                    + (f" ({', '.join(stuck)} still running 5 s later)" if stuck else ""))
 
 
 def _install_curves_placeholder() -> None:

@@ -47,7 +47,7 @@ def test_a_failure_is_one_clear_message_and_a_cancelled_task_emits_nothing(qtbot
 
     def stages():
         yield 1
-        release.wait(5)
+        assert release.wait(5), "the test's gate was never opened"
         yield 2
 
     slow.start(stages)

@@ -186,7 +186,7 @@ def test_a_late_rho_never_holds_the_ui_thread_and_its_bound_comes_when_it_arrive
     def gated(*args, **kwargs):
         if threading.current_thread() is not threading.main_thread():
             held.append(1)
-            release.wait(10)
+            assert release.wait(10), "the test's gate was never opened"
         return real_margin(*args, **kwargs)
 
     class RecordedLock:

@@ -391,7 +391,7 @@ def test_closing_never_waits_for_a_long_margin_computation(qtbot, monkeypatch):
 
     def slow_rho(problem):  # an LP on thousands of points: seconds, off the GIL (here until released)
         started.append(problem)
-        release.wait(30)
+        assert release.wait(30), "the test's gate was never opened"
         return 0.25
 
     monkeypatch.setattr(RunSession, "_compute_rho", staticmethod(slow_rho))

@@ -25,7 +25,7 @@ def test_another_problems_slow_phi_does_not_hold_this_one(monkeypatch):
     def slow(self, X):
         if X is a.X:  # only problem a's φ(X) is held
             inside.set()
-            release.wait(30)
+            assert release.wait(30), "the test's gate was never opened"
         return real(self, X)
 
     monkeypatch.setattr(type(a.features), "transform", slow)
@@ -60,7 +60,7 @@ def test_the_same_value_is_computed_once_across_threads(monkeypatch):
     got = []
 
     def ask():
-        gate.wait(10)
+        assert gate.wait(10), "the test's gate was never opened"
         got.append(p.Phi)
 
     threads = [threading.Thread(target=ask) for _ in range(8)]
