@@ -33,7 +33,19 @@ CHECKED = [
 ]
 
 
-@parametrize_with_checks(CHECKED, expected_failed_checks=E.expected_failed_checks)
+#: The checks each of CHECKED fails today, as scikit-learn reports them (xfail is strict: a check that starts to
+#: pass must be taken off). SNKP under RBF γ = 0.5 separates the check's data at iterate 0 (uniform α), so its
+#: n_iter_ is honestly 0; linear SNKP (PerceptronFamilyClassifier) and NVN do need updates there and pass.
+EXPECTED_FAILED = {
+    "SNKPClassifier": {"check_non_transformer_estimators_n_iter": "iterate 0 (uniform α) already separates: n_iter_ = 0"},
+}
+
+
+def _expected_failed(estimator) -> dict[str, str]:
+    return EXPECTED_FAILED.get(type(estimator).__name__, {})
+
+
+@parametrize_with_checks(CHECKED, expected_failed_checks=_expected_failed)
 def test_scikit_learn_estimator_checks(estimator, check):
     check(estimator)
 

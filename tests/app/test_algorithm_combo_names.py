@@ -14,7 +14,6 @@ from percviz.app.name_combo import ELLIPSIS, fitting_name
 from percviz.core.presets import SHIPPED_DIR
 from percviz.core.solvers import by_family
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 ALGORITHMS = [cls for classes in by_family().values() for cls in classes]
 
 

@@ -12,7 +12,6 @@ from percviz.app.session import INVALID
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel, Settings
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 #: Two small separable clouds; point 3 is the one the tests move.
 X = np.array([[1.0, 1.2], [1.5, 0.4], [0.8, 2.0], [2.0, 1.0], [-1.0, -1.1], [-1.6, -0.3], [-0.7, -2.0]])

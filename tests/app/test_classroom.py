@@ -21,7 +21,6 @@ from percviz.app import file_actions
 from percviz.app.main_window import MainWindow
 from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 #: The notes' 80-sample set: 28 fixed-increment updates, enough history to step and scrub through.
 PRESET = SHIPPED_DIR / "notes-80-separable.json"

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QApplication
 
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _settle():

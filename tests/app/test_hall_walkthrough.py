@@ -14,7 +14,6 @@ from percviz.core.data import PointSet
 from percviz.core.glossary import OUTCOMES
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 PRESET = SHIPPED_DIR / "notes-80-separable.json"
 XOR = [(1.0, 1.0, 0), (-1.0, -1.0, 0), (1.0, -1.0, 1), (-1.0, 1.0, 1)]

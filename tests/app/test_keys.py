@@ -12,7 +12,6 @@ from percviz.app.controls import LONG_RUN
 from percviz.app.help_page import MOUSE_ROWS, help_rows, menu_actions
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 #: 28 fixed-increment updates: enough to step and scrub.
 PRESET = SHIPPED_DIR / "notes-80-separable.json"

@@ -15,7 +15,6 @@ from percviz.core.param_labels import human_label
 from percviz.core.presets import SHIPPED_DIR
 from percviz.core.solvers import by_family, get_solver
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 PRESET = SHIPPED_DIR / "notes-80-separable.json"
 XOR = [(1.0, 1.0, 0), (-1.0, -1.0, 0), (1.0, -1.0, 1), (-1.0, 1.0, 1)]

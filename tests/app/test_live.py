@@ -13,7 +13,6 @@ from percviz.app import live
 from percviz.core.data import PointSet
 from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _separable(n, seed=0):

@@ -14,7 +14,6 @@ from percviz.core.presets import SHIPPED_DIR
 from percviz.core.shipped import _moons
 from percviz.core.solvers import get_solver
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _pos(w, x, y) -> QPoint:

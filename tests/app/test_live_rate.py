@@ -13,7 +13,6 @@ from percviz.app import panel_feed
 from live_helpers import canvas_pos
 from percviz.core.data import PointSet
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _separable(n, seed=1):

@@ -22,7 +22,6 @@ from percviz.core.data import PointSet
 from percviz.core.presets import Preset
 from percviz.core.scene import SceneModel, Settings
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _scene(points=None, algorithm="perceptron", max_iter=1000):

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QStyle, QStyleOpt
 
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 @pytest.fixture

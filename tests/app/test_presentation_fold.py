@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QTabBar, QToolB
 
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _settle(ms: int = 400):

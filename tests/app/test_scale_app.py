@@ -15,7 +15,6 @@ from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
 from percviz.core.scene import SceneModel, Settings
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 N = 100_000
 
 

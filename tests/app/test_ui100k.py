@@ -24,7 +24,6 @@ from percviz.core.data import PointSet
 from percviz.core.presets import Preset, load_preset, preset_to_json, write_csv
 from percviz.core.scene import SceneModel, Settings
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 N = 20_000
 
 
