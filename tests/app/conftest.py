@@ -41,47 +41,6 @@ def no_thread_left_running(qapp):
                     + (f" ({', '.join(stuck)} still running 5 s later)" if stuck else ""))
 
 
-def _install_curves_placeholder() -> None:
-    """Until percviz.app.curves exists, a minimal stand-in so the real main window can be built in tests."""
-    try:
-        import percviz.app.curves  # noqa: F401
-    except ImportError:
-        import sys
-        import types
-
-        from PySide6.QtCore import Signal
-        from PySide6.QtWidgets import QLabel
-
-        class CurvesView(QLabel):
-            pointHovered = Signal(int)
-
-            def __init__(self, scene, parent=None):
-                super().__init__("curves", parent)
-
-            def set_problem(self, problem, solver_cls):
-                pass
-
-            def set_snapshot(self, snapshot):
-                self.setText(f"iteration {snapshot.iteration}")
-
-            @classmethod
-            def supports(cls, solver_cls):
-                return True, ""
-
-            def highlight_point(self, index):
-                pass
-
-            def apply_theme(self, theme):
-                pass
-
-        module = types.ModuleType("percviz.app.curves")
-        module.CurvesView = CurvesView
-        sys.modules["percviz.app.curves"] = module
-
-
-_install_curves_placeholder()
-
-
 @pytest.fixture
 def hall_window(qtbot, tmp_path, monkeypatch):
     """A factory: the real main window at 1280×800 on a preset, with its own settings folders; closed after."""
@@ -109,4 +68,15 @@ def hall_window(qtbot, tmp_path, monkeypatch):
         w.close()
 
 
-from live_helpers import live_window  # noqa: E402,F401  (the Live tests' window, with their canvas_pos helper)
+@pytest.fixture
+def live_window(hall_window):
+    """The real main window (1280×800) on the shipped 80-point separable scene (the Live and hall tests')."""
+    from percviz.core.presets import SHIPPED_DIR
+
+    return hall_window(SHIPPED_DIR / "notes-80-separable.json")
+
+
+@pytest.fixture
+def window(live_window):
+    """The hall tests' window: the separable 80-point scene (a file with a `window` of its own overrides it)."""
+    return live_window

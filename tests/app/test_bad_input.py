@@ -79,6 +79,7 @@ def test_one_class_only_says_which_class_to_add(qtbot):
     w.close()
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the overflow under test
 def test_a_degree_12_polynomial_on_far_points_overflows_with_a_message_not_a_crash(qtbot):
     far = X * 1e30
     w = _window(qtbot, kernel="poly:degree=12,c=1", algorithm="kernel-perceptron", X=far)

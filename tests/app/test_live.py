@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QCheckBox
 
-from live_helpers import canvas_pos
+from helpers import canvas_pos
 from percviz.app import live
 from percviz.core.data import PointSet
 from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset

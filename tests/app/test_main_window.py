@@ -8,7 +8,7 @@ import time
 import numpy as np
 import pytest
 from gap_meter import GapMeter
-from helpers import canvas_pos
+from helpers import canvas_pos, click
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QImage
 from PySide6.QtTest import QTest
@@ -40,12 +40,6 @@ def window(qtbot):
     w.close()
 
 
-def _click(window, x, y, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifier.NoModifier):
-    canvas = window.panels["canvas"]
-    QTest.mouseClick(canvas.plot.viewport(), button, mods, canvas_pos(canvas, x, y))
-    QApplication.processEvents()
-
-
 def _tolerance(window) -> float:
     px = window.panels["canvas"].viewbox.viewPixelSize()
     return 1.5 * max(px)
@@ -61,9 +55,9 @@ def test_accessible_names_of_key_widgets(window):
 def test_clicks_add_points_with_label_at_data_coordinates(window):
     scene = window.scene
     n0 = scene.n
-    _click(window, 2.5, -3.0)
-    _click(window, -2.0, 3.0, Qt.MouseButton.RightButton)
-    _click(window, 3.0, 3.0, mods=Qt.KeyboardModifier.ShiftModifier)
+    click(window, 2.5, -3.0)
+    click(window, -2.0, 3.0, Qt.MouseButton.RightButton)
+    click(window, 3.0, 3.0, mods=Qt.KeyboardModifier.ShiftModifier)
     assert scene.n == n0 + 3
     X, c = scene.points.X[n0:], scene.points.classes[n0:]
     np.testing.assert_allclose(X, [[2.5, -3.0], [-2.0, 3.0], [3.0, 3.0]], atol=_tolerance(window))
