@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -23,6 +24,18 @@ def _running_qthreads() -> list[QThread]:
         except RuntimeError:  # the C++ object is already gone
             continue
     return list(found.values())
+
+
+APP_DIR = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test here drives Qt: marked `gui`, and `slow` (most open the real window: seconds each), so that
+    `pytest -m "not slow"` is the quick loop of core, CLI and library tests. New tests here need no mark."""
+    for item in items:
+        if APP_DIR in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.gui)
+            item.add_marker(pytest.mark.slow)
 
 
 @pytest.fixture(autouse=True)
