@@ -1,16 +1,18 @@
 #!/usr/bin/env bash
 # The GUI tests under load: two busy processes (`while True: pass`, pinned to the cores when taskset exists) run
 # beside the app tests, RUNS times (default 3); the busy processes are stopped by PID. Prints each run's result
-# and exits 1 if any run failed. Usage: bench/loaded_tests.sh [RUNS] [extra pytest args, e.g. -x or a path]
+# and exits 1 if any run failed. Usage: bench/loaded_tests.sh [RUNS] [pytest args instead of tests/app]
 set -uo pipefail
 cd "$(dirname "$0")/.."
 RUNS=${1:-3}
 shift || true
+args=("$@")
+[ ${#args[@]} -eq 0 ] && args=(tests/app)
 export QT_QPA_PLATFORM=offscreen
 
 busy=()
 start_busy() {
-  local cpus n=0
+  local cpus
   cpus=$(nproc)
   for k in 0 1; do
     if command -v taskset >/dev/null; then
@@ -19,7 +21,6 @@ start_busy() {
       python -c "while True: pass" &
     fi
     busy+=($!)
-    n=$((n + 1))
   done
   echo "busy processes: ${busy[*]} (pinned: $(command -v taskset >/dev/null && echo yes || echo no))"
 }
@@ -36,7 +37,7 @@ start_busy
 for run in $(seq 1 "$RUNS"); do
   log=$(mktemp -t percviz-loaded-XXXX.txt)
   t0=$(date +%s)
-  python -m pytest -q -p no:cacheprovider tests/app "$@" >"$log" 2>&1
+  python -m pytest -q -p no:cacheprovider "${args[@]}" >"$log" 2>&1
   rc=$?
   summary=$(tail -n 1 "$log")
   echo "run $run: exit $rc in $(( $(date +%s) - t0 )) s: $summary (log: $log)"

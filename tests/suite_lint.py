@@ -62,25 +62,33 @@ def _names(node: ast.AST) -> set[str]:
 
 def _wall_names(fn: ast.AST) -> set[str]:
     """Names in a function (and its nested functions) holding a wall-clock reading or a value derived from one."""
+    flows = []  # (target names, value) of every assignment and list append in the scope
+    for node in ast.walk(fn):
+        targets, value = [], None
+        if isinstance(node, ast.Assign):
+            targets, value = node.targets, node.value
+        elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
+            targets, value = [node.target], node.value
+        elif isinstance(node, ast.Call) and _name(node.func) in {"append", "extend"} and node.args:
+            targets, value = [node.func.value], node.args[0]  # type: ignore[attr-defined]
+        if value is None:
+            continue
+        names = set()
+        for t in targets:
+            for n in ast.walk(t):
+                if isinstance(n, ast.Name):
+                    names.add(n.id)
+                elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+                    names.add(n.attr)
+        flows.append((names, _reads_wall_clock(value), _names(value)))
     tainted: set[str] = set()
     for _ in range(4):  # derived values: t0 = monotonic(); dt = monotonic() - t0; gaps = diff(times) ...
-        for node in ast.walk(fn):
-            targets, value = [], None
-            if isinstance(node, ast.Assign):
-                targets, value = node.targets, node.value
-            elif isinstance(node, (ast.AugAssign, ast.AnnAssign)) and node.value is not None:
-                targets, value = [node.target], node.value
-            elif isinstance(node, ast.Call) and _name(node.func) in {"append", "extend"} and node.args:
-                targets, value = [node.func.value], node.args[0]  # type: ignore[attr-defined]
-            if value is None:
-                continue
-            if _reads_wall_clock(value) or _names(value) & tainted:
-                for t in targets:
-                    for n in ast.walk(t):
-                        if isinstance(n, ast.Name):
-                            tainted.add(n.id)
-                        elif isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
-                            tainted.add(n.attr)
+        before = len(tainted)
+        for names, reads, uses in flows:
+            if reads or uses & tainted:
+                tainted |= names
+        if len(tainted) == before:
+            break
     return tainted
 
 
@@ -112,6 +120,8 @@ def ignored_waits(path: Path) -> list[tuple[int, str]]:
         owner = call.func.value if isinstance(call.func, ast.Attribute) else None
         if name == "wait" and owner is not None and _name(owner) in SLEEPS:
             continue  # qtbot.wait(ms): a pause, not a wait for something
+        if name == "wait" and owner is not None and _name(owner).endswith("barrier"):
+            continue  # threading.Barrier.wait raises BrokenBarrierError on time-out
         raises = name in {"wait_idle", "wait_ready"} and not any(
             k.arg == "check" and isinstance(k.value, ast.Constant) and k.value.value is False for k in call.keywords)
         if not raises:
