@@ -565,7 +565,7 @@ class RunSession(QObject):
         self._set_state(FINISHED if self.finished else IDLE)
         return self.latest
 
-    def wait_idle(self, timeout_s: float = 10.0, *, check: bool = True) -> bool:
+    def wait_idle(self, timeout_s: float = 30.0, *, check: bool = True) -> bool:
         """Process events until the worker has nothing left to do, nor the panels (tests and scripts); True then.
 
         On time-out: TimeoutError naming what was still busy, or False when check=False (a caller that handles it).
