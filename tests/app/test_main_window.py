@@ -180,14 +180,15 @@ def test_ui_keeps_serving_events_with_2000_points_running(qtbot):
     meter = GapMeter()
     meter.start()
     w.session.run_to_end()
-    qtbot.waitUntil(lambda: w.session.latest.iteration > 200, timeout=60000)  # the solver really runs meanwhile
+    # counted: 40 turns of the UI's 5 ms heartbeat while the solver really runs (past 200 updates)
+    qtbot.waitUntil(lambda: len(meter.cpus) >= 40 and w.session.latest.iteration > 200, timeout=60000)
     meter.stop()
     assert w.session.state == RUNNING
     print(f"worst UI-thread gap {meter.worst_cpu:.0f} ms CPU ({meter.worst_wall:.0f} ms wall), "
           f"{len(meter.cpus)} turns, {w.session.latest.iteration} updates")
     w.close()
     # the UI thread's own work between two turns of its event loop stays short (its CPU time: load-proof)
-    assert len(meter.cpus) >= 10 and meter.worst_cpu < 250, (meter.worst_cpu, meter.worst_cpu_label)
+    assert meter.worst_cpu < 250, (meter.worst_cpu, meter.worst_cpu_label)
     assert not live_threads()
 
 
