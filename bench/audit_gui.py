@@ -225,14 +225,14 @@ def main(argv=None) -> int:
                 status0 = w.controls.status.text()
                 if opened and w.session.solver_cls is not None and w.session.current is not None:
                     QTest.mouseClick(w.controls.run_button, Qt.MouseButton.LeftButton)
-                    w.session.wait_idle(60)
+                    w.session.wait_idle(60, check=False)  # an audit records what it sees, stuck or not
                     QTest.qWait(30)
-                    w.session.wait_idle(30)
+                    w.session.wait_idle(30, check=False)
                 fv = w.panels.get("feature")
                 for _ in range(60):
                     if fv is None or not fv.computing:
                         break
-                    w.session.wait_idle(2)
+                    w.session.wait_idle(2, check=False)  # polled: the loop checks the feature view
                 snap = w.session.current
                 texts = window_texts(w)
                 res["status"] = w.controls.status.text()[:300]

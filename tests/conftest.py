@@ -14,3 +14,22 @@ try:  # scikit-learn (a test extra) brings threadpoolctl
     _limits = threadpool_limits(limits=1)
 except ImportError:  # pragma: no cover - without it tests still run, only slower on a busy machine
     _limits = None
+
+
+def _slow_ids() -> tuple[set[str], set[str]]:
+    """tests/slow_tests.txt: the exact test ids, and the function ids (all their parameters) marked slow."""
+    from pathlib import Path
+
+    lines = (Path(__file__).with_name("slow_tests.txt").read_text(encoding="utf-8")).splitlines()
+    ids = {line.strip() for line in lines if line.strip() and not line.startswith("#")}
+    return ids, {i for i in ids if "[" not in i}
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark `slow` the tests listed in tests/slow_tests.txt (the quick loop is `pytest -m "not slow"`)."""
+    import pytest
+
+    exact, functions = _slow_ids()
+    for item in items:
+        if item.nodeid in exact or item.nodeid.split("[")[0] in functions:
+            item.add_marker(pytest.mark.slow)

@@ -31,9 +31,9 @@ EVERY_CLASS = [(name, cls) for name, cls in sorted(E.ALIASES.items()) if name no
 FAST = {"input-space-svm": {"steps": 1}}
 
 
-#: Failures owned by another item of issue 28 (the input-space SVM on d = 1: core/input_distance.py's default_rect
-#: reads a second coordinate). Tolerated, not expected: remove once that fix is merged.
-FIXED_ELSEWHERE = {"input-space-svm": {"check_fit2d_1feature"}}
+#: Failures owned by another item (none now: the input-space SVM runs on d = 1 since its contour rectangle is
+#: built only in the plane).
+FIXED_ELSEWHERE: dict[str, set[str]] = {}
 
 
 def _instance(name: str, cls, **kw):
@@ -379,7 +379,7 @@ def _case(draw):
     degree = draw(st.one_of(st.integers(1, 4), st.sampled_from([0, -2])))
     coef0 = draw(st.one_of(st.floats(0.0, 2.0), st.sampled_from([-1.0, float("nan")])))
     max_iter = draw(st.one_of(st.integers(0, 200), st.sampled_from([-1, None])))
-    d = draw(st.integers(2 if name == "input-space-svm" else 1, 4))  # d = 1 there: FIXED_ELSEWHERE
+    d = draw(st.integers(1, 4))
     n = draw(st.integers(4, 24))
     seed = draw(st.integers(0, 2**16))
     classes = draw(st.sampled_from([2, 3]))

@@ -302,13 +302,18 @@ class FeatureView(GeometryPanel):
         """A background job is still working on the current picture."""
         return self._job is not None
 
-    def wait_ready(self, timeout_ms: int = 30000) -> bool:
-        """Process events until the current picture is complete (tests, screenshots); False on time-out."""
+    def wait_ready(self, timeout_ms: int = 30000, *, check: bool = True) -> bool:
+        """Process events until the current picture is complete (tests, screenshots); True then.
+
+        On time-out: TimeoutError saying the feature-space picture is still computed, or False when check=False.
+        """
         clock = QElapsedTimer()
         clock.start()
         while self._job is not None and clock.elapsed() < timeout_ms:
             self._job.wait(10)
             QCoreApplication.processEvents()
+        if check and self._job is not None:
+            raise TimeoutError(f"the feature view still computes its picture after {timeout_ms} ms")
         return self._job is None
 
     def shutdown(self, wait_ms: int = 2000) -> bool:

@@ -101,7 +101,7 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
         window.docks[panel].show()
     window.show()
     QCoreApplication.processEvents()
-    window.session.wait_idle(10.0)
+    window.session.wait_idle(10.0, check=False)  # best effort: a run still going is taken over below
     if steps:
         window.session.advance_sync(int(steps))
     rho = window.session.rho(wait=True)  # the ρ_K reference line must be in the picture
@@ -110,7 +110,7 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
             view.set_reference(rho)
     for view in window.panels.values():  # a big scene's feature picture is computed in the background
         if view.isVisible():
-            view.wait_ready()
+            view.wait_ready(check=False)  # a picture not ready in 30 s: its 'Computing…' message is shown
     for _ in range(3):  # let coalesced redraws and refinements run
         QCoreApplication.processEvents()
         time.sleep(0.02)

@@ -108,8 +108,11 @@ class Panel:
     def redraw_now(self) -> None:
         """Draw what is pending now (a panel that coalesces redraws on a timer; screenshots, exports)."""
 
-    def wait_ready(self, timeout_ms: int = 30000) -> bool:
-        """Process events until background work of the picture is done (screenshots, tests); False on time-out."""
+    def wait_ready(self, timeout_ms: int = 30000, *, check: bool = True) -> bool:
+        """Process events until background work of the picture is done (screenshots, tests); True then.
+
+        On time-out a panel with background work raises TimeoutError naming it, or returns False when check=False.
+        """
         return True
 
     def shutdown(self) -> None:

@@ -565,8 +565,11 @@ class RunSession(QObject):
         self._set_state(FINISHED if self.finished else IDLE)
         return self.latest
 
-    def wait_idle(self, timeout_s: float = 10.0) -> bool:
-        """Process events until the worker has nothing left to do, nor the panels (tests and scripts)."""
+    def wait_idle(self, timeout_s: float = 30.0, *, check: bool = True) -> bool:
+        """Process events until the worker has nothing left to do, nor the panels (tests and scripts); True then.
+
+        On time-out: TimeoutError naming what was still busy, or False when check=False (a caller that handles it).
+        """
         import time
 
         from PySide6.QtCore import QCoreApplication
@@ -574,13 +577,32 @@ class RunSession(QObject):
         end = time.monotonic() + timeout_s
         while time.monotonic() < end:
             QCoreApplication.processEvents()
-            if (not self._worker.busy and not self._worker.has_output and not self._restart_timer.isActive()
-                    and self._build is None
-                    and not self.frames.first_draws_pending and not any(busy() for busy in self.busy_checks)):
+            if not self.still_busy():
                 QCoreApplication.processEvents()
                 return True
             time.sleep(0.002)
-        return False
+        busy = self.still_busy()
+        if check and busy:
+            raise TimeoutError(f"the run was not idle after {timeout_s:g} s: {', '.join(busy)} "
+                               f"(state '{self.state}', {self.solver_cls.name if self.solver_cls else 'no solver'})")
+        return not busy
+
+    def still_busy(self) -> list[str]:
+        """What keeps the session from being idle ([] when idle): the words wait_idle's TimeoutError names."""
+        busy = []
+        if self._worker.busy:
+            busy.append("the solver thread is computing")
+        if self._worker.has_output:
+            busy.append("snapshots wait to be taken")
+        if self._restart_timer.isActive():
+            busy.append("a restart is pending")
+        if self._build is not None:
+            busy.append("the problem is being built")
+        if self.frames.first_draws_pending:
+            busy.append("a panel's first draw is pending")
+        if any(check() for check in self.busy_checks):
+            busy.append("a panel computes its picture")
+        return busy
 
     def shutdown(self, timeout_ms: int = 3000) -> None:
         """Stop the solver thread and the ρ_K task (call before the window closes); blocks at most timeout_ms.

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import gc
 import os
+from pathlib import Path
 
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
@@ -25,6 +26,18 @@ def _running_qthreads() -> list[QThread]:
     return list(found.values())
 
 
+APP_DIR = Path(__file__).resolve().parent
+
+
+def pytest_collection_modifyitems(config, items):
+    """Every test here drives Qt: marked `gui`, and `slow` (most open the real window: seconds each), so that
+    `pytest -m "not slow"` is the quick loop of core, CLI and library tests. New tests here need no mark."""
+    for item in items:
+        if APP_DIR in Path(str(item.fspath)).resolve().parents:
+            item.add_marker(pytest.mark.gui)
+            item.add_marker(pytest.mark.slow)
+
+
 @pytest.fixture(autouse=True)
 def no_thread_left_running(qapp):
     """Fail any test that leaves a thread running: a QThread or a percviz background thread (then stop a QThread)."""
@@ -36,49 +49,9 @@ def no_thread_left_running(qapp):
         for t in running:
             if isinstance(t, QThread):
                 t.quit()
-            t.wait(5000)
-        pytest.fail(f"the test left {len(running)} QThread(s) running: {names}")
-
-
-def _install_curves_placeholder() -> None:
-    """Until percviz.app.curves exists, a minimal stand-in so the real main window can be built in tests."""
-    try:
-        import percviz.app.curves  # noqa: F401
-    except ImportError:
-        import sys
-        import types
-
-        from PySide6.QtCore import Signal
-        from PySide6.QtWidgets import QLabel
-
-        class CurvesView(QLabel):
-            pointHovered = Signal(int)
-
-            def __init__(self, scene, parent=None):
-                super().__init__("curves", parent)
-
-            def set_problem(self, problem, solver_cls):
-                pass
-
-            def set_snapshot(self, snapshot):
-                self.setText(f"iteration {snapshot.iteration}")
-
-            @classmethod
-            def supports(cls, solver_cls):
-                return True, ""
-
-            def highlight_point(self, index):
-                pass
-
-            def apply_theme(self, theme):
-                pass
-
-        module = types.ModuleType("percviz.app.curves")
-        module.CurvesView = CurvesView
-        sys.modules["percviz.app.curves"] = module
-
-
-_install_curves_placeholder()
+        stuck = [t.objectName() or type(t).__name__ for t in running if not t.wait(5000)]
+        pytest.fail(f"the test left {len(running)} QThread(s) running: {names}"
+                    + (f" ({', '.join(stuck)} still running 5 s later)" if stuck else ""))
 
 
 @pytest.fixture
@@ -108,4 +81,15 @@ def hall_window(qtbot, tmp_path, monkeypatch):
         w.close()
 
 
-from live_helpers import live_window  # noqa: E402,F401  (the Live tests' window, with their canvas_pos helper)
+@pytest.fixture
+def live_window(hall_window):
+    """The real main window (1280×800) on the shipped 80-point separable scene (the Live and hall tests')."""
+    from percviz.core.presets import SHIPPED_DIR
+
+    return hall_window(SHIPPED_DIR / "notes-80-separable.json")
+
+
+@pytest.fixture
+def window(live_window):
+    """The hall tests' window: the separable 80-point scene (a file with a `window` of its own overrides it)."""
+    return live_window

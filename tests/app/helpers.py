@@ -1,4 +1,4 @@
-"""Helpers shared by the GUI tests (and bench/bench_app.py): click positions, event waits, UI timer ticks."""
+"""The GUI tests' one home for helpers (and bench/bench_app.py's): click positions, keys, settling, windows, ticks."""
 
 from __future__ import annotations
 
@@ -9,9 +9,35 @@ from PySide6.QtWidgets import QApplication
 
 
 def canvas_pos(canvas, x: float, y: float) -> QPoint:
-    """The viewport pixel of data point (x, y) on a CanvasView: where a click or drag there lands."""
+    """The viewport pixel of data point (x, y) on a CanvasView (or a main window's canvas): where a click lands."""
+    if hasattr(canvas, "panels"):
+        canvas = canvas.panels["canvas"]
     p = canvas.view_to_widget(x, y)
     return QPoint(round(p.x()), round(p.y()))
+
+
+def click(canvas, x: float, y: float, button=Qt.MouseButton.LeftButton, mods=Qt.KeyboardModifier.NoModifier):
+    """A click on the canvas (or a main window's canvas) at data point (x, y), then its events handled."""
+    if hasattr(canvas, "panels"):
+        canvas = canvas.panels["canvas"]
+    QTest.mouseClick(canvas.plot.viewport(), button, mods, canvas_pos(canvas, x, y))
+    QApplication.processEvents()
+
+
+def settle(rounds: int = 5, ms: int = 20) -> None:
+    """Let deferred layouts, coalesced redraws and timers run: `rounds` times events, then `ms` of waiting."""
+    for _ in range(rounds):
+        QApplication.processEvents()
+        if ms:
+            QTest.qWait(ms)
+
+
+def finish(w):
+    """Run the window's algorithm to its end and return the snapshot shown then."""
+    w.session.run_to_end()
+    w.session.wait_idle()
+    QApplication.processEvents()
+    return w.session.current
 
 
 def spin(seconds: float) -> None:

@@ -4,24 +4,15 @@ its list shows every name whole; the accessible name and the item data stay."""
 
 from __future__ import annotations
 
-import pytest
+from helpers import settle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 
 from percviz.app.name_combo import ELLIPSIS, fitting_name
 from percviz.core.presets import SHIPPED_DIR
 from percviz.core.solvers import by_family
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 ALGORITHMS = [cls for classes in by_family().values() for cls in classes]
-
-
-def _settle():
-    for _ in range(6):
-        QApplication.processEvents()
-        QTest.qWait(20)
 
 
 def test_fitting_name_cuts_at_words_and_keeps_the_abbreviation():
@@ -68,7 +59,7 @@ def test_every_algorithm_name_is_whole_or_cut_at_a_word_at_desk_2x_and_3x(hall_w
     cut = 0
     for cls in ALGORITHMS:
         w.controls.select_algorithm(cls.name)
-        _settle()
+        settle(6, 20)
         _check_face_and_list(desk, cls)
         cut += desk.shown_text != cls.display_name
     assert cut >= 1  # the desk's combo is narrower than the longest names (the case this guards)
@@ -76,11 +67,11 @@ def test_every_algorithm_name_is_whole_or_cut_at_a_word_at_desk_2x_and_3x(hall_w
     for scale in (2.0, 3.0):
         w.classroom.set_presentation_scale(scale)
         w.classroom.set_presentation(True)
-        _settle()
+        settle(6, 20)
         for cls in ALGORITHMS[::3]:  # a third of them per scale keeps the test short; the names span all lengths
             w.controls.select_algorithm(cls.name)
-            _settle()
+            settle(6, 20)
             _check_face_and_list(bar, cls)
         w.classroom.set_presentation(False)
-        _settle()
+        settle(6, 20)
     assert desk.accessibleName() == "algorithm"

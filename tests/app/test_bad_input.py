@@ -12,7 +12,6 @@ from percviz.app.session import INVALID
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel, Settings
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 #: Two small separable clouds; point 3 is the one the tests move.
 X = np.array([[1.0, 1.2], [1.5, 0.4], [0.8, 2.0], [2.0, 1.0], [-1.0, -1.1], [-1.6, -0.3], [-0.7, -2.0]])
@@ -80,6 +79,7 @@ def test_one_class_only_says_which_class_to_add(qtbot):
     w.close()
 
 
+@pytest.mark.filterwarnings("ignore:overflow encountered:RuntimeWarning")  # the overflow under test
 def test_a_degree_12_polynomial_on_far_points_overflows_with_a_message_not_a_crash(qtbot):
     far = X * 1e30
     w = _window(qtbot, kernel="poly:degree=12,c=1", algorithm="kernel-perceptron", X=far)

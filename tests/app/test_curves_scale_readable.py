@@ -4,19 +4,11 @@ window (1280×800 and 1920×1080), on a fresh run and a long one: at 2× the mar
 from __future__ import annotations
 
 import pytest
+from helpers import settle
 from PySide6.QtGui import QFontMetricsF
-from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication
 
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-
-def _settle():
-    for _ in range(8):
-        QApplication.processEvents()
-        QTest.qWait(30)
 
 
 def _labels(p):
@@ -45,7 +37,7 @@ def test_every_curves_plot_shows_two_labelled_y_values_at_any_scale(hall_window,
         if scale > 1:
             w.classroom.set_presentation_scale(scale)
         w.classroom.set_presentation(scale > 1)
-        _settle()
+        settle(8, 30)
         assert curves.plots and curves.buffers.n > 0
         for g, p in curves.plots.items():
             strings, gap, line = _labels(p)
@@ -54,4 +46,4 @@ def test_every_curves_plot_shows_two_labelled_y_values_at_any_scale(hall_window,
             assert gap >= line, (scale, g, strings, gap, line)  # a line apart: drawn, not one on another
             assert p.vb.height() >= 4 * line - 1, (scale, g, p.vb.height(), line)
         w.classroom.set_presentation(False)
-        _settle()
+        settle(8, 30)

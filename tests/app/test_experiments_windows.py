@@ -141,7 +141,7 @@ def test_closing_the_sweep_window_mid_sweep_leaves_no_background_thread(qtbot, m
     def counted(*args):  # scene 2 waits for the window to close, so the close lands mid-sweep
         calls.append(args)
         if len(calls) == 2:
-            release.wait(30)
+            assert release.wait(30), "the test's gate was never opened"
         return run_task(*args)
 
     monkeypatch.setattr(sweep, "run_task", counted)

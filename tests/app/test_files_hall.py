@@ -10,7 +10,6 @@ import percviz
 from percviz.app import file_actions
 from percviz.core.presets import SHIPPED_DIR, load_preset
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 @pytest.fixture

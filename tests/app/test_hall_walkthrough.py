@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from helpers import press_key, shown_iteration
-from PySide6.QtCore import QPoint, QPointF, Qt
+from helpers import canvas_pos, finish, press_key, shown_iteration
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -14,22 +14,8 @@ from percviz.core.data import PointSet
 from percviz.core.glossary import OUTCOMES
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-PRESET = SHIPPED_DIR / "notes-80-separable.json"
 XOR = [(1.0, 1.0, 0), (-1.0, -1.0, 0), (1.0, -1.0, 1), (-1.0, 1.0, 1)]
-
-
-@pytest.fixture
-def window(hall_window):
-    return hall_window(PRESET)
-
-
-def _finish(w):
-    w.session.run_to_end()
-    w.session.wait_idle()
-    QApplication.processEvents()
-    return w.session.current
 
 
 @pytest.mark.parametrize("leave", [Qt.Key.Key_Return, Qt.Key.Key_Escape], ids=["enter", "escape"])
@@ -82,8 +68,7 @@ def _stroke(w) -> int:
     c = w.panels["canvas"]
 
     def pos(x, y):
-        p = c.plot.mapFromScene(c.viewbox.mapViewToScene(QPointF(x, y)))
-        return QPoint(round(p.x()), round(p.y()))
+        return canvas_pos(c, x, y)
 
     n0 = w.scene.n
     vp = c.plot.viewport()
@@ -118,7 +103,7 @@ def test_all_six_outcomes_have_their_own_words_and_colour_on_the_window(window):
     seen = {}
 
     def record():
-        snap = _finish(w)
+        snap = finish(w)
         key = snap.status.value
         assert OUTCOMES[key].words in w.controls.status.text(), w.controls.status.text()
         seen[key] = (w.controls.status.styleSheet(), w.controls.status_role)
@@ -149,7 +134,7 @@ def test_a_diverged_run_claims_no_margin_and_the_weight_view_names_the_iterate_i
     w = window
     w.scene.set_settings(algorithm="lms", params={"eta": 50.0, "schedule": "constant"})
     w.session.wait_idle()
-    snap = _finish(w)
+    snap = finish(w)
     assert snap.status.value == "diverged"
     assert "margin" not in w.controls.status.text().split("\n")[0]
     assert "margin" not in w.classroom.caption.text()
@@ -252,7 +237,7 @@ def test_one_space_draws_in_every_curves_plot_and_a_reset_resets_their_ranges(wi
 @pytest.mark.parametrize("preset", ["xor-linear-certificate.json", "overlapping-gaussians.json"])
 def test_a_certificates_near_zero_f_is_not_magnified_into_a_picture(hall_window, preset):
     w = hall_window(SHIPPED_DIR / preset)
-    snap = _finish(w)
+    snap = finish(w)
     assert snap.status.value == "certificate"
     canvas = w.panels["canvas"]
     w.session.wait_idle()
@@ -266,7 +251,7 @@ def test_a_certificates_near_zero_f_is_not_magnified_into_a_picture(hall_window,
 
 def test_a_separating_kernel_run_keeps_its_own_colour_scale(hall_window):
     w = hall_window(SHIPPED_DIR / "xor-rbf.json")
-    snap = _finish(w)
+    snap = finish(w)
     assert snap.status.value == "separator"
     label = w.panels["canvas"].colorbar.axis.label.toPlainText()
     assert "≈ 0" not in label
@@ -296,6 +281,6 @@ def test_every_generator_replaces_or_adds_its_points_in_one_undo_step(window, ad
 
 def test_the_canvas_own_caption_names_its_margin_too(window):
     w = window
-    _finish(w)
+    finish(w)
     text = w.panels["canvas"].overlay.text()  # drawn under the classroom caption, and alone without it
     assert "geometric margin γ(a) = " in text and "   margin " not in f"   {text}"

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QMessageBox
 
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _hostile(tmp_path, kind: str):

@@ -11,7 +11,6 @@ from PySide6.QtWidgets import QApplication, QLineEdit
 from percviz.app.main_window import MainWindow
 from percviz.core.presets import SHIPPED_DIR, load_preset
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 @pytest.mark.parametrize("text", ["inf", "1e400"])

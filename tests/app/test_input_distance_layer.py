@@ -11,7 +11,6 @@ from percviz.core.datasets import ring
 from percviz.core.presets import Preset, ViewSettings
 from percviz.core.scene import SceneModel
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _distance_to_polyline(P: np.ndarray, L: np.ndarray) -> np.ndarray:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pytest
 from helpers import press_key, shown_iteration
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
@@ -10,17 +9,7 @@ from PySide6.QtWidgets import QApplication
 
 from percviz.app.controls import LONG_RUN
 from percviz.app.help_page import MOUSE_ROWS, help_rows, menu_actions
-from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-#: 28 fixed-increment updates: enough to step and scrub.
-PRESET = SHIPPED_DIR / "notes-80-separable.json"
-
-
-@pytest.fixture
-def window(hall_window):
-    return hall_window(PRESET)
 
 
 def _type_in(qtbot, w, editor, text: str) -> None:

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-import pytest
+from helpers import finish
 from PySide6.QtGui import QColor, QFontMetrics
 from PySide6.QtWidgets import QApplication, QCheckBox, QLabel, QStyle, QStyleOptionButton, QTextBrowser
 
@@ -12,25 +12,10 @@ from percviz.core.features import FEATURE_MAPS
 from percviz.core.glossary import MARGINS, OUTCOMES, margin_term
 from percviz.core.kernels import KERNELS
 from percviz.core.param_labels import human_label
-from percviz.core.presets import SHIPPED_DIR
 from percviz.core.solvers import by_family, get_solver
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
-PRESET = SHIPPED_DIR / "notes-80-separable.json"
 XOR = [(1.0, 1.0, 0), (-1.0, -1.0, 0), (1.0, -1.0, 1), (-1.0, 1.0, 1)]
-
-
-@pytest.fixture
-def window(hall_window):
-    return hall_window(PRESET)
-
-
-def _finish(w):
-    w.session.run_to_end()
-    w.session.wait_idle()
-    QApplication.processEvents()
-    return w.session.current
 
 
 def _set_points(w, rows):
@@ -51,7 +36,7 @@ def test_each_algorithm_family_says_which_margin_it_reports():
 
 def test_caption_status_and_curves_name_the_same_margin(window):
     w = window  # fixed-increment on φ = (1, x1, x2): the geometric margin of a
-    snap = _finish(w)
+    snap = finish(w)
     assert snap.status.value == "separator"
     name = MARGINS["geometric"].short
     assert name in w.controls.status.text()
@@ -69,17 +54,17 @@ def _bg(label: QLabel) -> str:
 def test_outcomes_have_their_own_words_and_colours(window):
     w = window
     seen = {}
-    snap = _finish(w)
+    snap = finish(w)
     seen[snap.status.value] = (_bg(w.controls.status), w.controls.status_role)
     assert OUTCOMES["separator"].words in w.controls.status.text()
     w.scene.set_settings(max_iter=3)
     w.session.wait_idle()
-    snap = _finish(w)
+    snap = finish(w)
     assert snap.status.value == "max_iter" and "iteration limit" in w.controls.status.text()
     seen[snap.status.value] = (_bg(w.controls.status), w.controls.status_role)
     w.scene.set_settings(max_iter=200, algorithm="mse", params={})
     w.session.wait_idle()
-    snap = _finish(w)
+    snap = finish(w)
     seen[snap.status.value] = (_bg(w.controls.status), w.controls.status_role)
     assert snap.status.value == "converged" and "converged" in w.controls.status.text()
     assert seen["max_iter"][1] == "warning" and seen["separator"][1] == "success"
@@ -97,7 +82,7 @@ def test_svm_with_w_zero_says_so_and_draws_no_slack_forest(window):
     _set_points(w, XOR)
     w.scene.set_settings(algorithm="svm", kernel="affine", params={"margin": "soft", "C": 1.0})
     w.session.wait_idle()
-    snap = _finish(w)
+    snap = finish(w)
     assert snap.metrics["weight_norm"] < 1e-6
     text = w.controls.status.text()
     assert "w = 0" in text and "SVM margin" not in text

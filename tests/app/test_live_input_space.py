@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-from PySide6.QtCore import QPoint, Qt
+from helpers import canvas_pos
+from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
 from percviz.app import panel_feed
@@ -14,12 +15,6 @@ from percviz.core.presets import SHIPPED_DIR
 from percviz.core.shipped import _moons
 from percviz.core.solvers import get_solver
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
-
-
-def _pos(w, x, y) -> QPoint:
-    p = w.panels["canvas"].view_to_widget(x, y)
-    return QPoint(round(p.x()), round(p.y()))
 
 
 def test_each_live_move_gets_a_finished_input_space_boundary_from_warm_qps(qtbot, hall_window, monkeypatch):
@@ -57,14 +52,14 @@ def test_each_live_move_gets_a_finished_input_space_boundary_from_warm_qps(qtbot
     i = int(np.argmax(X[:, 0]))
     x0, y0 = X[i]
     vp = canvas.plot.viewport()
-    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, x0, y0))
-    QTest.mouseMove(vp, _pos(w, x0 - 0.15, y0))  # beyond pyqtgraph's drag distance: the drag starts
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, x0, y0))
+    QTest.mouseMove(vp, canvas_pos(w, x0 - 0.15, y0))  # beyond pyqtgraph's drag distance: the drag starts
     qtbot.waitUntil(lambda: w.scene.dragging and s.finished, timeout=60000)
     x0 -= 0.15
     moves, served = 4, 0
     for k in range(1, moves + 1):
         target = (x0 - 0.02 * k, y0 + 0.015 * k)
-        QTest.mouseMove(vp, _pos(w, *target))
+        QTest.mouseMove(vp, canvas_pos(w, *target))
 
         def drawn() -> bool:  # this move's finished run is the one on the canvas, with a boundary drawn
             if not (s.finished and canvas.snapshot is s.latest and s.problem is not None
@@ -78,7 +73,7 @@ def test_each_live_move_gets_a_finished_input_space_boundary_from_warm_qps(qtbot
         snap = s.latest
         assert snap.status.done and snap.status.value == "separator", snap.status
         assert snap.metrics["input_margin"] > 0  # the checked input-space margin of the step kept
-    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, _pos(w, *target))
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, *target))
     assert served == moves
     assert on_ui and not any(on_ui)  # the runs were made on the worker: the UI thread never waited for one
     assert starts and all(0 < m < s.problem.n for m in starts)  # each step's QP from the last support vectors

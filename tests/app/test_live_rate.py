@@ -10,10 +10,9 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
 from percviz.app import panel_feed
-from live_helpers import canvas_pos
+from helpers import canvas_pos
 from percviz.core.data import PointSet
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _separable(n, seed=1):

@@ -4,25 +4,19 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from helpers import settle
 from PySide6.QtCore import QPoint, QRect, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QComboBox, QLabel, QStyle, QStyleOptionComboBox, QToolButton
+from PySide6.QtWidgets import QComboBox, QLabel, QStyle, QStyleOptionComboBox, QToolButton
 
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 @pytest.fixture
 def window(hall_window):
     return hall_window(SHIPPED_DIR / "default.json")
-
-
-def _settle():
-    for _ in range(5):
-        QApplication.processEvents()
-        QTest.qWait(20)
 
 
 def _elided(widget) -> str:
@@ -43,7 +37,7 @@ def _elided(widget) -> str:
 def test_presentation_bar_at_2x_shows_every_text_whole(qtbot, window):
     w = window
     QTest.keyClick(w, Qt.Key.Key_F5)
-    _settle()
+    settle()
     assert w.classroom.presenting and w.classroom.scale >= 2.0
     bar = w.classroom.presentation_layout.bar
     assert bar.isVisible() and not w.docks["controls"].isVisible()
@@ -64,7 +58,7 @@ def test_the_bar_drives_the_run(qtbot, window):
     w = window
     w.classroom.live.set_on(False)
     w.classroom.set_presentation(True)
-    _settle()
+    settle()
     bar = w.classroom.presentation_layout.bar
     w.session.reset()
     w.session.wait_idle()
@@ -87,19 +81,19 @@ def test_leaving_presentation_restores_the_layout_exactly(qtbot, window, views):
     def docks():
         return {d.objectName(): (d.isVisible(), d.geometry().getRect()) for d in w.findChildren(QDockWidget)}
 
-    _settle()
+    settle()
     QTest.qWait(2 * w.layouts.FIT_DELAY_MS)  # the small-screen fit runs once the plots have settled: the desk layout
-    _settle()
+    settle()
     before_docks = docks()
     before_status = w.statusBar().height()
     before_width = w.docks["controls"].width()
     for _ in range(2):
         QTest.keyClick(w, Qt.Key.Key_F5)
-        _settle()
+        settle()
         QTest.keyClick(w, Qt.Key.Key_F5)
-        _settle()
+        settle()
     QTest.qWait(2 * w.layouts.FIT_DELAY_MS)
-    _settle()
+    settle()
     assert not w.classroom.presenting
     assert w.docks["controls"].isVisible() and w.docks["controls"].width() == before_width
     after = docks()
@@ -117,7 +111,7 @@ def test_the_caption_never_covers_a_data_point(qtbot, window):
     w = window
     w.classroom.set_presentation_scale(3.0)
     w.classroom.set_presentation(True)
-    _settle()
+    settle()
     cap = w.classroom.caption
     canvas = w.panels["canvas"]
     vp = canvas.plot.viewport()
@@ -157,7 +151,7 @@ def test_the_presentation_caption_says_the_outcome_and_which_margin_without_cove
     w.classroom.set_presentation(True)
     w.session.run_to_end()
     w.session.wait_idle()
-    _settle()
+    settle()
     snap = w.session.current
     assert snap.status.done
     cap, note = w.classroom.caption, w.classroom.caption.line_label
@@ -171,7 +165,7 @@ def test_the_presentation_caption_says_the_outcome_and_which_margin_without_cove
         assert not w.panels["canvas"].title.isVisible()
         assert QFontMetrics(note.font()).horizontalAdvance(note.shown_text) <= note.contentsRect().width()
     w.classroom.set_presentation(False)
-    _settle()
+    settle()
     assert not note.isVisible() and w.panels["canvas"].title.isVisible()  # the desk: the caption is on the plot
 
 
@@ -257,13 +251,13 @@ def test_the_caption_never_shows_a_cut_algorithm_name_when_presenting(qtbot, hal
     w.session.advance_sync(300)
     cap = w.classroom.caption
     w.classroom.set_presentation(True)
-    _settle()
+    settle()
     qtbot.waitUntil(lambda: "iteration 300" in cap.plain_text, timeout=10000)
     assert cap.isVisible() and "iteration 300" in cap.text()
     assert "…" not in cap.text(), cap.text()  # what the label draws (plain_text is the whole wording)
     assert w.classroom.presentation_layout.bar.isVisible()
     w.classroom.set_presentation(False)
-    _settle()
+    settle()
     assert "Fixed-increment single-sampl" in cap.text()  # the desk keeps the name, shortened where it must be
 
 
@@ -274,7 +268,7 @@ def test_a_certificate_caption_off_the_plot_keeps_its_outcome(qtbot, hall_window
     w.classroom.set_presentation(True)
     w.session.run_to_end()
     w.session.wait_idle()
-    _settle()
+    settle()
     assert w.session.current.status.value == "certificate"
     cap, note = w.classroom.caption, w.classroom.caption.line_label
     said = cap.plain_text if cap.isVisible() else note.shown_text if note.isVisible() else ""
@@ -292,7 +286,7 @@ def test_f5_f5_keeps_the_geometry_views_open_and_leaves_no_ghost_tab_bar(qtbot, 
     w = hall_window(SHIPPED_DIR / "thin-margin.json")
     w.controls.select_algorithm("fixed-increment")
     w.view_actions["feature"].setChecked(True)
-    _settle()
+    settle()
 
     def shown_bars():
         return [b for b in w.findChildren(QTabBar) if b.parent() is w and b.count() and b.isVisible()]
@@ -302,15 +296,15 @@ def test_f5_f5_keeps_the_geometry_views_open_and_leaves_no_ghost_tab_bar(qtbot, 
     for _ in range(2):
         for _ in range(2):
             QTest.keyClick(w, Qt.Key.Key_F5)
-            _settle()
+            settle()
             QTest.qWait(500)  # the small-screen fit and the deferred desk restores have run
-            _settle()
+            settle()
         assert not w.classroom.presenting
         assert len(shown_bars()) == 1, [b.geometry() for b in shown_bars()]
         assert all(w.view_actions[n].isChecked() for n in ("weight", "feature"))
     w.controls.select_algorithm("perceptron")
     w.session.wait_idle()
-    _settle()
+    settle()
     assert w.docks["weight"].isVisible() or w.docks["feature"].isVisible()  # one is the raised tab
     assert not w.docks["weight"].isHidden() and not w.docks["feature"].isHidden()
 
@@ -341,13 +335,13 @@ def test_the_caption_leaves_the_finished_boundary_in_view_when_a_corner_allows(q
     w = hall_window(SHIPPED_DIR / "default.json")
     w.view_actions["feature"].setChecked(True)  # as a lecturer opens it: the canvas is narrower
     w.resize(*size)
-    _settle()
+    settle()
     w.classroom.set_presentation(presenting)
     w.session.run_to_end()
     w.session.wait_idle()
-    _settle()
+    settle()
     QTest.qWait(300)
-    _settle()
+    settle()
     assert w.session.current.status.done
     assert w.classroom.caption.isVisible()
     assert not _covered_points(w)
@@ -362,15 +356,15 @@ def test_presenting_the_caption_never_cuts_the_algorithm_name(qtbot, hall_window
     w.resize(*size)
     w.controls.select_algorithm("fixed-increment")
     w.view_actions["feature"].setChecked(True)
-    _settle()
+    settle()
     w.classroom.set_presentation(True)
     QTest.qWait(2 * w.layouts.FIT_DELAY_MS)
     w.session.wait_idle()
-    _settle()
+    settle()
     cap, note = w.classroom.caption, w.classroom.caption.line_label
     said = cap.plain_text if cap.isVisible() else note.shown_text if note.isVisible() else ""
     assert "iteration" in said and "…" not in said, said
     assert w.classroom.presentation_layout.bar.algorithm.currentText().strip().startswith("Fixed-increment single-sample")
     w.classroom.set_presentation(False)
-    _settle()
+    settle()
     assert "Fixed-increment" in cap.plain_text  # at the desk it is still named (shortened if need be)

@@ -4,21 +4,19 @@ and leaving presentation restores the desk exactly."""
 from __future__ import annotations
 
 import pytest
+from helpers import settle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtTest import QTest
-from PySide6.QtWidgets import QApplication, QDockWidget, QLabel, QTabBar, QToolButton
+from PySide6.QtWidgets import QDockWidget, QLabel, QTabBar, QToolButton
 
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _settle(ms: int = 400):
-    QTest.qWait(ms)
-    for _ in range(5):
-        QApplication.processEvents()
-        QTest.qWait(20)
+    QTest.qWait(ms)  # the fold's own timer first
+    settle()
 
 
 def _plot_height(w) -> float:

@@ -21,7 +21,6 @@ from PySide6.QtCore import Qt
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from lp_oracle import lp_separable  # noqa: E402
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 TWO = np.array([[1.0, 0.5], [-0.5, 1.0]])  # two distinct points, opposite labels: separable by any φ with a bias
 

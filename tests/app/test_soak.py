@@ -21,6 +21,7 @@ from percviz.core.scene import SceneModel, Settings
 MAX_CPU_GAP_MS = 250
 
 
+@pytest.mark.soak
 @pytest.mark.slow
 def test_a_thousand_random_actions_raise_nothing_draw_no_stale_run_and_leave_no_thread(qtbot, capsys):
     rng = np.random.default_rng(11)

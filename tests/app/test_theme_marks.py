@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QApplication, QCheckBox, QStyle, QStyleOptionButto
 from percviz.app.theme import THEMES
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 
 def _indicator(box: QCheckBox, checked: bool) -> np.ndarray:

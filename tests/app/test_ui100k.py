@@ -24,7 +24,6 @@ from percviz.core.data import PointSet
 from percviz.core.presets import Preset, load_preset, preset_to_json, write_csv
 from percviz.core.scene import SceneModel, Settings
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 N = 20_000
 
 
@@ -41,13 +40,13 @@ def _window(qtbot, points: PointSet, **settings) -> MainWindow:
     qtbot.addWidget(w)
     w.show()
     qtbot.waitExposed(w)
-    w.session.wait_idle()
+    w.session.wait_idle(60)  # 100,000 points: first draws take seconds on a loaded machine
     return w
 
 
 def _close(w: MainWindow) -> None:
     w.session.pause()
-    w.session.wait_idle()
+    w.session.wait_idle(60)  # 100,000 points: first draws take seconds on a loaded machine
     w.scene.mark_saved()
     w.close()
 
@@ -377,7 +376,7 @@ def test_a_large_scenes_new_theme_reaches_every_panel_and_the_caption_in_later_t
     assert w.panels["canvas"].theme is dark and w.panels["curves"].theme is not dark  # the others come later
     w.classroom.set_theme("light")  # before the dark one has reached them: the last one is what they get
     light = w.classroom.theme
-    w.session.wait_idle()
+    w.session.wait_idle(60)  # 100,000 points: first draws take seconds on a loaded machine
     assert all(p.theme is light for p in w.panels.values()) and w.classroom.caption.theme is light
     assert w.panels["curves"].layout_widget.backgroundBrush().color().name() == light.background
     _close(w)
@@ -390,10 +389,10 @@ def test_a_large_presets_view_reaches_the_curves_in_a_later_turn_with_the_run_dr
     view = ViewSettings(panels=("canvas", "curves"), curves=("margin", "alpha_g_norm"), log_y=True)
     w.load_preset(Preset(points=_points(N + 5000), algorithm="snkp", kernel="affine", view=view))
     curves = w.panels["curves"]
-    w.session.wait_idle()
+    w.session.wait_idle(60)  # 100,000 points: first draws take seconds on a loaded machine
     w.session.step()
     w.session.step()
-    w.session.wait_idle()
+    w.session.wait_idle(60)  # 100,000 points: first draws take seconds on a loaded machine
     QApplication.processEvents()
     assert curves.view_curves == ("margin", "alpha_g_norm")
     assert set(curves.curves) == {"margin", "alpha_g_norm"}
@@ -409,7 +408,7 @@ def test_f5_twice_at_a_large_n_draws_the_same_canvas_and_curves_and_leaves_nothi
     canvas, curves, present = w.panels["canvas"], w.panels["curves"], w.classroom.actions["presentation"]
     for _ in range(3):
         w.session.step()
-    w.session.wait_idle()
+    w.session.wait_idle(60)  # 100,000 points: first draws take seconds on a loaded machine
     qtbot.waitUntil(lambda: not w.session.frames.first_draws_pending and not canvas._redraw_pending
                     and not canvas._refine.isActive())
 
@@ -449,7 +448,7 @@ def test_a_view_closed_and_opened_at_a_large_n_is_hidden_and_shown_and_the_windo
     w = _window(qtbot, _points(N + 5000), algorithm="snkp")
     canvas = w.panels["canvas"]
     w.session.step()
-    w.session.wait_idle()
+    w.session.wait_idle(60)  # 100,000 points: first draws take seconds on a loaded machine
     for name in ("curves", "feature"):
         widget = w.panels["curves"] if name == "curves" else w.docks["feature"]
         for on in (False, True):

@@ -10,7 +10,6 @@ from PySide6.QtWidgets import QApplication
 from percviz.core.glossary import MARGINS
 from percviz.core.presets import SHIPPED_DIR
 
-pytestmark = pytest.mark.filterwarnings("ignore::RuntimeWarning")
 
 #: "margin 0.21", "margin (0.2)", "margin: 1.0": a number called plain "margin".
 BARE = re.compile(r"(?<![a-zA-Z] )\bmargin[:\s(]+[-−+]?\d")

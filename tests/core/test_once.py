@@ -25,7 +25,7 @@ def test_another_problems_slow_phi_does_not_hold_this_one(monkeypatch):
     def slow(self, X):
         if X is a.X:  # only problem a's φ(X) is held
             inside.set()
-            release.wait(30)
+            assert release.wait(30), "the test's gate was never opened"
         return real(self, X)
 
     monkeypatch.setattr(type(a.features), "transform", slow)
@@ -50,7 +50,7 @@ def test_the_same_value_is_computed_once_across_threads(monkeypatch):
     """Eight threads asking one problem's φ(X) at once get the same array, computed by one transform call."""
     p = _problem(2)
     calls, real = [], type(p.features).transform
-    gate = threading.Barrier(8)
+    barrier = threading.Barrier(8)
 
     def counted(self, X):
         calls.append(1)
@@ -60,7 +60,7 @@ def test_the_same_value_is_computed_once_across_threads(monkeypatch):
     got = []
 
     def ask():
-        gate.wait(10)
+        barrier.wait(10)  # raises BrokenBarrierError on time-out
         got.append(p.Phi)
 
     threads = [threading.Thread(target=ask) for _ in range(8)]
