@@ -38,7 +38,7 @@ def test_kill_9_mid_sweep_then_resume_equals_an_uninterrupted_sweep(tmp_path):
         time.sleep(0.02)  # the header and two finished scenes (three runs each)
     assert proc.poll() is None, "the sweep ended before it could be killed: make it longer"
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    assert proc.wait(timeout=60) == -signal.SIGKILL
     kept = _lines(journal) - 1
     assert 6 <= kept < 8 * 3, kept  # some scenes done, some not
     resumed = subprocess.run([*cmd, "--resume", str(journal)], env=env, capture_output=True, text=True)

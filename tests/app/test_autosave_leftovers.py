@@ -12,7 +12,7 @@ from percviz.core.presets import TEMP_SUFFIX, SHIPPED_DIR
 
 def _dead_pid() -> int:
     p = subprocess.Popen([sys.executable, "-c", "pass"])
-    p.wait()
+    assert p.wait(timeout=60) == 0
     return p.pid
 
 

@@ -15,7 +15,7 @@ from percviz.core.presets import TEMP_SUFFIX, atomic_write_text, remove_stale_te
 
 def _dead_pid() -> int:
     p = subprocess.Popen([sys.executable, "-c", "pass"])
-    p.wait()
+    assert p.wait(timeout=60) == 0
     return p.pid
 
 
@@ -52,7 +52,7 @@ def test_a_save_killed_before_its_rename_leaves_a_temp_that_the_next_save_remove
     proc = subprocess.Popen([sys.executable, "-c", script], stdout=subprocess.PIPE, text=True, env=env)
     assert proc.stdout.readline().strip() == "written"  # the temp is complete, the rename not done
     proc.send_signal(signal.SIGKILL)
-    proc.wait()
+    assert proc.wait(timeout=60) == -signal.SIGKILL
     left = list(tmp_path.glob(f".*{TEMP_SUFFIX}"))
     assert len(left) == 1 and target.read_text() == '{"old": true}'  # the user's file is the old one
     atomic_write_text(tmp_path / "other.json", "{}")  # any later save in the folder cleans up
