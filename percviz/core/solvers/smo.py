@@ -50,6 +50,7 @@ from percviz.core.kernels import LaplacianKernel, RBFKernel
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
 from percviz.core.solvers._kernel_cache import KernelColumns
+from percviz.core.solvers._smo_loop import NEED, OPTIMAL, SHRINK, UNBOUNDED, PairState, run_pairs
 from percviz.core.solvers._smo_newton import newton_polish
 from percviz.core.solvers.base import Solver, Status, register, weight_reach
 from percviz.core.solvers.lp import kernel_separable, min_tau
@@ -208,7 +209,9 @@ class SMO(Solver):
             ),
         )
     )
-    default_max_iter = 100_000
+    default_max_iter = 10_000_000  # as LIBSVM's: max(10⁷, 100 n) pairs
+    #: True: the pure-numpy loop; False: the compiled one; None: the compiled one unless PERCVIZ_SMO_NUMPY=1.
+    _use_numpy: bool | None = None
     #: The margin lines of an SVM are the level sets f = ±1, whatever the kernel.
     margin_level: ClassVar[float] = 1.0
 
@@ -312,133 +315,153 @@ class SMO(Solver):
     def _reset(self):
         y, C = self._y, self._C
         n = len(y)
-        if self._warm is None:
-            self._alpha = np.zeros(n)
-            self._F = y.copy()  # g = −e at α = 0, so F = −y·g = y
-        else:
+        st = PairState(y, self._cols.diag, C, TAU, float(self.values["tol"]), self._cols.capacity)
+        if self._warm is not None:
             alpha, F, self._solves = self._warm_state()
-            self._alpha, self._F = alpha.copy(), F.copy()
-        a = self._alpha
-        pos = y > 0
-        self._upneg = np.where(np.where(pos, a < C, a > 0), 0.0, -np.inf)  # 0 on I_up, −∞ off it: F + this → m
-        self._lowf = np.where(pos, a > 0, a < C).astype(float)  # 1 on I_low: a factor in the choice of j
-        self._tol = float(self.values["tol"])
+            st.alpha[:], st.F[:] = alpha, F
+        self._st = st
+        self._alpha, self._F = st.alpha, st.F  # views kept in step with the loop's arrays
+        self._tol = st.tol
         self._pair: tuple[int, int] | None = None
-        self._shrink_every = min(n, 1000)
-        self._since_shrink = 0
-        self._set_active(None)
-        self._select_first()
+        st.ints[5] = min(n, 1000)
+        self._act = None
+        self._stale = False  # F of the shrunk points is out of date (the loop updates the active set only)
+        self._unshrunk = False  # LIBSVM's policy: every point comes back once, when m − M first falls below 10 tol
 
     def _set_active(self, act: np.ndarray | None):
-        """Restrict the working-set selection to the indices act (None: all of them).
-
-        Shrinking: the full F is updated at every step (three O(n) passes), only the selection of (i, j) works on
-        the active set, so the KKT violation on all points is known at any time and nothing is reconstructed.
-        """
+        """Restrict the pair updates to the indices act (None: all of them; F is rebuilt on the others first)."""
+        st = self._st
+        if act is None:
+            self._refresh()
         if act is None or len(act) == len(self._y):
             self._act = None
-            self._F_a, self._upneg_a, self._lowf_a, self._diag_a = self._F, self._upneg, self._lowf, self._cols.diag
+            st.act[:] = np.arange(len(self._y))
+            st.n_act = len(self._y)
         else:
             self._act = act
-            self._F_a, self._upneg_a = self._F[act], self._upneg[act]
-            self._lowf_a, self._diag_a = self._lowf[act], self._cols.diag[act]
-        self._fu_a = np.empty(len(self._F_a))
+            st.act[: len(act)] = act
+            st.n_act = len(act)
 
-    def _select_first(self):
-        """i = argmax of F over I_up (m), and b = m − F on I_low (0 off it), on the active set.
-
-        max b is the KKT violation m − M whenever that is positive (else max b ≤ 0 < tol: both halt), so M itself
-        is only computed for a snapshot, and b is the first factor of the choice of j in the next update.
-        """
-        F = self._F_a
-        fu = np.add(F, self._upneg_a, out=self._fu_a)
-        ii = int(fu.argmax())
-        m = float(fu[ii])
-        self._ii, self._m = ii, m
-        if m == -np.inf:  # no coefficient can grow (no pair left to move)
-            self._b, self._viol = np.zeros(len(F)), -np.inf
+    def _refresh(self):
+        """F = y − K(y∘α) recomputed on the shrunk points (from the kernel, in blocks), when out of date."""
+        if not self._stale or self._act is None:
             return
-        b = m - F
-        b *= self._lowf_a
-        self._b, self._viol = b, float(b.max())
+        self._stale = False
+        out = np.ones(len(self._y), dtype=bool)
+        out[self._act] = False
+        rows = np.flatnonzero(out)
+        a, y = self._alpha, self._y
+        sv = np.flatnonzero(a)
+        X, kernel = self._cols.X, self.problem.kernel
+        acc = np.zeros(len(rows))
+        step = int(max(1, 32e6 // max(8 * len(rows), 1)))
+        for s in range(0, len(sv), step):
+            block = sv[s : s + step]
+            acc += np.asarray(kernel(X[rows], X[block]), dtype=float) @ (a[block] * y[block])
+        self._F[rows] = y[rows] - acc
+
+    def _violation(self, on_all: bool = False) -> float:
+        """m − M over the active set (or every point), computed as the loop does (max b, b = m − F on I_low)."""
+        st = self._st
+        idx = slice(None) if on_all or self._act is None else self._act
+        a, F, y, C = st.alpha[idx], st.F[idx], st.y[idx], st.C
+        pos = y > 0
+        up = np.where(pos, a < C, a > 0)
+        if not up.any():
+            return -np.inf
+        m = float(F[up].max())
+        low = np.where(pos, a > 0, a < C)
+        return float(np.maximum(np.where(low, m - F, 0.0), 0.0).max())
 
     def _full_extremes(self) -> tuple[float, float]:
         """(m, M) over every point."""
-        F = self._F
-        m = self._m if self._act is None else float((F + self._upneg).max())
-        return m, float(np.where(self._lowf > 0, F, np.inf).min())
+        a, F, y, C = self._alpha, self._F, self._y, self._C
+        pos = y > 0
+        up, low = np.where(pos, a < C, a > 0), np.where(pos, a > 0, a < C)
+        return float(F[up].max(initial=-np.inf)), float(F[low].min(initial=np.inf))
 
-    @property
-    def _gap(self) -> float:
-        """The KKT violation m − M on the active set when positive (else a value ≤ 0)."""
-        return self._viol
+    def _pairs(self, count: int) -> int:
+        """Up to `count` pair updates by the loop (fetching the kernel columns it asks for); the pairs done.
+
+        Stops early when the active set is optimal to tol (the caller's halting test then decides), and shrinks
+        in between when the shrinking counter is due, exactly as one pair per call would.
+        """
+        st, done = self._st, 0
+        while done < count:
+            k, why = run_pairs(st, count - done, self._use_numpy)
+            done += k
+            if k and self._act is not None:
+                self._stale = True
+            if why == NEED:  # a column of the warm start's polish is reused; the loop's cache holds the rest
+                t = int(st.ints[1])
+                col = self._cols._cols.get(t)
+                st.store(t, self._cols._compute(t) if col is None else col)
+            elif why == SHRINK:
+                st.ints[4] = 0
+                if self.values["shrinking"]:
+                    self._shrink()
+            elif why == UNBOUNDED:
+                raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
+            elif why == OPTIMAL:
+                break
+        if done:
+            self._pair = (int(st.ints[2]), int(st.ints[3]))
+        return done
 
     def _update(self):
-        ii = self._ii
-        act = self._act
-        i = ii if act is None else int(act[ii])
-        y, F, alpha, C = self._y, self._F, self._alpha, self._C
-        cols = self._cols
-        Ki = cols(i)
-        # second-order choice of j (WSS 2): maximize b²/a over t ∈ I_low with b = m − F_t > 0
-        # (b is zeroed off I_low and clipped at 0, so only the candidates have a positive gain)
-        b = self._b
-        np.maximum(b, 0.0, out=b)
-        a = cols.curvature(i, TAU)
-        if act is not None:
-            a = a[act]
-        gain = b * b
-        gain /= a
-        jj = int(gain.argmax())
-        j = jj if act is None else int(act[jj])
-        Kj = cols(j)
-        # the exact step along d_i = y_i, d_j = −y_j, clipped so that both stay in [0, C]
-        yi, yj, ai, aj = float(y[i]), float(y[j]), float(alpha[i]), float(alpha[j])
-        delta = float(b[jj] / a[jj])
-        cap_i = C - ai if yi > 0 else ai
-        cap_j = aj if yj > 0 else C - aj
-        delta = min(delta, cap_i, cap_j)
-        if not math.isfinite(delta):
-            raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
-        # at a cap the coefficient lands exactly on its bound (no rounding leaves it a hair inside)
-        ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
-        aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
-        alpha[i], alpha[j] = ai, aj
-        for t, tt, at, yt in ((i, ii, ai, yi), (j, jj, aj, yj)):
-            upneg = 0.0 if (at < C if yt > 0 else at > 0) else -np.inf
-            low = 1.0 if (at > 0 if yt > 0 else at < C) else 0.0
-            self._upneg[t], self._lowf[t] = upneg, low
-            if act is not None:
-                self._upneg_a[tt], self._lowf_a[tt] = upneg, low
-        diff = Ki - Kj
-        diff *= delta
-        F -= diff  # F = −y·g changes by −δ (K_·i − K_·j)
-        self._pair = (i, j)
-        self._since_shrink += 1
-        if self._since_shrink >= self._shrink_every and self.values["shrinking"]:
-            self._shrink()
-        elif act is not None:
-            self._F_a = F[act]
-        self._select_first()
-        return (i, j)
+        self._pairs(1)  # (the halting test after the last pair left the active set with a violation ≥ tol)
+        return () if self._pair is None else self._pair
+
+    def _base_advance(self, updates: int):
+        """Fast-forward by batches of pairs (one loop call per batch) with the same pairs, shrinking and halting
+        tests as one pair per step (the loop stops where that test could end the run); only the last snapshot
+        is built."""
+        if not self._started:
+            self.start()
+        if self.status.done:
+            return self._last
+        left = min(max(0, int(updates)), self.max_iter - self.iteration)
+        moved, idle = False, 0
+        while left > 0 and not self.status.done and idle < 2:
+            k = self._pairs(left)
+            moved, idle = moved or k > 0, 0 if k else idle + 1
+            self.iteration += k
+            left -= k
+            halted = self._guarded_halt()
+            if halted is not None:
+                self.status = halted
+            elif self.iteration >= self.max_iter:
+                self.status = Status.MAX_ITER
+        if moved or self.status.done:
+            self._last = self._snapshot(self._pair or ())
+        assert self._last is not None
+        return self._last
 
     def _shrink(self):
-        """Leave out of the selection the points at a bound that the KKT conditions keep there for now:
-        in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule)."""
-        self._since_shrink = 0
-        m, M = self._full_extremes()
-        up, low, F = self._upneg == 0.0, self._lowf > 0, self._F
+        """Leave out of the pair updates the active points at a bound that the KKT conditions keep there for
+        now: in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule,
+        m and M over the active set). When m − M first falls below 10·tol, F is rebuilt and every point comes
+        back once before shrinking again (LIBSVM's unshrinking)."""
+        if not self._unshrunk and self._violation() <= 10 * self._tol:
+            self._unshrunk = True
+            self._set_active(None)
+        idx = np.arange(len(self._y)) if self._act is None else self._act
+        a, F, y, C = self._alpha[idx], self._F[idx], self._y[idx], self._C
+        pos = y > 0
+        up, low = np.where(pos, a < C, a > 0), np.where(pos, a > 0, a < C)
+        m, M = float(F[up].max(initial=-np.inf)), float(F[low].min(initial=np.inf))
         stuck = (up & ~low & (F < M)) | (low & ~up & (F > m))
-        self._set_active(np.flatnonzero(~stuck))
+        if stuck.any():
+            self._set_active(idx[~stuck])
 
     def _halt(self):
-        if self._viol >= self._tol:
+        if self._violation() >= self._tol:
             return None
         if self._act is not None:  # optimal on the active set: check every point, go on with all if not
             self._set_active(None)
-            self._select_first()
-            if self._viol >= self._tol:
+            if self._violation() >= self._tol:
                 return None
+        self._refresh()
         scores = self._scores()
         if (scores > 0).all():  # a separator claim: confirm it with the exact kernel expansion (in blocks)
             sv = np.flatnonzero(self._alpha)
@@ -471,6 +494,7 @@ class SMO(Solver):
         return KernelExpansion(self.problem.kernel, self.problem.X, self._alpha * self._y, self._bias(), wn or None)
 
     def _metrics(self):
+        self._refresh()
         a, y, F = self._alpha, self._y, self._F
         wn = self._norm_w()
         scores = self._scores()
@@ -486,6 +510,7 @@ class SMO(Solver):
         }
 
     def _state(self):
+        self._refresh()  # (the shrunk points' F is never read by the loop before it is rebuilt: the pairs stay)
         metrics = self._metrics()
         decision = self._decision(metrics["weight_norm"])
         ab = decision.affine()

@@ -1,0 +1,241 @@
+"""SMO's pair updates, many per call: a compiled loop (numba) and a pure-numpy loop that take the same pairs.
+
+Both run `pairs(state, max_pairs)` on the arrays of `PairState` and stop after max_pairs pairs, or when
+the KKT violation on the active set is below tol (OPTIMAL), or when the column cache lacks a column (NEED: the
+caller computes it with the kernel, stores it and calls again; the pair then restarts from its selection,
+which is a function of the state only), or when the step is unbounded (UNBOUNDED), or when the shrinking
+counter is due (SHRINK). The arithmetic is written in the same order in both, so that the iterates are equal
+bit for bit: m = max F over I_up, b_t = m − F_t on I_low (0 elsewhere, clipped at 0), a_t = max(K_tt − 2K_it
++ K_ii, τ) in the order (K_it·(−2) + K_tt) + K_ii, the gain b²/a (first maximum wins), δ = b_j / a_j clipped,
+and F_t −= (K_ti − K_tj)·δ over the active set (as LIBSVM: the caller rebuilds F on the shrunk points
+before it reads them, see SMO._refresh).
+"""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+
+DONE, OPTIMAL, NEED, UNBOUNDED, SHRINK = 0, 1, 2, 3, 4
+
+#: Set to 1 to run the pure-numpy loop (the compiled one is used when numba imports).
+NUMPY_ENV = "PERCVIZ_SMO_NUMPY"
+
+
+class PairState:
+    """The arrays both loops work on (one object, so that the caller never copies them)."""
+
+    def __init__(self, y: np.ndarray, diag: np.ndarray, C: float, tau: float, tol: float, capacity: int):
+        n = len(y)
+        self.y = np.ascontiguousarray(y, dtype=np.float64)
+        self.diag = np.ascontiguousarray(diag, dtype=np.float64)
+        self.C, self.tau, self.tol = float(C), float(tau), float(tol)
+        self.alpha = np.zeros(n)
+        self.F = self.y.copy()
+        self.act = np.arange(n, dtype=np.int64)  # the active set is act[:n_act]
+        self.n_act = n
+        self.cache = np.empty((max(2, min(capacity, n)), n))  # pages are touched only as columns arrive
+        self.slot = np.full(n, -1, dtype=np.int64)
+        self.owner = np.full(len(self.cache), -1, dtype=np.int64)
+        self.stamp = np.zeros(len(self.cache), dtype=np.int64)
+        # ints: [clock, need, last i, last j, since shrink, shrink every]
+        self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000)], dtype=np.int64)
+        self.viol = np.array([np.inf])  # m − M on the active set after the last call
+
+    def store(self, i: int, col: np.ndarray) -> None:
+        """Put column i into the least recently used slot."""
+        s = int(self.stamp.argmin())
+        old = int(self.owner[s])
+        if old >= 0:
+            self.slot[old] = -1
+        self.cache[s] = col
+        self.owner[s], self.slot[i] = i, s
+        self.stamp[s] = self.ints[0]  # the newest: the column the loop asks for next is never evicted for it
+        self.ints[0] += 1
+
+
+def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs):
+    """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
+    done = 0
+    # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
+    # the same pass that updates F (the flags of i and j are final by then)
+    m = -np.inf
+    ii = -1
+    for k in range(n_act):
+        t = act[k]
+        if (alpha[t] < C if y[t] > 0 else alpha[t] > 0) and F[t] > m:
+            m = F[t]
+            ii = k
+    while done < max_pairs:
+        if ii < 0:
+            viol[0] = -np.inf
+            return done, OPTIMAL
+        i = act[ii]
+        si = slot[i]
+        if si < 0:
+            ints[1] = i
+            return done, NEED
+        Ki = cache[si]
+        big = 0.0  # the violation m − M is max b when positive
+        best = -1.0
+        jj = 0
+        di = diag[i]
+        for k in range(n_act):
+            t = act[k]
+            if alpha[t] > 0 if y[t] > 0 else alpha[t] < C:
+                b = m - F[t]
+                if b > big:
+                    big = b
+                if b < 0.0:
+                    b = 0.0
+            else:
+                b = 0.0
+            a = Ki[t] * -2.0 + diag[t] + di
+            if a < tau:
+                a = tau
+            g = b * b / a
+            if g > best:
+                best = g
+                jj = k
+        viol[0] = big
+        if big < tol:
+            return done, OPTIMAL
+        j = act[jj]
+        sj = slot[j]
+        if sj < 0:
+            ints[1] = j
+            return done, NEED
+        stamp[si] = ints[0]
+        stamp[sj] = ints[0] + 1
+        ints[0] += 2
+        Kj = cache[sj]
+        b = m - F[j]
+        a = Ki[j] * -2.0 + diag[j] + di
+        if a < tau:
+            a = tau
+        delta = b / a
+        yi, yj, ai, aj = y[i], y[j], alpha[i], alpha[j]
+        cap_i = C - ai if yi > 0 else ai
+        cap_j = aj if yj > 0 else C - aj
+        if cap_i < delta:
+            delta = cap_i
+        if cap_j < delta:
+            delta = cap_j
+        if not np.isfinite(delta):
+            return done, UNBOUNDED
+        if delta == cap_i:
+            ai = C if yi > 0 else 0.0
+        else:
+            ai = ai + yi * delta
+        if delta == cap_j:
+            aj = 0.0 if yj > 0 else C
+        else:
+            aj = aj - yj * delta
+        alpha[i] = ai
+        alpha[j] = aj
+        m = -np.inf
+        ii = -1
+        for k in range(n_act):  # F on the active set, and the next i
+            t = act[k]
+            f = F[t] - (Ki[t] - Kj[t]) * delta
+            F[t] = f
+            if (alpha[t] < C if y[t] > 0 else alpha[t] > 0) and f > m:
+                m = f
+                ii = k
+        ints[2] = i
+        ints[3] = j
+        done += 1
+        ints[4] += 1
+        if ints[4] >= ints[5]:
+            return done, SHRINK
+    return done, DONE
+
+
+def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs):
+    """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
+    done = 0
+    a_ = act[:n_act]
+    pos = y[a_] > 0
+    dg = diag[a_]
+    while done < max_pairs:
+        al, Fa = alpha[a_], F[a_]
+        up = np.where(pos, al < C, al > 0)
+        fu = np.where(up, Fa, -np.inf)
+        ii = int(fu.argmax())
+        m = float(fu[ii])
+        if m == -np.inf:
+            viol[0] = -np.inf
+            return done, OPTIMAL
+        i = int(a_[ii])
+        si = int(slot[i])
+        if si < 0:
+            ints[1] = i
+            return done, NEED
+        Ki = cache[si]
+        low = np.where(pos, al > 0, al < C)
+        b = np.where(low, m - Fa, 0.0)
+        big = float(np.maximum(b.max(), 0.0))
+        viol[0] = big
+        np.maximum(b, 0.0, out=b)
+        a = Ki[a_] * -2.0 + dg + diag[i]
+        np.maximum(a, tau, out=a)
+        jj = int((b * b / a).argmax())
+        if big < tol:
+            return done, OPTIMAL
+        j = int(a_[jj])
+        sj = int(slot[j])
+        if sj < 0:
+            ints[1] = j
+            return done, NEED
+        stamp[si], stamp[sj] = ints[0], ints[0] + 1
+        ints[0] += 2
+        Kj = cache[sj]
+        delta = float(b[jj] / a[jj])
+        yi, yj, ai, aj = float(y[i]), float(y[j]), float(alpha[i]), float(alpha[j])
+        cap_i = C - ai if yi > 0 else ai
+        cap_j = aj if yj > 0 else C - aj
+        if cap_i < delta:
+            delta = cap_i
+        if cap_j < delta:
+            delta = cap_j
+        if not np.isfinite(delta):
+            return done, UNBOUNDED
+        ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
+        aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
+        alpha[i], alpha[j] = ai, aj
+        F[a_] = Fa - (Ki[a_] - Kj[a_]) * delta
+        ints[2], ints[3] = i, j
+        done += 1
+        ints[4] += 1
+        if ints[4] >= ints[5]:
+            return done, SHRINK
+    return done, DONE
+
+
+_compiled = None
+
+
+def compiled_pairs():
+    """The numba-compiled loop (cached on disk, so a fresh process loads it), or None without numba."""
+    global _compiled
+    if _compiled is None:
+        try:
+            import numba
+        except ImportError:  # pragma: no cover - numba is a dependency, but the numpy loop does the same
+            _compiled = False
+        else:
+            _compiled = numba.njit(cache=True, nogil=True)(_pairs_py)
+    return _compiled or None
+
+
+def run_pairs(state: PairState, max_pairs: int, use_numpy: bool | None = None) -> tuple[int, int]:
+    """Up to max_pairs pair updates on state by the compiled loop (or the numpy one); (pairs done, why it stopped)."""
+    if use_numpy is None:
+        use_numpy = os.environ.get(NUMPY_ENV, "") == "1"
+    fn = None if use_numpy else compiled_pairs()
+    fn = fn or pairs_numpy
+    s = state
+    done, why = fn(s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.n_act, s.cache, s.slot, s.stamp,
+                   s.ints, s.viol, int(max_pairs))
+    return int(done), int(why)
