@@ -69,7 +69,7 @@ def check_solver(solver) -> None:
     n = solver.problem.n
     rep = solver.representation
     who = f"{solver.display_name} on {n:,} points"
-    if solver.name == "smo":  # kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
+    if getattr(solver, "columns_on_demand", False):  # SMO: kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
         return
     if rep == "kernel" and solver.name not in GRAM_FREE:
         from percviz.core.dense_gram import dense_advice, dense_what

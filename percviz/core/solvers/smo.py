@@ -52,7 +52,7 @@ from percviz.core.problem import Problem
 from percviz.core.solvers._kernel_cache import KernelColumns
 from percviz.core.solvers._smo_loop import NEED, OPTIMAL, SHRINK, UNBOUNDED, PairState, run_pairs
 from percviz.core.solvers._smo_newton import newton_polish
-from percviz.core.solvers.base import Solver, Status, register, weight_reach
+from percviz.core.solvers.base import Solver, Status, weight_reach
 from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: The curvature used when a = K_ii + K_jj − 2K_ij ≤ 0 (LIBSVM's τ).
@@ -149,9 +149,11 @@ def warm_start_alpha(alpha, y, C: float) -> np.ndarray:
     raise AssertionError("the projection onto a non-empty set always exists")  # pragma: no cover
 
 
-@register
 class SMO(Solver):
-    """The SVM dual by sequential minimal optimization with second-order working-set selection (as LIBSVM)."""
+    """The SVM dual by sequential minimal optimization with second-order working-set selection (as LIBSVM).
+
+    Not registered itself: it is the `svm` algorithm's method=smo (svm.SupportVectorMachine), also opened as `smo`.
+    """
 
     name = "smo"
     display_name = "SVM by SMO (pairwise updates)"
@@ -214,6 +216,8 @@ class SMO(Solver):
     _use_numpy: bool | None = None
     #: The margin lines of an SVM are the level sets f = ±1, whatever the kernel.
     margin_level: ClassVar[float] = 1.0
+    #: Kernel columns are computed on demand (the memory budget does not count an n×n matrix).
+    columns_on_demand: ClassVar[bool] = True
 
     def __init__(self, problem: Problem, *, max_iter: int | None = None, warm_start=None, **values: Any):
         self._warm = None if warm_start is None else np.array(warm_start, dtype=float)
