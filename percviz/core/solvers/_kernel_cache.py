@@ -68,6 +68,23 @@ class KernelColumns:
         col.setflags(write=False)
         return col
 
+    def block(self, idx: np.ndarray) -> np.ndarray:
+        """The columns K(X, x_i) for i in idx as the rows of one array (one kernel evaluation for all of them)."""
+        idx = np.asarray(idx, dtype=np.int64)
+        self.computed += len(idx)
+        if self._sq is not None:
+            d2 = (self.X[idx] * -2.0) @ self.X.T
+            d2 += self._sq
+            d2 += self._sq[idx, None]
+            np.maximum(d2, 0.0, out=d2)
+            rows = np.exp(d2 * -self.kernel.gamma, out=d2)
+        else:
+            rows = np.asarray(self.kernel(self.X[idx], self.X), dtype=float)
+        rows[np.arange(len(idx)), idx] = self.diag[idx]
+        if not np.isfinite(rows).all():
+            raise DataError(f"The {self.kernel.spec} kernel overflows on these points; scale the data down.")
+        return rows
+
     def expansion(self, idx: np.ndarray, coef: np.ndarray, chunk_bytes: float = 32e6) -> np.ndarray:
         """Σ_k coef_k K(X, x_{idx_k}) in blocks of at most `chunk_bytes` (O(n) memory beyond the block)."""
         n = self.X.shape[0]

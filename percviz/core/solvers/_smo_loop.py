@@ -13,8 +13,6 @@ before it reads them, see SMO._refresh).
 
 from __future__ import annotations
 
-import os
-
 import numpy as np
 
 DONE, OPTIMAL, NEED, UNBOUNDED, SHRINK = 0, 1, 2, 3, 4
@@ -35,6 +33,7 @@ class PairState:
         self.F = self.y.copy()
         self.act = np.arange(n, dtype=np.int64)  # the active set is act[:n_act]
         self.n_act = n
+        self.inactive = np.zeros(n, dtype=bool)  # (kept by the caller with act)
         self.cache = np.empty((max(2, min(capacity, n)), n))  # pages are touched only as columns arrive
         self.slot = np.full(n, -1, dtype=np.int64)
         self.owner = np.full(len(self.cache), -1, dtype=np.int64)
@@ -42,6 +41,22 @@ class PairState:
         # ints: [clock, need, last i, last j, since shrink, shrink every]
         self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000)], dtype=np.int64)
         self.viol = np.array([np.inf])  # m − M on the active set after the last call
+
+    def missing(self, t: int, count: int) -> np.ndarray:
+        """t and up to count − 1 other active points whose columns are not cached and that the selection is likely
+        to ask for next: the largest F on I_up and the smallest on I_low (the candidates for i and j)."""
+        if count <= 1:
+            return np.array([t], dtype=np.int64)
+        a, F, pos, C = self.alpha, self.F, self.y > 0, self.C
+        score = np.where(np.where(pos, a < C, a > 0), F, -np.inf)  # ±F: larger is more extreme
+        np.maximum(score, np.where(np.where(pos, a > 0, a < C), -F, -np.inf), out=score)
+        score[self.slot >= 0] = -np.inf
+        if self.n_act < len(a):
+            score[self.inactive] = -np.inf
+        score[t] = np.inf
+        k = min(count, int(np.isfinite(score).sum() + 1), len(a))
+        pick = np.argpartition(-score, k - 1)[:k]
+        return pick[np.isfinite(score[pick]) | (pick == t)].astype(np.int64)
 
     def store(self, i: int, col: np.ndarray) -> None:
         """Put column i into the least recently used slot."""
@@ -81,23 +96,20 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
         best = -1.0
         jj = 0
         di = diag[i]
-        for k in range(n_act):
+        for k in range(n_act):  # j: the largest gain b²/a over the candidates (b > 0 on I_low)
             t = act[k]
             if alpha[t] > 0 if y[t] > 0 else alpha[t] < C:
                 b = m - F[t]
-                if b > big:
-                    big = b
-                if b < 0.0:
-                    b = 0.0
-            else:
-                b = 0.0
-            a = Ki[t] * -2.0 + diag[t] + di
-            if a < tau:
-                a = tau
-            g = b * b / a
-            if g > best:
-                best = g
-                jj = k
+                if b > 0.0:
+                    if b > big:
+                        big = b
+                    a = Ki[t] * -2.0 + diag[t] + di
+                    if a < tau:
+                        a = tau
+                    g = b * b / a
+                    if g > best:
+                        best = g
+                        jj = k
         viol[0] = big
         if big < tol:
             return done, OPTIMAL
@@ -178,11 +190,13 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
         big = float(np.maximum(b.max(), 0.0))
         viol[0] = big
         np.maximum(b, 0.0, out=b)
-        a = Ki[a_] * -2.0 + dg + diag[i]
-        np.maximum(a, tau, out=a)
-        jj = int((b * b / a).argmax())
         if big < tol:
             return done, OPTIMAL
+        cand = np.flatnonzero(b > 0.0)
+        a = Ki[a_[cand]] * -2.0 + dg[cand] + diag[i]
+        np.maximum(a, tau, out=a)
+        bc = b[cand]
+        jj = int(cand[int((bc * bc / a).argmax())])
         j = int(a_[jj])
         sj = int(slot[j])
         if sj < 0:
@@ -191,7 +205,9 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
         stamp[si], stamp[sj] = ints[0], ints[0] + 1
         ints[0] += 2
         Kj = cache[sj]
-        delta = float(b[jj] / a[jj])
+        bj = m - float(F[j])
+        aj_ = float(Ki[j]) * -2.0 + float(diag[j]) + float(diag[i])
+        delta = bj / (aj_ if aj_ >= tau else tau)
         yi, yj, ai, aj = float(y[i]), float(y[j]), float(alpha[i]), float(alpha[j])
         cap_i = C - ai if yi > 0 else ai
         cap_j = aj if yj > 0 else C - aj
@@ -213,7 +229,36 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
     return done, DONE
 
 
+def _accumulate_py(acc, rows, cache, slots, coef):
+    """acc[r] += coef_k · cache[slots_k, rows_r], column after column (compiled by numba)."""
+    for k in range(len(slots)):
+        col = cache[slots[k]]
+        c = coef[k]
+        for r in range(len(rows)):
+            acc[r] += c * col[rows[r]]
+
+
+def accumulate_numpy(acc, rows, cache, slots, coef):
+    """The same sums in the same order with numpy."""
+    for k in range(len(slots)):
+        acc += coef[k] * cache[slots[k], rows]
+
+
 _compiled = None
+_compiled_acc = None
+
+
+def accumulate(acc, rows, cache, slots, coef, use_numpy: bool = False) -> None:
+    """acc += Σ_k coef_k K(x_rows, x_{s_k}) from the cached columns (slots), by the compiled loop or numpy."""
+    global _compiled_acc
+    if not use_numpy and compiled_pairs() is not None:
+        if _compiled_acc is None:
+            import numba
+
+            _compiled_acc = numba.njit(cache=True, nogil=True)(_accumulate_py)
+        _compiled_acc(acc, rows, cache, slots, coef)
+    else:
+        accumulate_numpy(acc, rows, cache, slots, coef)
 
 
 def compiled_pairs():
@@ -229,10 +274,8 @@ def compiled_pairs():
     return _compiled or None
 
 
-def run_pairs(state: PairState, max_pairs: int, use_numpy: bool | None = None) -> tuple[int, int]:
+def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tuple[int, int]:
     """Up to max_pairs pair updates on state by the compiled loop (or the numpy one); (pairs done, why it stopped)."""
-    if use_numpy is None:
-        use_numpy = os.environ.get(NUMPY_ENV, "") == "1"
     fn = None if use_numpy else compiled_pairs()
     fn = fn or pairs_numpy
     s = state

@@ -40,6 +40,7 @@ The default is α = 0, the algorithm as written.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, ClassVar
 
 import numpy as np
@@ -50,13 +51,24 @@ from percviz.core.kernels import LaplacianKernel, RBFKernel
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
 from percviz.core.solvers._kernel_cache import KernelColumns
-from percviz.core.solvers._smo_loop import NEED, OPTIMAL, SHRINK, UNBOUNDED, PairState, run_pairs
+from percviz.core.solvers._smo_loop import (
+    NEED,
+    NUMPY_ENV,
+    OPTIMAL,
+    SHRINK,
+    UNBOUNDED,
+    PairState,
+    accumulate,
+    run_pairs,
+)
 from percviz.core.solvers._smo_newton import newton_polish
 from percviz.core.solvers.base import Solver, Status, weight_reach
 from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: The curvature used when a = K_ii + K_jj − 2K_ij ≤ 0 (LIBSVM's τ).
 TAU = 1e-12
+#: Kernel columns computed together when the loop asks for one (and the cache holds all n).
+PREFETCH = 8
 #: The largest working set of the warm start's Newton steps (a (k+1)² linear solve each; beyond it plain SMO).
 WARM_NEWTON_MAX_SET = 600
 
@@ -324,6 +336,7 @@ class SMO(Solver):
             alpha, F, self._solves = self._warm_state()
             st.alpha[:], st.F[:] = alpha, F
         self._st = st
+        self._numpy = self._use_numpy if self._use_numpy is not None else os.environ.get(NUMPY_ENV, "") == "1"
         self._alpha, self._F = st.alpha, st.F  # views kept in step with the loop's arrays
         self._tol = st.tol
         self._pair: tuple[int, int] | None = None
@@ -341,10 +354,13 @@ class SMO(Solver):
             self._act = None
             st.act[:] = np.arange(len(self._y))
             st.n_act = len(self._y)
+            st.inactive[:] = False
         else:
             self._act = act
             st.act[: len(act)] = act
             st.n_act = len(act)
+            st.inactive[:] = True
+            st.inactive[act] = False
 
     def _refresh(self):
         """F = y − K(y∘α) recomputed on the shrunk points (from the kernel, in blocks), when out of date."""
@@ -354,14 +370,18 @@ class SMO(Solver):
         out = np.ones(len(self._y), dtype=bool)
         out[self._act] = False
         rows = np.flatnonzero(out)
-        a, y = self._alpha, self._y
+        a, y, st = self._alpha, self._y, self._st
         sv = np.flatnonzero(a)
+        cached = st.slot[sv] >= 0  # from the loop's cached columns (no kernel evaluations), the rest in blocks
         X, kernel = self._cols.X, self.problem.kernel
         acc = np.zeros(len(rows))
+        far = sv[~cached]
         step = int(max(1, 32e6 // max(8 * len(rows), 1)))
-        for s in range(0, len(sv), step):
-            block = sv[s : s + step]
+        for s in range(0, len(far), step):
+            block = far[s : s + step]
             acc += np.asarray(kernel(X[rows], X[block]), dtype=float) @ (a[block] * y[block])
+        near = sv[cached]
+        accumulate(acc, rows, st.cache, st.slot[near], a[near] * y[near], self._numpy)
         self._F[rows] = y[rows] - acc
 
     def _violation(self, on_all: bool = False) -> float:
@@ -392,14 +412,20 @@ class SMO(Solver):
         """
         st, done = self._st, 0
         while done < count:
-            k, why = run_pairs(st, count - done, self._use_numpy)
+            k, why = run_pairs(st, count - done, self._numpy)
             done += k
             if k and self._act is not None:
                 self._stale = True
             if why == NEED:  # a column of the warm start's polish is reused; the loop's cache holds the rest
                 t = int(st.ints[1])
                 col = self._cols._cols.get(t)
-                st.store(t, self._cols._compute(t) if col is None else col)
+                if col is not None:
+                    st.store(t, col)
+                    continue
+                # when the cache holds every column, a block of the likely next ones in one kernel evaluation
+                idx = st.missing(t, PREFETCH if len(st.cache) >= len(self._y) else 1)
+                for s, row in zip(idx, self._cols.block(idx)):
+                    st.store(int(s), row)
             elif why == SHRINK:
                 st.ints[4] = 0
                 if self.values["shrinking"]:
