@@ -42,21 +42,24 @@ class PairState:
         self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000)], dtype=np.int64)
         self.viol = np.array([np.inf])  # m − M on the active set after the last call
 
-    def missing(self, t: int, count: int) -> np.ndarray:
+    def missing(self, t: int, count: int, use_numpy: bool = False) -> np.ndarray:
         """t and up to count − 1 other active points whose columns are not cached and that the selection is likely
-        to ask for next: the largest F on I_up and the smallest on I_low (the candidates for i and j)."""
+        to ask for next: the largest F on I_up and the smallest on I_low (the candidates for i and j), the most
+        extreme first, ties to the lower index (so that both loops cache the same columns)."""
         if count <= 1:
             return np.array([t], dtype=np.int64)
+        fn = None if use_numpy else compiled(_missing_py)
+        if fn is not None:
+            out = np.empty(count, dtype=np.int64)
+            k = fn(self.alpha, self.F, self.y, self.C, self.slot, self.inactive, t, out)
+            return out[:k]
         a, F, pos, C = self.alpha, self.F, self.y > 0, self.C
         score = np.where(np.where(pos, a < C, a > 0), F, -np.inf)  # ±F: larger is more extreme
         np.maximum(score, np.where(np.where(pos, a > 0, a < C), -F, -np.inf), out=score)
-        score[self.slot >= 0] = -np.inf
-        if self.n_act < len(a):
-            score[self.inactive] = -np.inf
-        score[t] = np.inf
-        k = min(count, int(np.isfinite(score).sum() + 1), len(a))
-        pick = np.argpartition(-score, k - 1)[:k]
-        return pick[np.isfinite(score[pick]) | (pick == t)].astype(np.int64)
+        score[(self.slot >= 0) | self.inactive] = -np.inf
+        score[t] = -np.inf
+        order = np.argsort(-score, kind="stable")[: count - 1]
+        return np.concatenate([[t], order[np.isfinite(score[order])]]).astype(np.int64)
 
     def store(self, i: int, col: np.ndarray) -> None:
         """Put column i into the least recently used slot."""
@@ -229,6 +232,36 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
     return done, DONE
 
 
+def _missing_py(alpha, F, y, C, slot, inactive, t, out):
+    """PairState.missing's choice by insertion into a short sorted list (compiled by numba); returns its length."""
+    count = len(out)
+    out[0] = t
+    best = np.full(count, -np.inf)
+    k = 1
+    for s in range(len(F)):
+        if s == t or slot[s] >= 0 or inactive[s]:
+            continue
+        sc = -np.inf
+        if alpha[s] < C if y[s] > 0 else alpha[s] > 0:
+            sc = F[s]
+        if alpha[s] > 0 if y[s] > 0 else alpha[s] < C:
+            if -F[s] > sc:
+                sc = -F[s]
+        if sc == -np.inf or (k == count and sc <= best[k - 1]):
+            continue
+        p = k if k < count else count - 1  # insert after the equal scores (ties: the lower index first)
+        while p > 1 and best[p - 1] < sc:
+            if p < count:
+                best[p] = best[p - 1]
+                out[p] = out[p - 1]
+            p -= 1
+        best[p] = sc
+        out[p] = s
+        if k < count:
+            k += 1
+    return k
+
+
 def _accumulate_py(acc, rows, cache, slots, coef):
     """acc[r] += coef_k · cache[slots_k, rows_r], column after column (compiled by numba)."""
     for k in range(len(slots)):
@@ -245,20 +278,26 @@ def accumulate_numpy(acc, rows, cache, slots, coef):
 
 
 _compiled = None
-_compiled_acc = None
+
+
+_jitted: dict = {}
+
+
+def compiled(fn):
+    """fn compiled by numba (cached on disk), or None without numba."""
+    if compiled_pairs() is None:
+        return None
+    if fn not in _jitted:
+        import numba
+
+        _jitted[fn] = numba.njit(cache=True, nogil=True)(fn)
+    return _jitted[fn]
 
 
 def accumulate(acc, rows, cache, slots, coef, use_numpy: bool = False) -> None:
     """acc += Σ_k coef_k K(x_rows, x_{s_k}) from the cached columns (slots), by the compiled loop or numpy."""
-    global _compiled_acc
-    if not use_numpy and compiled_pairs() is not None:
-        if _compiled_acc is None:
-            import numba
-
-            _compiled_acc = numba.njit(cache=True, nogil=True)(_accumulate_py)
-        _compiled_acc(acc, rows, cache, slots, coef)
-    else:
-        accumulate_numpy(acc, rows, cache, slots, coef)
+    fn = None if use_numpy else compiled(_accumulate_py)
+    (fn or accumulate_numpy)(acc, rows, cache, slots, coef)
 
 
 def compiled_pairs():

@@ -69,6 +69,8 @@ from percviz.core.solvers.lp import kernel_separable, min_tau
 TAU = 1e-12
 #: Kernel columns computed together when the loop asks for one (and the cache holds all n).
 PREFETCH = 8
+#: Up to this many points the loop's first missing column brings the whole kernel matrix (one evaluation).
+WHOLE_MATRIX = 400
 #: The largest working set of the warm start's Newton steps (a (k+1)² linear solve each; beyond it plain SMO).
 WARM_NEWTON_MAX_SET = 600
 
@@ -423,7 +425,14 @@ class SMO(Solver):
                     st.store(t, col)
                     continue
                 # when the cache holds every column, a block of the likely next ones in one kernel evaluation
-                idx = st.missing(t, PREFETCH if len(st.cache) >= len(self._y) else 1)
+                # (all of them for a few hundred points: one call costs less than several)
+                n = len(self._y)
+                if len(st.cache) < n:
+                    idx = np.array([t])
+                elif n <= WHOLE_MATRIX:
+                    idx = np.flatnonzero(st.slot < 0)
+                else:
+                    idx = st.missing(t, PREFETCH, self._numpy)
                 for s, row in zip(idx, self._cols.block(idx)):
                     st.store(int(s), row)
             elif why == SHRINK:
