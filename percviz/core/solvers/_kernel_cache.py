@@ -7,7 +7,7 @@ from collections import OrderedDict
 import numpy as np
 
 from percviz.core.errors import DataError
-from percviz.core.kernels import Kernel, RBFKernel
+from percviz.core.kernels import AffineKernel, Kernel, LinearKernel, RBFKernel
 
 
 class KernelColumns:
@@ -69,17 +69,31 @@ class KernelColumns:
         return col
 
     def block(self, idx: np.ndarray) -> np.ndarray:
-        """The columns K(X, x_i) for i in idx as the rows of one array (one kernel evaluation for all of them)."""
+        """The columns K(X, x_i) for i in idx as the rows of one array.
+
+        Every entry is computed the same way whatever idx holds (so the iterates never depend on the cache size):
+        the dot products x_i·x_t of the RBF, linear and affine kernels term by term over the few coordinates,
+        not by BLAS (whose summation order follows the block's shape); other kernels one column at a time.
+        """
         idx = np.asarray(idx, dtype=np.int64)
         self.computed += len(idx)
-        if self._sq is not None:
-            d2 = (self.X[idx] * -2.0) @ self.X.T
-            d2 += self._sq
-            d2 += self._sq[idx, None]
-            np.maximum(d2, 0.0, out=d2)
-            rows = np.exp(d2 * -self.kernel.gamma, out=d2)
+        X, kind = self.X, type(self.kernel)
+        if kind in (RBFKernel, LinearKernel, AffineKernel) and X.shape[1] <= 8:
+            dot = np.multiply.outer(X[idx, 0], X[:, 0])
+            for k in range(1, X.shape[1]):
+                dot += np.multiply.outer(X[idx, k], X[:, k])
+            if kind is RBFKernel:
+                dot *= -2.0
+                dot += self._sq
+                dot += self._sq[idx, None]
+                np.maximum(dot, 0.0, out=dot)
+                rows = np.exp(dot * -self.kernel.gamma, out=dot)
+            else:
+                rows = dot + 1.0 if kind is AffineKernel else dot
         else:
-            rows = np.asarray(self.kernel(self.X[idx], self.X), dtype=float)
+            rows = np.empty((len(idx), X.shape[0]))
+            for r, i in enumerate(idx):
+                rows[r] = np.asarray(self.kernel(X, X[i : i + 1]), dtype=float).reshape(-1)
         rows[np.arange(len(idx)), idx] = self.diag[idx]
         if not np.isfinite(rows).all():
             raise DataError(f"The {self.kernel.spec} kernel overflows on these points; scale the data down.")

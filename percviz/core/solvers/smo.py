@@ -428,7 +428,7 @@ class SMO(Solver):
                 # (all of them for a few hundred points: one call costs less than several)
                 n = len(self._y)
                 if len(st.cache) < n:
-                    idx = np.array([t])
+                    idx = np.array([t], dtype=np.int64)
                 elif n <= WHOLE_MATRIX:
                     idx = np.flatnonzero(st.slot < 0)
                 else:
