@@ -41,6 +41,13 @@ class PairState:
         # ints: [clock, need, last i, last j, since shrink, shrink every]
         self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000)], dtype=np.int64)
         self.viol = np.array([np.inf])  # m − M on the active set after the last call
+        self.sync_flags()
+
+    def sync_flags(self) -> None:
+        """flags_t = 1 on I_up (α_t y_t can grow) + 2 on I_low (it can shrink), from α (the compiled loop's copy
+        of these tests; it keeps them for the pairs it moves)."""
+        a, pos, C = self.alpha, self.y > 0, self.C
+        self.flags = (np.where(pos, a < C, a > 0).astype(np.int8) + 2 * np.where(pos, a > 0, a < C)).astype(np.int8)
 
     def missing(self, t: int, count: int, use_numpy: bool = False) -> np.ndarray:
         """t and up to count − 1 other active points whose columns are not cached and that the selection is likely
@@ -73,7 +80,7 @@ class PairState:
         self.ints[0] += 1
 
 
-def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs):
+def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags):
     """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
     done = 0
     # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
@@ -82,7 +89,7 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
     ii = -1
     for k in range(n_act):
         t = act[k]
-        if (alpha[t] < C if y[t] > 0 else alpha[t] > 0) and F[t] > m:
+        if flags[t] & 1 and F[t] > m:
             m = F[t]
             ii = k
     while done < max_pairs:
@@ -101,7 +108,7 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
         di = diag[i]
         for k in range(n_act):  # j: the largest gain b²/a over the candidates (b > 0 on I_low)
             t = act[k]
-            if alpha[t] > 0 if y[t] > 0 else alpha[t] < C:
+            if flags[t] & 2:
                 b = m - F[t]
                 if b > 0.0:
                     if b > big:
@@ -149,13 +156,15 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
             aj = aj - yj * delta
         alpha[i] = ai
         alpha[j] = aj
+        flags[i] = (1 if (ai < C if yi > 0 else ai > 0) else 0) + (2 if (ai > 0 if yi > 0 else ai < C) else 0)
+        flags[j] = (1 if (aj < C if yj > 0 else aj > 0) else 0) + (2 if (aj > 0 if yj > 0 else aj < C) else 0)
         m = -np.inf
         ii = -1
         for k in range(n_act):  # F on the active set, and the next i
             t = act[k]
             f = F[t] - (Ki[t] - Kj[t]) * delta
             F[t] = f
-            if (alpha[t] < C if y[t] > 0 else alpha[t] > 0) and f > m:
+            if flags[t] & 1 and f > m:
                 m = f
                 ii = k
         ints[2] = i
@@ -167,7 +176,7 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
     return done, DONE
 
 
-def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs):
+def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags=None):
     """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
     done = 0
     a_ = act[:n_act]
@@ -319,5 +328,5 @@ def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tupl
     fn = fn or pairs_numpy
     s = state
     done, why = fn(s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.n_act, s.cache, s.slot, s.stamp,
-                   s.ints, s.viol, int(max_pairs))
+                   s.ints, s.viol, int(max_pairs), s.flags)
     return int(done), int(why)

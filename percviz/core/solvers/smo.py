@@ -337,6 +337,7 @@ class SMO(Solver):
         if self._warm is not None:
             alpha, F, self._solves = self._warm_state()
             st.alpha[:], st.F[:] = alpha, F
+            st.sync_flags()
         self._st = st
         self._numpy = self._use_numpy if self._use_numpy is not None else os.environ.get(NUMPY_ENV, "") == "1"
         self._alpha, self._F = st.alpha, st.F  # views kept in step with the loop's arrays
