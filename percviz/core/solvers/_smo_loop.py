@@ -68,6 +68,14 @@ class PairState:
         order = np.argsort(-score, kind="stable")[: count - 1]
         return np.concatenate([[t], order[np.isfinite(score[order])]]).astype(np.int64)
 
+    def store_all(self, idx: np.ndarray, rows: np.ndarray) -> None:
+        """Columns idx (rows of `rows`) into the free slots, when the cache holds every column."""
+        free = np.flatnonzero(self.owner < 0)[: len(idx)]
+        self.cache[free] = rows
+        self.owner[free], self.slot[idx] = idx, free
+        self.stamp[free] = self.ints[0] + np.arange(len(idx))
+        self.ints[0] += len(idx)
+
     def store(self, i: int, col: np.ndarray) -> None:
         """Put column i into the least recently used slot."""
         s = int(self.stamp.argmin())

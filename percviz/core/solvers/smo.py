@@ -434,8 +434,10 @@ class SMO(Solver):
                     idx = np.flatnonzero(st.slot < 0)
                 else:
                     idx = st.missing(t, PREFETCH, self._numpy)
-                for s, row in zip(idx, self._cols.block(idx)):
-                    st.store(int(s), row)
+                if len(st.cache) >= n:  # nothing to evict: in one go
+                    st.store_all(idx, self._cols.block(idx))
+                else:
+                    st.store(t, self._cols.block(idx)[0])
             elif why == SHRINK:
                 st.ints[4] = 0
                 if self.values["shrinking"]:
