@@ -21,6 +21,7 @@ class KernelColumns:
         self.diag = np.asarray(kernel.diag(self.X), dtype=float)
         if not np.isfinite(self.diag).all():
             raise DataError(f"The {kernel.spec} kernel overflows on these points; scale the data down.")
+        self._XT = np.ascontiguousarray(self.X.T)
         self._sq = np.einsum("ij,ij->i", self.X, self.X) if isinstance(kernel, RBFKernel) else None
         self._cols: OrderedDict[int, np.ndarray] = OrderedDict()
         self.computed = 0  # columns evaluated so far (misses), for the benchmark
@@ -79,9 +80,10 @@ class KernelColumns:
         self.computed += len(idx)
         X, kind = self.X, type(self.kernel)
         if kind in (RBFKernel, LinearKernel, AffineKernel) and X.shape[1] <= 8:
-            dot = np.multiply.outer(X[idx, 0], X[:, 0])
+            XT = self._XT
+            dot = XT[0] * X[idx, 0, None]  # the products and sums of x_i·x_t in the same order for any block
             for k in range(1, X.shape[1]):
-                dot += np.multiply.outer(X[idx, k], X[:, k])
+                dot += XT[k] * X[idx, k, None]
             if kind is RBFKernel:
                 dot *= -2.0
                 dot += self._sq

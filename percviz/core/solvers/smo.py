@@ -68,7 +68,7 @@ from percviz.core.solvers.lp import kernel_separable, min_tau
 #: The curvature used when a = K_ii + K_jj − 2K_ij ≤ 0 (LIBSVM's τ).
 TAU = 1e-12
 #: Kernel columns computed together when the loop asks for one (and the cache holds all n).
-PREFETCH = 8
+PREFETCH = 4
 #: Up to this many points the loop's first missing column brings the whole kernel matrix (one evaluation).
 WHOLE_MATRIX = 400
 #: The largest working set of the warm start's Newton steps (a (k+1)² linear solve each; beyond it plain SMO).
