@@ -47,6 +47,7 @@ import numpy as np
 
 from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
+from percviz.core.kernel_witness import nonseparability_confirmed
 from percviz.core.kernels import LaplacianKernel, RBFKernel
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
@@ -278,11 +279,18 @@ class SMO(Solver):
         else:
             K = np.asarray(self.problem.kernel(X, X), dtype=float)
             ok, tau = kernel_separable(0.5 * (K + K.T), y)
-        if not ok:
+        if not ok and not nonseparability_confirmed(None, kernel, X, y, bias=True):
+            raise DataError(  # the LP's infeasibility came from rounding (K or the rows at this scale)
+                f"The hard margin cannot be solved reliably here: in double precision the {kernel.spec} kernel "
+                f"does not resolve these points (the LP min τ = {tau:.3g} is not confirmed by the points "
+                "themselves, which may well be separable). Scale the points to about unit size, or use the soft "
+                "margin (margin=soft)."
+            )
+        if not ok:  # the same refusal, confirmed the same way, as the interior point's
             raise DataError(
-                f"A hard-margin SVM needs points that the {self.problem.kernel.spec} kernel can separate, "
-                f"and these cannot be (the LP min τ = {tau:.3g} > 0 proves it). "
-                "Use the soft margin (margin=soft) with a finite C, or a more flexible kernel."
+                f"Not separable by the {kernel.spec} kernel: use the soft margin (margin=soft) with a finite C, "
+                f"or a more flexible kernel. A hard-margin SVM needs separable points, and the LP min τ = "
+                f"{tau:.3g} > 0 proves these are not."
             )
 
     def _separated_cheaply(self) -> bool:
