@@ -563,11 +563,11 @@ class SMO(Solver):
         self._refresh()  # (the shrunk points' F is never read by the loop before it is rebuilt: the pairs stay)
         metrics = self._metrics()
         decision = self._decision(metrics["weight_norm"])
-        ab = decision.affine()
+        wb = decision.affine_weights(self.problem.points.dim)  # (w, b) in any dimension, as the interior point's
         return {
             "decision": decision,
             "alpha": self._alpha,
-            "weights": None if ab is None else np.array([ab[2], ab[0], ab[1]]),
+            "weights": None if wb is None else np.concatenate([[wb[1]], wb[0]]),
             "metrics": metrics,
             "message": self._message(metrics),
         }
