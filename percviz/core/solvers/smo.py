@@ -264,6 +264,8 @@ class SMO(Solver):
             pos[inverse[y > 0]] = True
             neg[inverse[y < 0]] = True
             clash = np.flatnonzero(pos & neg)
+            if not clash.size:
+                self._check_resolved(X, y)
             if clash.size:
                 i = int(np.flatnonzero(inverse == clash[0])[0])
                 raise DataError(
@@ -272,6 +274,7 @@ class SMO(Solver):
                 )
             return
         if self._separated_cheaply():  # an explicit separator proves it: the LP (most of a run's time) is not needed
+            self._check_resolved(X, y)
             return
         if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
             tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
@@ -291,6 +294,25 @@ class SMO(Solver):
                 f"Not separable by the {kernel.spec} kernel: use the soft margin (margin=soft) with a finite C, "
                 f"or a more flexible kernel. A hard-margin SVM needs separable points, and the LP min τ = "
                 f"{tau:.3g} > 0 proves these are not."
+            )
+        self._check_resolved(X, y)
+
+    def _check_resolved(self, X, y):
+        """Refuse when the kernel cannot tell the closest + and − points apart in double precision (K(x, z) = K(x, x)
+        to rounding): the hard margin's steps would then be unbounded (the interior point refuses these too)."""
+        from scipy.spatial import cKDTree
+
+        d, _ = cKDTree(X[y < 0]).query(X[y > 0])
+        i = int(np.argmin(d))
+        z = X[y > 0][i]
+        w = X[y < 0][int(cKDTree(X[y < 0]).query(z)[1])]
+        K = self.problem.kernel
+        gap = float(K(z, z)[0, 0] + K(w, w)[0, 0] - 2 * K(z, w)[0, 0])
+        if not gap > 1e-10 * float(abs(K(z, z)[0, 0])):
+            raise DataError(
+                f"The hard margin cannot be solved reliably here: in double precision the {K.spec} kernel does not "
+                f"resolve these points (the closest + and − points are {d[i]:.3g} apart). Scale the points to about "
+                "unit size, or use the soft margin (margin=soft)."
             )
 
     def _separated_cheaply(self) -> bool:
