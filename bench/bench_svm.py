@@ -22,6 +22,12 @@ time: this 2-core machine is shared, and wall time then also counts the waits fo
 and worst over sets × repeats, the pairs SMO needed after the start and the Newton solves of the start; in the same
 run the cold SMO and SVC on the same sets. Target: ≤ 5 ms warm, ≤ 20 ms cold.
 
+`python bench/bench_svm.py grid [n ...] [--solver NAME]` (issue 26): the grid n ∈ {200, 1000, 2000, 5000} × {separated,
+overlapping} × {rbf γ = 0.5, linear x·z} × C ∈ {1, 100}, tol 1e-3, CPU-time medians of 3, SMO over SVC
+(kernel='linear' for linear) in the same process; Δobj the relative difference of the dual objectives, ΔSV the
+points in one support set only. Targets: every cell ≤ 2×, the median cell ≤ 1×. Then the Live rerun after dragging
+one point at n = 200, C = 100, overlapping (warm start from the last α; target ≤ 10 ms warm).
+
 `python bench/bench_svm.py phases`: a cold run at n = 200 split into its phases (points, Problem, the solver's
 setup and checks, start, the pair updates, the last snapshot with its certification), CPU time.
 """
@@ -229,7 +235,88 @@ def bench_phases(n: int = 200, reps: int = 25) -> None:
                   f" ({1e3 * med[4] / max(s.iteration, 1):5.1f} × {s.iteration:3d}) {med[5]:7.3f} {med[6]:7.3f}")
 
 
+GRID_KERNELS = {"rbf": ("rbf:gamma=0.5", dict(kernel="rbf", gamma=0.5)), "linear": ("linear", dict(kernel="linear"))}
+GRID_DATA = {"separated": DATA["apart"], "overlapping": DATA["overlap"]}
+
+
+def median_cpu(fn, reps: int) -> tuple[float, object]:
+    """The median CPU (thread) time of reps calls: on a shared machine wall time also counts waits for a core."""
+    out, ts = None, []
+    for _ in range(reps):
+        t = time.thread_time()
+        out = fn()
+        ts.append(time.thread_time() - t)
+    return float(np.median(ts)), out
+
+
+def bench_grid(sizes: list[int], solver: str = "svm", reps: int = 3) -> list[float]:
+    """The issue-26 grid; returns the ratios SMO/SVC of every cell."""
+    smo = get_solver(solver)
+    print(f"grid: {solver} vs SVC, tol {TOL:g}, CPU-time medians of {reps} (ms; BLAS on one thread)")
+    print("    n data        kernel     C      svc       smo    ×svc  pairs    Δobj   ΔSV")
+    ratios = []
+    for n in sizes:
+        for data, sep in GRID_DATA.items():
+            X, y = clouds(n, sep)
+            for name, (spec, svc_kw) in GRID_KERNELS.items():
+                K = Problem(PointSet.from_signed(X, y), kernel=spec).kernel(X, X)
+                for c in (1.0, 100.0):
+                    t_svc, svc = median_cpu(lambda: SVC(C=c, tol=TOL, **svc_kw).fit(X, y), reps)
+                    t_smo, last = median_cpu(
+                        lambda: smo(Problem(PointSet.from_signed(X, y), kernel=spec), C=c, tol=TOL).run(), reps)
+                    o_svc = svc_objective(svc, K, y)
+                    d_obj = abs(last.metrics["objective"] - o_svc) / abs(o_svc)
+                    sv = set(np.flatnonzero(last.alpha > 0))
+                    d_sv = len(sv ^ set(svc.support_))
+                    ratios.append(t_smo / t_svc)
+                    print(f"{n:5d} {data:11s} {name:7s} {c:5g} {1e3 * t_svc:8.2f} {1e3 * t_smo:9.2f} "
+                          f"{t_smo / t_svc:6.2f}× {last.iteration:6d} {d_obj:7.1e} {d_sv:5d}", flush=True)
+    r = np.array(ratios)
+    print(f"cells {len(r)}: worst {r.max():.2f}×, median {np.median(r):.2f}×, ≤ 2×: {(r <= 2).sum()}/{len(r)}")
+    return ratios
+
+
+def bench_live_drag(solver: str = "svm", reps: int = 15) -> float:
+    """A Live rerun after dragging one point at n = 200, C = 100, overlapping: warm start from the last α."""
+    smo = get_solver(solver)
+    X, y = clouds(200, GRID_DATA["overlapping"])
+    out = []
+    for spec in ("rbf:gamma=0.5", "linear"):
+        last = smo(Problem(PointSet.from_signed(X, y), kernel=spec), C=100.0, tol=TOL).run()
+        rng = np.random.default_rng(7)
+        ts = []
+        for r in range(reps):
+            X2 = X.copy()
+            X2[rng.integers(len(y))] += rng.normal(scale=0.05, size=2)
+            t = time.thread_time()
+            smo(Problem(PointSet.from_signed(X2, y), kernel=spec), C=100.0, tol=TOL, warm_start=last.alpha).run()
+            ts.append(time.thread_time() - t)
+        med = float(np.median(ts[2:]))  # warm: the first two reruns are left out
+        out.append(med)
+        print(f"Live drag rerun, n = 200, C = 100, overlapping, {spec}: CPU median {1e3 * med:.2f} ms, "
+              f"worst {1e3 * max(ts[2:]):.2f} ms (target ≤ 10 ms)")
+    return max(out)
+
+
 def main(argv: list[str]) -> None:
+    if "grid" in argv:
+        from threadpoolctl import threadpool_limits
+
+        threadpool_limits(1)
+        argv = [a for a in argv if a != "grid"]
+        solver = "svm"
+        if "--solver" in argv:
+            k = argv.index("--solver")
+            solver = argv[k + 1]
+            del argv[k : k + 2]
+        reps = 3
+        if "--reps" in argv:
+            k = argv.index("--reps")
+            reps = int(argv[k + 1])
+            del argv[k : k + 2]
+        bench_grid([int(a) for a in argv] or [200, 1000, 2000, 5000], solver, reps)
+        bench_live_drag(solver)
+        return
     if "phases" in argv:
         try:
             from threadpoolctl import threadpool_limits

@@ -428,10 +428,20 @@ class ControlsPanel(QWidget):
         return self.class_selector.current_class
 
     def select_algorithm(self, name: str) -> None:
-        """Choose an algorithm as if picked in the combo box."""
+        """Choose an algorithm as if picked in the combo box (an old name such as 'smo': the algorithm it opens,
+        with its values)."""
+        try:
+            cls = get_solver(name)
+        except PercvizError:
+            cls = None
+        target = getattr(cls, "alias_of", None) or name
         for i in range(self.algorithm.count()):
-            if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == name:
+            if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == target:
                 self.algorithm.setCurrentIndex(i)
+                if target != name and cls.alias_values:
+                    values = {**self.algo_form.values(), **cls.alias_values}
+                    self.algo_form.set_values(values)
+                    self._on_algo_params(values)
                 return
         raise PercvizError(f"Unknown algorithm '{name}'.")
 
@@ -458,8 +468,9 @@ class ControlsPanel(QWidget):
                 cls = get_solver(s.algorithm)
             except PercvizError:
                 cls = None
+            listed = getattr(cls, "alias_of", None) or s.algorithm  # an old name ('smo') shows its algorithm
             for i in range(self.algorithm.count()):
-                if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == s.algorithm:
+                if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == listed:
                     self.algorithm.blockSignals(True)
                     self.algorithm.setCurrentIndex(i)
                     self.algorithm.blockSignals(False)

@@ -57,7 +57,7 @@ def check_solver(solver) -> None:
     n = solver.problem.n
     rep = solver.representation
     who = f"{solver.display_name} on {n:,} points"
-    if solver.name == "smo":  # kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
+    if getattr(solver, "columns_on_demand", False):  # SMO: kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
         return
     if rep == "kernel" and solver.name not in GRAM_FREE:
         nbytes = gram_bytes(solver.problem)

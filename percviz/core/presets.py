@@ -293,6 +293,9 @@ def _check_algorithm(ck: _Checker, doc: dict, typed_from_text: bool) -> tuple[st
     raw = doc.get("params", {})
     if not isinstance(raw, dict):
         ck.fail("params", f"must be an object of name: value pairs, not {_kind(raw)}.")
+    if cls.alias_of is not None:  # an old name ('smo'): the algorithm it stands for, with its fixed values
+        name, raw = cls.alias_of, {**cls.alias_values, **raw}
+        cls = get_solver(name)
     specs = {s.name: s for s in cls.params.specs}
     params: dict[str, Any] = {}
     for key, value in raw.items():

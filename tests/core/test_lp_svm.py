@@ -11,6 +11,11 @@ from percviz.core.solvers import Status, get_solver
 from percviz.core.solvers.lp import kernel_separable, min_perceptron_criterion, min_tau, perceptron_criterion
 
 
+def IPM(problem, **values):
+    """The `svm` algorithm's interior point (this file tests it; the default method is SMO)."""
+    return get_solver("svm")(problem, method="interior-point", **values)
+
+
 def SVC(*args, **kwargs):
     """scikit-learn's SVC, the independent reference (the tests using it skip without scikit-learn)."""
     return pytest.importorskip("sklearn.svm", reason="scikit-learn's SVC is the reference").SVC(*args, **kwargs)
@@ -120,7 +125,7 @@ KERNELS = ["linear", "affine", "poly:degree=2", "poly:degree=3,c=1", "rbf:gamma=
 def test_hard_margin_matches_svc(kernel, seed):
     points = line_set(seed)
     problem = Problem(points, kernel=kernel)
-    final = get_solver("svm")(problem, margin="hard").run()
+    final = IPM(problem, margin="hard").run()
     K = problem.kernel(points.X, points.X)
     svc, dual, margin = svc_reference(K, problem.y, C=1e8)  # huge C: LIBSVM's hard margin
     assert final.status is Status.SEPARATOR and final.metrics["train_errors"] == 0
@@ -136,7 +141,7 @@ def test_hard_margin_matches_svc(kernel, seed):
 def test_soft_margin_matches_svc(kernel, C):
     points = datasets.overlapping_gaussians()
     problem = Problem(points, kernel=kernel)
-    final = get_solver("svm")(problem, margin="soft", C=C).run()
+    final = IPM(problem, margin="soft", C=C).run()
     K = problem.kernel(points.X, points.X)
     svc, dual, inv_w = svc_reference(K, problem.y, C)
     assert final.metrics["objective"] == pytest.approx(dual, rel=1e-4)
@@ -160,10 +165,10 @@ def test_soft_margin_matches_svc(kernel, C):
 
 def test_linear_svm_weights_match_svc():
     points = line_set(3)
-    final = get_solver("svm")(Problem(points, kernel="linear"), margin="soft", C=10.0).run()
+    final = IPM(Problem(points, kernel="linear"), margin="soft", C=10.0).run()
     svc = SVC(kernel="linear", C=10.0, tol=1e-10).fit(points.X, points.y)
     assert final.weights == pytest.approx(np.r_[svc.intercept_, svc.coef_[0]], abs=1e-4)
-    assert get_solver("svm")(Problem(points, kernel="rbf"), C=1.0).run().weights is None
+    assert IPM(Problem(points, kernel="rbf"), C=1.0).run().weights is None
 
 
 @pytest.mark.parametrize(
@@ -178,7 +183,7 @@ def test_linear_svm_weights_match_svc():
 )
 def test_hard_margin_refuses_non_separable(points, kernel):
     with pytest.raises(DataError, match="soft margin"):
-        get_solver("svm")(Problem(points, kernel=kernel), margin="hard")
+        IPM(Problem(points, kernel=kernel), margin="hard")
 
 
 def test_separability_lp_in_kernel_space():
@@ -187,13 +192,13 @@ def test_separability_lp_in_kernel_space():
     ok, tau = kernel_separable(np.ones((4, 4)) + datasets.xor().X @ datasets.xor().X.T, datasets.xor().y)
     assert not ok and tau == pytest.approx(1.0)
     # RBF on distinct points: the kernel matrix is positive definite, so any labelling is separable
-    assert get_solver("svm")(Problem(datasets.xor(), kernel="rbf"), margin="hard").run().status is Status.SEPARATOR
+    assert IPM(Problem(datasets.xor(), kernel="rbf"), margin="hard").run().status is Status.SEPARATOR
 
 
 def test_interior_point_iterates_are_stepped():
     problem = Problem(datasets.separable(), kernel="affine")
-    snaps = list(get_solver("svm")(problem, margin="soft", C=1.0).snapshots())
-    single = list(get_solver("svm")(problem, margin="soft", C=1.0, show_iterations=False).snapshots())
+    snaps = list(IPM(problem, margin="soft", C=1.0).snapshots())
+    single = list(IPM(problem, margin="soft", C=1.0, show_iterations=False).snapshots())
     assert len(single) == 2 and len(snaps) > 5
     assert all(s.status is Status.RUNNING for s in snaps[:-1]) and snaps[-1].status.done
     assert [s.iteration for s in snaps] == list(range(len(snaps)))
@@ -202,7 +207,7 @@ def test_interior_point_iterates_are_stepped():
     gaps = [abs(s.metrics["objective"] - snaps[-1].metrics["objective"]) for s in snaps[-6:]]
     assert gaps == sorted(gaps, reverse=True)
     assert snaps[0].metrics["train_errors"] == problem.n  # α = 0 and b = 0: f ≡ 0 wrongs every point
-    jumped = get_solver("svm")(problem, margin="soft", C=1.0).advance(3)  # fast-forward: the same iterate
+    jumped = IPM(problem, margin="soft", C=1.0).advance(3)  # fast-forward: the same iterate
     assert jumped.iteration == 3 and jumped.metrics["objective"] == snaps[3].metrics["objective"]
     with pytest.raises(ValueError):
         snaps[-1].alpha[0] = 1.0  # snapshots are immutable
@@ -210,9 +215,9 @@ def test_interior_point_iterates_are_stepped():
 
 def test_svm_parameters_are_validated():
     with pytest.raises(ValueError, match="'C' parameter"):
-        get_solver("svm")(Problem(datasets.xor()), C=0)
+        IPM(Problem(datasets.xor()), C=0)
     with pytest.raises(ValueError, match="'margin' parameter"):
-        get_solver("svm")(Problem(datasets.xor()), margin="medium")
+        IPM(Problem(datasets.xor()), margin="medium")
 
 
 def test_large_c_svm_minimizes_the_lp_perceptron_criterion():
@@ -220,7 +225,7 @@ def test_large_c_svm_minimizes_the_lp_perceptron_criterion():
     # with b = 1. For a large C the hinge term wins (an exact penalty): Σξ equals the LP's min J_p′ = 40.1468.
     points = datasets.overlapping_gaussians()
     lp = run("lp-perceptron", points)[-1].metrics["objective"]
-    svm = get_solver("svm")(Problem(points, kernel="affine"), C=1000.0, show_iterations=False).run()
+    svm = IPM(Problem(points, kernel="affine"), C=1000.0, show_iterations=False).run()
     assert svm.metrics["slack_sum"] == pytest.approx(lp, abs=1e-5)
     assert svm.status is Status.CONVERGED
 

@@ -66,7 +66,7 @@ def test_soft_margin_agrees_with_svc_and_the_interior_point(kernel, C, seed):
     assert final.status is Status.CONVERGED and final.metrics["kkt_gap"] < TIGHT
     assert final.metrics["objective"] == pytest.approx(obj_svc, rel=1e-6)
     assert dual_objective(problem, final.alpha) == pytest.approx(obj_svc, rel=1e-6)  # not only the running one
-    ipm = get_solver("svm")(problem, margin="soft", C=C, show_iterations=False).run()
+    ipm = get_solver("svm")(problem, margin="soft", C=C, method="interior-point", show_iterations=False).run()
     assert final.metrics["objective"] == pytest.approx(ipm.metrics["objective"], rel=1e-6)
     # the same support vectors (α > 0), the same split between free and bounded ones, the same decision
     assert set(np.flatnonzero(final.alpha > 0)) == set(svc.support_)
@@ -91,7 +91,7 @@ def test_hard_margin_agrees_with_svc_and_the_interior_point(kernel, seed):
     assert a_svc.max() < 1e6
     assert final.status is Status.SEPARATOR and final.metrics["train_errors"] == 0
     assert final.metrics["objective"] == pytest.approx(obj_svc, rel=1e-6)
-    ipm = get_solver("svm")(problem, margin="hard", show_iterations=False).run()
+    ipm = get_solver("svm")(problem, margin="hard", method="interior-point", show_iterations=False).run()
     assert final.metrics["objective"] == pytest.approx(ipm.metrics["objective"], rel=1e-6)
     assert final.metrics["margin"] == pytest.approx(ipm.metrics["margin"], rel=1e-6)
     assert set(np.flatnonzero(final.alpha > 0)) == set(svc.support_)

@@ -134,7 +134,7 @@ def test_a_hard_margin_warm_start_still_refuses_points_made_inseparable():
     prev = SMO(Problem(points, kernel="affine"), margin="hard", tol=TIGHT).run()
     k = int(np.flatnonzero(points.y < 0)[0])  # a +1 point dropped onto a −1 point's place (a hair away)
     X, y = np.vstack([points.X, points.X[k] + 1e-3]), np.r_[points.y, 1]
-    with pytest.raises(DataError, match="cannot be"):
+    with pytest.raises(DataError, match="^Not separable by"):
         SMO(Problem(PointSet.from_signed(X, y), kernel="affine"), margin="hard", warm_start=np.r_[prev.alpha, 0.0])
     moved = points.X.copy()
     moved[0] += 0.01  # a move that keeps them separable skips the LP: the previous w proves it, and it is right

@@ -42,11 +42,12 @@ def get_solver(name: str) -> type[Solver]:
 
 
 def by_family() -> dict[str, list[type[Solver]]]:
-    """Registered solvers grouped by family, in registration order within each family."""
+    """Registered solvers grouped by family, in registration order within each family (aliases left out)."""
     load_all()
     groups: dict[str, list[type[Solver]]] = {}
     for cls in SOLVERS.values():
-        groups.setdefault(cls.family, []).append(cls)
+        if cls.alias_of is None:
+            groups.setdefault(cls.family, []).append(cls)
     return groups
 
 

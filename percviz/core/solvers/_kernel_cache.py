@@ -7,7 +7,7 @@ from collections import OrderedDict
 import numpy as np
 
 from percviz.core.errors import DataError
-from percviz.core.kernels import Kernel, RBFKernel
+from percviz.core.kernels import AffineKernel, Kernel, LinearKernel, RBFKernel
 
 
 class KernelColumns:
@@ -21,6 +21,7 @@ class KernelColumns:
         self.diag = np.asarray(kernel.diag(self.X), dtype=float)
         if not np.isfinite(self.diag).all():
             raise DataError(f"The {kernel.spec} kernel overflows on these points; scale the data down.")
+        self._XT = np.ascontiguousarray(self.X.T)
         self._sq = np.einsum("ij,ij->i", self.X, self.X) if isinstance(kernel, RBFKernel) else None
         self._cols: OrderedDict[int, np.ndarray] = OrderedDict()
         self.computed = 0  # columns evaluated so far (misses), for the benchmark
@@ -67,6 +68,38 @@ class KernelColumns:
             raise DataError(f"The {self.kernel.spec} kernel overflows on these points; scale the data down.")
         col.setflags(write=False)
         return col
+
+    def block(self, idx: np.ndarray) -> np.ndarray:
+        """The columns K(X, x_i) for i in idx as the rows of one array.
+
+        Every entry is computed the same way whatever idx holds (so the iterates never depend on the cache size):
+        the dot products x_i·x_t of the RBF, linear and affine kernels term by term over the few coordinates,
+        not by BLAS (whose summation order follows the block's shape); other kernels one column at a time.
+        """
+        idx = np.asarray(idx, dtype=np.int64)
+        self.computed += len(idx)
+        X, kind = self.X, type(self.kernel)
+        if kind in (RBFKernel, LinearKernel, AffineKernel) and X.shape[1] <= 8:
+            XT = self._XT
+            dot = XT[0] * X[idx, 0, None]  # the products and sums of x_i·x_t in the same order for any block
+            for k in range(1, X.shape[1]):
+                dot += XT[k] * X[idx, k, None]
+            if kind is RBFKernel:
+                dot *= -2.0
+                dot += self._sq
+                dot += self._sq[idx, None]
+                np.maximum(dot, 0.0, out=dot)
+                rows = np.exp(dot * -self.kernel.gamma, out=dot)
+            else:
+                rows = dot + 1.0 if kind is AffineKernel else dot
+        else:
+            rows = np.empty((len(idx), X.shape[0]))
+            for r, i in enumerate(idx):
+                rows[r] = np.asarray(self.kernel(X, X[i : i + 1]), dtype=float).reshape(-1)
+        rows[np.arange(len(idx)), idx] = self.diag[idx]
+        if not np.isfinite(rows).all():
+            raise DataError(f"The {self.kernel.spec} kernel overflows on these points; scale the data down.")
+        return rows
 
     def expansion(self, idx: np.ndarray, coef: np.ndarray, chunk_bytes: float = 32e6) -> np.ndarray:
         """Σ_k coef_k K(X, x_{idx_k}) in blocks of at most `chunk_bytes` (O(n) memory beyond the block)."""

@@ -175,6 +175,10 @@ class Solver:
     #: the margin follows the closest point.
     margin_level: ClassVar[float | None] = None
     default_max_iter: ClassVar[int] = 1000
+    #: Another registered name this one opens with fixed parameter values (`alias_values`): old presets and
+    #: scripts keep working, the lists (GUI, `percviz list`) show only the algorithm itself.
+    alias_of: ClassVar[str | None] = None
+    alias_values: ClassVar[Mapping[str, Any]] = {}
 
     # -- capabilities: read by the app, the estimators and the CLI, which never list solver names --------------
     #: What the constructor's `warm_start` keyword takes: "alpha" (dual coefficients, one per point: the same

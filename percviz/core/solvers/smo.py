@@ -40,22 +40,38 @@ The default is α = 0, the algorithm as written.
 from __future__ import annotations
 
 import math
+import os
 from typing import Any, ClassVar
 
 import numpy as np
 
 from percviz.core.decision import KernelExpansion
 from percviz.core.errors import DataError
+from percviz.core.kernel_witness import nonseparability_confirmed
 from percviz.core.kernels import LaplacianKernel, RBFKernel
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.problem import Problem
 from percviz.core.solvers._kernel_cache import KernelColumns
+from percviz.core.solvers._smo_loop import (
+    NEED,
+    NUMPY_ENV,
+    OPTIMAL,
+    SHRINK,
+    UNBOUNDED,
+    PairState,
+    accumulate,
+    run_pairs,
+)
 from percviz.core.solvers._smo_newton import newton_polish
-from percviz.core.solvers.base import Solver, Status, register, weight_reach
+from percviz.core.solvers.base import Solver, Status, weight_reach
 from percviz.core.solvers.lp import kernel_separable, min_tau
 
 #: The curvature used when a = K_ii + K_jj − 2K_ij ≤ 0 (LIBSVM's τ).
 TAU = 1e-12
+#: Kernel columns computed together when the loop asks for one (and the cache holds all n).
+PREFETCH = 4
+#: Up to this many points the loop's first missing column brings the whole kernel matrix (one evaluation).
+WHOLE_MATRIX = 400
 #: The largest working set of the warm start's Newton steps (a (k+1)² linear solve each; beyond it plain SMO).
 WARM_NEWTON_MAX_SET = 600
 
@@ -148,9 +164,11 @@ def warm_start_alpha(alpha, y, C: float) -> np.ndarray:
     raise AssertionError("the projection onto a non-empty set always exists")  # pragma: no cover
 
 
-@register
 class SMO(Solver):
-    """The SVM dual by sequential minimal optimization with second-order working-set selection (as LIBSVM)."""
+    """The SVM dual by sequential minimal optimization with second-order working-set selection (as LIBSVM).
+
+    Not registered itself: it is the `svm` algorithm's method=smo (svm.SupportVectorMachine), also opened as `smo`.
+    """
 
     name = "smo"
     display_name = "SVM by SMO (pairwise updates)"
@@ -208,9 +226,13 @@ class SMO(Solver):
             ),
         )
     )
-    default_max_iter = 100_000
+    default_max_iter = 10_000_000  # as LIBSVM's: max(10⁷, 100 n) pairs
+    #: True: the pure-numpy loop; False: the compiled one; None: the compiled one unless PERCVIZ_SMO_NUMPY=1.
+    _use_numpy: bool | None = None
     #: The margin lines of an SVM are the level sets f = ±1, whatever the kernel.
     margin_level: ClassVar[float] = 1.0
+    #: Kernel columns are computed on demand (the memory budget does not count an n×n matrix).
+    columns_on_demand: ClassVar[bool] = True
 
     def __init__(self, problem: Problem, *, max_iter: int | None = None, warm_start=None, **values: Any):
         self._warm = None if warm_start is None else np.array(warm_start, dtype=float)
@@ -242,6 +264,8 @@ class SMO(Solver):
             pos[inverse[y > 0]] = True
             neg[inverse[y < 0]] = True
             clash = np.flatnonzero(pos & neg)
+            if not clash.size:
+                self._check_resolved(X, y)
             if clash.size:
                 i = int(np.flatnonzero(inverse == clash[0])[0])
                 raise DataError(
@@ -250,6 +274,7 @@ class SMO(Solver):
                 )
             return
         if self._separated_cheaply():  # an explicit separator proves it: the LP (most of a run's time) is not needed
+            self._check_resolved(X, y)
             return
         if kernel.affine_in_input:  # f(x) = w·x + b: the LP on the 3-D rows y_i (1, x_i)
             tau = min_tau(y[:, None] * np.column_stack([np.ones(len(y)), X])).value
@@ -257,11 +282,37 @@ class SMO(Solver):
         else:
             K = np.asarray(self.problem.kernel(X, X), dtype=float)
             ok, tau = kernel_separable(0.5 * (K + K.T), y)
-        if not ok:
+        if not ok and not nonseparability_confirmed(None, kernel, X, y, bias=True):
+            raise DataError(  # the LP's infeasibility came from rounding (K or the rows at this scale)
+                f"The hard margin cannot be solved reliably here: in double precision the {kernel.spec} kernel "
+                f"does not resolve these points (the LP min τ = {tau:.3g} is not confirmed by the points "
+                "themselves, which may well be separable). Scale the points to about unit size, or use the soft "
+                "margin (margin=soft)."
+            )
+        if not ok:  # the same refusal, confirmed the same way, as the interior point's
             raise DataError(
-                f"A hard-margin SVM needs points that the {self.problem.kernel.spec} kernel can separate, "
-                f"and these cannot be (the LP min τ = {tau:.3g} > 0 proves it). "
-                "Use the soft margin (margin=soft) with a finite C, or a more flexible kernel."
+                f"Not separable by the {kernel.spec} kernel: use the soft margin (margin=soft) with a finite C, "
+                f"or a more flexible kernel. A hard-margin SVM needs separable points, and the LP min τ = "
+                f"{tau:.3g} > 0 proves these are not."
+            )
+        self._check_resolved(X, y)
+
+    def _check_resolved(self, X, y):
+        """Refuse when the kernel cannot tell the closest + and − points apart in double precision (K(x, z) = K(x, x)
+        to rounding): the hard margin's steps would then be unbounded (the interior point refuses these too)."""
+        from scipy.spatial import cKDTree
+
+        d, _ = cKDTree(X[y < 0]).query(X[y > 0])
+        i = int(np.argmin(d))
+        z = X[y > 0][i]
+        w = X[y < 0][int(cKDTree(X[y < 0]).query(z)[1])]
+        K = self.problem.kernel
+        gap = float(K(z, z)[0, 0] + K(w, w)[0, 0] - 2 * K(z, w)[0, 0])
+        if not gap > 1e-10 * float(abs(K(z, z)[0, 0])):
+            raise DataError(
+                f"The hard margin cannot be solved reliably here: in double precision the {K.spec} kernel does not "
+                f"resolve these points (the closest + and − points are {d[i]:.3g} apart). Scale the points to about "
+                "unit size, or use the soft margin (margin=soft)."
             )
 
     def _separated_cheaply(self) -> bool:
@@ -312,133 +363,177 @@ class SMO(Solver):
     def _reset(self):
         y, C = self._y, self._C
         n = len(y)
-        if self._warm is None:
-            self._alpha = np.zeros(n)
-            self._F = y.copy()  # g = −e at α = 0, so F = −y·g = y
-        else:
+        st = PairState(y, self._cols.diag, C, TAU, float(self.values["tol"]), self._cols.capacity)
+        if self._warm is not None:
             alpha, F, self._solves = self._warm_state()
-            self._alpha, self._F = alpha.copy(), F.copy()
-        a = self._alpha
-        pos = y > 0
-        self._upneg = np.where(np.where(pos, a < C, a > 0), 0.0, -np.inf)  # 0 on I_up, −∞ off it: F + this → m
-        self._lowf = np.where(pos, a > 0, a < C).astype(float)  # 1 on I_low: a factor in the choice of j
-        self._tol = float(self.values["tol"])
+            st.alpha[:], st.F[:] = alpha, F
+            st.sync_flags()
+        self._st = st
+        self._numpy = self._use_numpy if self._use_numpy is not None else os.environ.get(NUMPY_ENV, "") == "1"
+        self._alpha, self._F = st.alpha, st.F  # views kept in step with the loop's arrays
+        self._tol = st.tol
         self._pair: tuple[int, int] | None = None
-        self._shrink_every = min(n, 1000)
-        self._since_shrink = 0
-        self._set_active(None)
-        self._select_first()
+        st.ints[5] = min(n, 1000)
+        self._act = None
+        self._stale = False  # F of the shrunk points is out of date (the loop updates the active set only)
+        self._unshrunk = False  # LIBSVM's policy: every point comes back once, when m − M first falls below 10 tol
 
     def _set_active(self, act: np.ndarray | None):
-        """Restrict the working-set selection to the indices act (None: all of them).
-
-        Shrinking: the full F is updated at every step (three O(n) passes), only the selection of (i, j) works on
-        the active set, so the KKT violation on all points is known at any time and nothing is reconstructed.
-        """
+        """Restrict the pair updates to the indices act (None: all of them; F is rebuilt on the others first)."""
+        st = self._st
+        if act is None:
+            self._refresh()
         if act is None or len(act) == len(self._y):
             self._act = None
-            self._F_a, self._upneg_a, self._lowf_a, self._diag_a = self._F, self._upneg, self._lowf, self._cols.diag
+            st.act[:] = np.arange(len(self._y))
+            st.n_act = len(self._y)
+            st.inactive[:] = False
         else:
             self._act = act
-            self._F_a, self._upneg_a = self._F[act], self._upneg[act]
-            self._lowf_a, self._diag_a = self._lowf[act], self._cols.diag[act]
-        self._fu_a = np.empty(len(self._F_a))
+            st.act[: len(act)] = act
+            st.n_act = len(act)
+            st.inactive[:] = True
+            st.inactive[act] = False
 
-    def _select_first(self):
-        """i = argmax of F over I_up (m), and b = m − F on I_low (0 off it), on the active set.
-
-        max b is the KKT violation m − M whenever that is positive (else max b ≤ 0 < tol: both halt), so M itself
-        is only computed for a snapshot, and b is the first factor of the choice of j in the next update.
-        """
-        F = self._F_a
-        fu = np.add(F, self._upneg_a, out=self._fu_a)
-        ii = int(fu.argmax())
-        m = float(fu[ii])
-        self._ii, self._m = ii, m
-        if m == -np.inf:  # no coefficient can grow (no pair left to move)
-            self._b, self._viol = np.zeros(len(F)), -np.inf
+    def _refresh(self):
+        """F = y − K(y∘α) recomputed on the shrunk points (from the kernel, in blocks), when out of date."""
+        if not self._stale or self._act is None:
             return
-        b = m - F
-        b *= self._lowf_a
-        self._b, self._viol = b, float(b.max())
+        self._stale = False
+        out = np.ones(len(self._y), dtype=bool)
+        out[self._act] = False
+        rows = np.flatnonzero(out)
+        a, y, st = self._alpha, self._y, self._st
+        sv = np.flatnonzero(a)
+        cached = st.slot[sv] >= 0  # from the loop's cached columns (no kernel evaluations), the rest in blocks
+        X, kernel = self._cols.X, self.problem.kernel
+        acc = np.zeros(len(rows))
+        far = sv[~cached]
+        step = int(max(1, 32e6 // max(8 * len(rows), 1)))
+        for s in range(0, len(far), step):
+            block = far[s : s + step]
+            acc += np.asarray(kernel(X[rows], X[block]), dtype=float) @ (a[block] * y[block])
+        near = sv[cached]
+        accumulate(acc, rows, st.cache, st.slot[near], a[near] * y[near], self._numpy)
+        self._F[rows] = y[rows] - acc
+
+    def _violation(self, on_all: bool = False) -> float:
+        """m − M over the active set (or every point), computed as the loop does (max b, b = m − F on I_low)."""
+        st = self._st
+        idx = slice(None) if on_all or self._act is None else self._act
+        a, F, y, C = st.alpha[idx], st.F[idx], st.y[idx], st.C
+        pos = y > 0
+        up = np.where(pos, a < C, a > 0)
+        if not up.any():
+            return -np.inf
+        m = float(F[up].max())
+        low = np.where(pos, a > 0, a < C)
+        return float(np.maximum(np.where(low, m - F, 0.0), 0.0).max())
 
     def _full_extremes(self) -> tuple[float, float]:
         """(m, M) over every point."""
-        F = self._F
-        m = self._m if self._act is None else float((F + self._upneg).max())
-        return m, float(np.where(self._lowf > 0, F, np.inf).min())
+        a, F, y, C = self._alpha, self._F, self._y, self._C
+        pos = y > 0
+        up, low = np.where(pos, a < C, a > 0), np.where(pos, a > 0, a < C)
+        return float(F[up].max(initial=-np.inf)), float(F[low].min(initial=np.inf))
 
-    @property
-    def _gap(self) -> float:
-        """The KKT violation m − M on the active set when positive (else a value ≤ 0)."""
-        return self._viol
+    def _pairs(self, count: int) -> int:
+        """Up to `count` pair updates by the loop (fetching the kernel columns it asks for); the pairs done.
+
+        Stops early when the active set is optimal to tol (the caller's halting test then decides), and shrinks
+        in between when the shrinking counter is due, exactly as one pair per call would.
+        """
+        st, done = self._st, 0
+        while done < count:
+            k, why = run_pairs(st, count - done, self._numpy)
+            done += k
+            if k and self._act is not None:
+                self._stale = True
+            if why == NEED:  # a column of the warm start's polish is reused; the loop's cache holds the rest
+                t = int(st.ints[1])
+                col = self._cols._cols.get(t)
+                if col is not None:
+                    st.store(t, col)
+                    continue
+                # when the cache holds every column, a block of the likely next ones in one kernel evaluation
+                # (all of them for a few hundred points: one call costs less than several)
+                n = len(self._y)
+                if len(st.cache) < n:
+                    idx = np.array([t], dtype=np.int64)
+                elif n <= WHOLE_MATRIX:
+                    idx = np.flatnonzero(st.slot < 0)
+                else:
+                    idx = st.missing(t, PREFETCH, self._numpy)
+                if len(st.cache) >= n:  # nothing to evict: in one go
+                    st.store_all(idx, self._cols.block(idx))
+                else:
+                    st.store(t, self._cols.block(idx)[0])
+            elif why == SHRINK:
+                st.ints[4] = 0
+                if self.values["shrinking"]:
+                    self._shrink()
+            elif why == UNBOUNDED:
+                raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
+            elif why == OPTIMAL:
+                break
+        if done:
+            self._pair = (int(st.ints[2]), int(st.ints[3]))
+        return done
 
     def _update(self):
-        ii = self._ii
-        act = self._act
-        i = ii if act is None else int(act[ii])
-        y, F, alpha, C = self._y, self._F, self._alpha, self._C
-        cols = self._cols
-        Ki = cols(i)
-        # second-order choice of j (WSS 2): maximize b²/a over t ∈ I_low with b = m − F_t > 0
-        # (b is zeroed off I_low and clipped at 0, so only the candidates have a positive gain)
-        b = self._b
-        np.maximum(b, 0.0, out=b)
-        a = cols.curvature(i, TAU)
-        if act is not None:
-            a = a[act]
-        gain = b * b
-        gain /= a
-        jj = int(gain.argmax())
-        j = jj if act is None else int(act[jj])
-        Kj = cols(j)
-        # the exact step along d_i = y_i, d_j = −y_j, clipped so that both stay in [0, C]
-        yi, yj, ai, aj = float(y[i]), float(y[j]), float(alpha[i]), float(alpha[j])
-        delta = float(b[jj] / a[jj])
-        cap_i = C - ai if yi > 0 else ai
-        cap_j = aj if yj > 0 else C - aj
-        delta = min(delta, cap_i, cap_j)
-        if not math.isfinite(delta):
-            raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
-        # at a cap the coefficient lands exactly on its bound (no rounding leaves it a hair inside)
-        ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
-        aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
-        alpha[i], alpha[j] = ai, aj
-        for t, tt, at, yt in ((i, ii, ai, yi), (j, jj, aj, yj)):
-            upneg = 0.0 if (at < C if yt > 0 else at > 0) else -np.inf
-            low = 1.0 if (at > 0 if yt > 0 else at < C) else 0.0
-            self._upneg[t], self._lowf[t] = upneg, low
-            if act is not None:
-                self._upneg_a[tt], self._lowf_a[tt] = upneg, low
-        diff = Ki - Kj
-        diff *= delta
-        F -= diff  # F = −y·g changes by −δ (K_·i − K_·j)
-        self._pair = (i, j)
-        self._since_shrink += 1
-        if self._since_shrink >= self._shrink_every and self.values["shrinking"]:
-            self._shrink()
-        elif act is not None:
-            self._F_a = F[act]
-        self._select_first()
-        return (i, j)
+        self._pairs(1)  # (the halting test after the last pair left the active set with a violation ≥ tol)
+        return () if self._pair is None else self._pair
+
+    def _base_advance(self, updates: int):
+        """Fast-forward by batches of pairs (one loop call per batch) with the same pairs, shrinking and halting
+        tests as one pair per step (the loop stops where that test could end the run); only the last snapshot
+        is built."""
+        if not self._started:
+            self.start()
+        if self.status.done:
+            return self._last
+        left = min(max(0, int(updates)), self.max_iter - self.iteration)
+        moved, idle = False, 0
+        while left > 0 and not self.status.done and idle < 2:
+            k = self._pairs(left)
+            moved, idle = moved or k > 0, 0 if k else idle + 1
+            self.iteration += k
+            left -= k
+            halted = self._guarded_halt()
+            if halted is not None:
+                self.status = halted
+            elif self.iteration >= self.max_iter:
+                self.status = Status.MAX_ITER
+        if moved or self.status.done:
+            self._last = self._snapshot(self._pair or ())
+        assert self._last is not None
+        return self._last
 
     def _shrink(self):
-        """Leave out of the selection the points at a bound that the KKT conditions keep there for now:
-        in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule)."""
-        self._since_shrink = 0
-        m, M = self._full_extremes()
-        up, low, F = self._upneg == 0.0, self._lowf > 0, self._F
+        """Leave out of the pair updates the active points at a bound that the KKT conditions keep there for
+        now: in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule,
+        m and M over the active set). When m − M first falls below 10·tol, F is rebuilt and every point comes
+        back once before shrinking again (LIBSVM's unshrinking)."""
+        if not self._unshrunk and self._violation() <= 10 * self._tol:
+            self._unshrunk = True
+            self._set_active(None)
+        idx = np.arange(len(self._y)) if self._act is None else self._act
+        a, F, y, C = self._alpha[idx], self._F[idx], self._y[idx], self._C
+        pos = y > 0
+        up, low = np.where(pos, a < C, a > 0), np.where(pos, a > 0, a < C)
+        m, M = float(F[up].max(initial=-np.inf)), float(F[low].min(initial=np.inf))
         stuck = (up & ~low & (F < M)) | (low & ~up & (F > m))
-        self._set_active(np.flatnonzero(~stuck))
+        if stuck.any():
+            self._set_active(idx[~stuck])
 
     def _halt(self):
-        if self._viol >= self._tol:
+        if self._violation() >= self._tol:
             return None
         if self._act is not None:  # optimal on the active set: check every point, go on with all if not
             self._set_active(None)
-            self._select_first()
-            if self._viol >= self._tol:
+            if self._violation() >= self._tol:
                 return None
+        self._refresh()
         scores = self._scores()
         if (scores > 0).all():  # a separator claim: confirm it with the exact kernel expansion (in blocks)
             sv = np.flatnonzero(self._alpha)
@@ -471,6 +566,7 @@ class SMO(Solver):
         return KernelExpansion(self.problem.kernel, self.problem.X, self._alpha * self._y, self._bias(), wn or None)
 
     def _metrics(self):
+        self._refresh()
         a, y, F = self._alpha, self._y, self._F
         wn = self._norm_w()
         scores = self._scores()
@@ -486,13 +582,14 @@ class SMO(Solver):
         }
 
     def _state(self):
+        self._refresh()  # (the shrunk points' F is never read by the loop before it is rebuilt: the pairs stay)
         metrics = self._metrics()
         decision = self._decision(metrics["weight_norm"])
-        ab = decision.affine()
+        wb = decision.affine_weights(self.problem.points.dim)  # (w, b) in any dimension, as the interior point's
         return {
             "decision": decision,
             "alpha": self._alpha,
-            "weights": None if ab is None else np.array([ab[2], ab[0], ab[1]]),
+            "weights": None if wb is None else np.concatenate([[wb[1]], wb[0]]),
             "metrics": metrics,
             "message": self._message(metrics),
         }

@@ -1,4 +1,8 @@
-"""Support vector machines, hard and soft margin, with any kernel of the core, solved by Clarabel's QP.
+"""Support vector machines, hard and soft margin, with any kernel of the core: the `svm` algorithm.
+
+`svm` solves the dual by SMO (method=smo, the default: smo.SMO, LIBSVM's method) or by Clarabel's interior-point
+QP (method=interior-point: the class SVM below, the exact reference whose iterates can be replayed); `smo` is an
+old name that opens `svm` with method=smo. The rest of this docstring is about the interior point.
 
 The classic formulation with an intercept: f(x) = Σ_i α_i y_i K(x_i, x) + b, found from the dual
     max Σα_i − ½ Σ_ij α_i α_j y_i y_j K_ij   s.t.  Σ α_i y_i = 0,  0 ≤ α_i (≤ C for the soft margin).
@@ -27,7 +31,7 @@ the representer argument decides separability in the kernel's feature space (see
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import ClassVar
 
 import numpy as np
@@ -38,6 +42,7 @@ from percviz.core.kernel_witness import nonseparability_confirmed
 from percviz.core.params import ParamSet, ParamSpec
 from percviz.core.solvers.base import Solver, Status, register, weight_reach
 from percviz.core.solvers.lp import kernel_separable, min_tau
+from percviz.core.solvers.smo import SMO
 
 #: Above this many points the interior-point iterates are not replayed (each replay re-solves the QP).
 MAX_POINTS_FOR_ITERATES = 400
@@ -143,9 +148,11 @@ def solve_on_working_set(K, y, C: float | None, start) -> WorkingSetSolve | None
     return None
 
 
-@register
 class SVM(Solver):
-    """Maximum-margin classifier: hard margin, or soft margin with penalty C on the slacks."""
+    """Maximum-margin classifier by the interior point: hard margin, or soft margin with penalty C on the slacks.
+
+    The `svm` algorithm's method=interior-point (SupportVectorMachine); Akaho's input-space SVM builds on it.
+    """
 
     name = "svm"
     display_name = "Support vector machine"
@@ -342,3 +349,76 @@ class SVM(Solver):
         if self._final.status != "Solved":
             parts.append("reduced accuracy")
         return "; ".join(parts) + "."
+
+
+#: How the `svm` algorithm solves its dual.
+METHODS = ("smo", "interior-point")
+
+
+def _union_params() -> ParamSet:
+    """margin and C, the method, then each method's own parameters (the other method ignores them)."""
+    smo = {spec.name: spec for spec in SMO.params.specs}
+    ipm = {spec.name: spec for spec in SVM.params.specs}
+    method = ParamSpec(
+        "method",
+        "choice",
+        "smo",
+        choices=METHODS,
+        help="'smo': pairs of coefficients by SMO (LIBSVM's method, fast); 'interior-point': Clarabel's QP "
+        "(the exact reference; its iterates can be replayed).",
+    )
+    own = [replace(smo[k], help=smo[k].help + " (method=smo)") for k in ("tol", "shrinking", "cache_mb")]
+    show = replace(ipm["show_iterations"], help=ipm["show_iterations"].help + " (method=interior-point)")
+    return ParamSet((ipm["margin"], ipm["C"], method, *own, show))
+
+
+@register
+class SupportVectorMachine(Solver):
+    """The SVM, by SMO (default) or by the interior point: constructing it gives the method's solver."""
+
+    name = "svm"
+    display_name = "Support vector machine"
+    family = "Support vector machines"
+    description = (
+        "The maximum-margin separator f(x) = Σ α_i y_i K(x_i, x) + b (hard margin, or soft margin with C), any "
+        "kernel. method=smo (default): like LIBSVM, each step moves the pair (α_i, α_j) chosen by second-order "
+        "working-set selection, until the KKT violation m − M is below tol; method=interior-point: Clarabel's QP, "
+        "one step per interior-point iteration."
+    )
+    representation = "kernel"
+    views = frozenset({"canvas", "curves"})
+    metric_keys = SMO.metric_keys
+    params = _union_params()
+    default_max_iter = SMO.default_max_iter
+    margin_level: ClassVar[float] = 1.0
+
+    def __new__(cls, problem=None, *args, **values):
+        method = values.get("method", cls.params.defaults()["method"])
+        impl = SVMByInteriorPoint if method == "interior-point" else SVMBySMO  # (a bad name: validation says so)
+        obj = object.__new__(impl)
+        if not issubclass(impl, cls):  # an alias class: Python calls __init__ only on instances of cls
+            obj.__init__(problem, *args, **values)
+        return obj
+
+    @property
+    def method(self) -> str:
+        """Which method ran ('smo' or 'interior-point')."""
+        return self.values["method"]
+
+
+class SVMBySMO(SupportVectorMachine, SMO):
+    """`svm` with method=smo."""
+
+
+class SVMByInteriorPoint(SupportVectorMachine, SVM):
+    """`svm` with method=interior-point."""
+
+
+@register
+class SMOName(SupportVectorMachine):
+    """`smo`: the old name of the SVM by SMO, kept so that old presets, scripts and command lines open it."""
+
+    name = "smo"
+    display_name = "SVM by SMO (the svm algorithm, method=smo)"
+    alias_of = "svm"
+    alias_values = {"method": "smo"}

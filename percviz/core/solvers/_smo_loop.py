@@ -1,0 +1,340 @@
+"""SMO's pair updates, many per call: a compiled loop (numba) and a pure-numpy loop that take the same pairs.
+
+Both run `pairs(state, max_pairs)` on the arrays of `PairState` and stop after max_pairs pairs, or when
+the KKT violation on the active set is below tol (OPTIMAL), or when the column cache lacks a column (NEED: the
+caller computes it with the kernel, stores it and calls again; the pair then restarts from its selection,
+which is a function of the state only), or when the step is unbounded (UNBOUNDED), or when the shrinking
+counter is due (SHRINK). The arithmetic is written in the same order in both, so that the iterates are equal
+bit for bit: m = max F over I_up, b_t = m − F_t on I_low (0 elsewhere, clipped at 0), a_t = max(K_tt − 2K_it
++ K_ii, τ) in the order (K_it·(−2) + K_tt) + K_ii, the gain b²/a (first maximum wins), δ = b_j / a_j clipped,
+and F_t −= (K_ti − K_tj)·δ over the active set (as LIBSVM: the caller rebuilds F on the shrunk points
+before it reads them, see SMO._refresh).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+DONE, OPTIMAL, NEED, UNBOUNDED, SHRINK = 0, 1, 2, 3, 4
+
+#: Set to 1 to run the pure-numpy loop (the compiled one is used when numba imports).
+NUMPY_ENV = "PERCVIZ_SMO_NUMPY"
+
+
+class PairState:
+    """The arrays both loops work on (one object, so that the caller never copies them)."""
+
+    def __init__(self, y: np.ndarray, diag: np.ndarray, C: float, tau: float, tol: float, capacity: int):
+        n = len(y)
+        self.y = np.ascontiguousarray(y, dtype=np.float64)
+        self.diag = np.ascontiguousarray(diag, dtype=np.float64)
+        self.C, self.tau, self.tol = float(C), float(tau), float(tol)
+        self.alpha = np.zeros(n)
+        self.F = self.y.copy()
+        self.act = np.arange(n, dtype=np.int64)  # the active set is act[:n_act]
+        self.n_act = n
+        self.inactive = np.zeros(n, dtype=bool)  # (kept by the caller with act)
+        self.cache = np.empty((max(2, min(capacity, n)), n))  # pages are touched only as columns arrive
+        self.slot = np.full(n, -1, dtype=np.int64)
+        self.owner = np.full(len(self.cache), -1, dtype=np.int64)
+        self.stamp = np.zeros(len(self.cache), dtype=np.int64)
+        # ints: [clock, need, last i, last j, since shrink, shrink every]
+        self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000)], dtype=np.int64)
+        self.viol = np.array([np.inf])  # m − M on the active set after the last call
+        self.sync_flags()
+
+    def sync_flags(self) -> None:
+        """flags_t = 1 on I_up (α_t y_t can grow) + 2 on I_low (it can shrink), from α (the compiled loop's copy
+        of these tests; it keeps them for the pairs it moves)."""
+        a, pos, C = self.alpha, self.y > 0, self.C
+        self.flags = (np.where(pos, a < C, a > 0).astype(np.int8) + 2 * np.where(pos, a > 0, a < C)).astype(np.int8)
+
+    def missing(self, t: int, count: int, use_numpy: bool = False) -> np.ndarray:
+        """t and up to count − 1 other active points whose columns are not cached and that the selection is likely
+        to ask for next: the largest F on I_up and the smallest on I_low (the candidates for i and j), the most
+        extreme first, ties to the lower index (so that both loops cache the same columns)."""
+        if count <= 1:
+            return np.array([t], dtype=np.int64)
+        fn = None if use_numpy else compiled(_missing_py)
+        if fn is not None:
+            out = np.empty(count, dtype=np.int64)
+            k = fn(self.alpha, self.F, self.y, self.C, self.slot, self.inactive, t, out)
+            return out[:k]
+        a, F, pos, C = self.alpha, self.F, self.y > 0, self.C
+        score = np.where(np.where(pos, a < C, a > 0), F, -np.inf)  # ±F: larger is more extreme
+        np.maximum(score, np.where(np.where(pos, a > 0, a < C), -F, -np.inf), out=score)
+        score[(self.slot >= 0) | self.inactive] = -np.inf
+        score[t] = -np.inf
+        order = np.argsort(-score, kind="stable")[: count - 1]
+        return np.concatenate([[t], order[np.isfinite(score[order])]]).astype(np.int64)
+
+    def store_all(self, idx: np.ndarray, rows: np.ndarray) -> None:
+        """Columns idx (rows of `rows`) into the free slots, when the cache holds every column."""
+        free = np.flatnonzero(self.owner < 0)[: len(idx)]
+        self.cache[free] = rows
+        self.owner[free], self.slot[idx] = idx, free
+        self.stamp[free] = self.ints[0] + np.arange(len(idx))
+        self.ints[0] += len(idx)
+
+    def store(self, i: int, col: np.ndarray) -> None:
+        """Put column i into the least recently used slot."""
+        s = int(self.stamp.argmin())
+        old = int(self.owner[s])
+        if old >= 0:
+            self.slot[old] = -1
+        self.cache[s] = col
+        self.owner[s], self.slot[i] = i, s
+        self.stamp[s] = self.ints[0]  # the newest: the column the loop asks for next is never evicted for it
+        self.ints[0] += 1
+
+
+def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags):
+    """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
+    done = 0
+    # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
+    # the same pass that updates F (the flags of i and j are final by then)
+    m = -np.inf
+    ii = -1
+    for k in range(n_act):
+        t = act[k]
+        if flags[t] & 1 and F[t] > m:
+            m = F[t]
+            ii = k
+    while done < max_pairs:
+        if ii < 0:
+            viol[0] = -np.inf
+            return done, OPTIMAL
+        i = act[ii]
+        si = slot[i]
+        if si < 0:
+            ints[1] = i
+            return done, NEED
+        Ki = cache[si]
+        big = 0.0  # the violation m − M is max b when positive
+        best = -1.0
+        jj = 0
+        di = diag[i]
+        for k in range(n_act):  # j: the largest gain b²/a over the candidates (b > 0 on I_low)
+            t = act[k]
+            if flags[t] & 2:
+                b = m - F[t]
+                if b > 0.0:
+                    if b > big:
+                        big = b
+                    a = Ki[t] * -2.0 + diag[t] + di
+                    if a < tau:
+                        a = tau
+                    g = b * b / a
+                    if g > best:
+                        best = g
+                        jj = k
+        viol[0] = big
+        if big < tol:
+            return done, OPTIMAL
+        j = act[jj]
+        sj = slot[j]
+        if sj < 0:
+            ints[1] = j
+            return done, NEED
+        stamp[si] = ints[0]
+        stamp[sj] = ints[0] + 1
+        ints[0] += 2
+        Kj = cache[sj]
+        b = m - F[j]
+        a = Ki[j] * -2.0 + diag[j] + di
+        if a < tau:
+            a = tau
+        delta = b / a
+        yi, yj, ai, aj = y[i], y[j], alpha[i], alpha[j]
+        cap_i = C - ai if yi > 0 else ai
+        cap_j = aj if yj > 0 else C - aj
+        if cap_i < delta:
+            delta = cap_i
+        if cap_j < delta:
+            delta = cap_j
+        if not np.isfinite(delta):
+            return done, UNBOUNDED
+        if delta == cap_i:
+            ai = C if yi > 0 else 0.0
+        else:
+            ai = ai + yi * delta
+        if delta == cap_j:
+            aj = 0.0 if yj > 0 else C
+        else:
+            aj = aj - yj * delta
+        alpha[i] = ai
+        alpha[j] = aj
+        flags[i] = (1 if (ai < C if yi > 0 else ai > 0) else 0) + (2 if (ai > 0 if yi > 0 else ai < C) else 0)
+        flags[j] = (1 if (aj < C if yj > 0 else aj > 0) else 0) + (2 if (aj > 0 if yj > 0 else aj < C) else 0)
+        m = -np.inf
+        ii = -1
+        for k in range(n_act):  # F on the active set, and the next i
+            t = act[k]
+            f = F[t] - (Ki[t] - Kj[t]) * delta
+            F[t] = f
+            if flags[t] & 1 and f > m:
+                m = f
+                ii = k
+        ints[2] = i
+        ints[3] = j
+        done += 1
+        ints[4] += 1
+        if ints[4] >= ints[5]:
+            return done, SHRINK
+    return done, DONE
+
+
+def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags=None):
+    """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
+    done = 0
+    a_ = act[:n_act]
+    pos = y[a_] > 0
+    dg = diag[a_]
+    while done < max_pairs:
+        al, Fa = alpha[a_], F[a_]
+        up = np.where(pos, al < C, al > 0)
+        fu = np.where(up, Fa, -np.inf)
+        ii = int(fu.argmax())
+        m = float(fu[ii])
+        if m == -np.inf:
+            viol[0] = -np.inf
+            return done, OPTIMAL
+        i = int(a_[ii])
+        si = int(slot[i])
+        if si < 0:
+            ints[1] = i
+            return done, NEED
+        Ki = cache[si]
+        low = np.where(pos, al > 0, al < C)
+        b = np.where(low, m - Fa, 0.0)
+        big = float(np.maximum(b.max(), 0.0))
+        viol[0] = big
+        np.maximum(b, 0.0, out=b)
+        if big < tol:
+            return done, OPTIMAL
+        cand = np.flatnonzero(b > 0.0)
+        a = Ki[a_[cand]] * -2.0 + dg[cand] + diag[i]
+        np.maximum(a, tau, out=a)
+        bc = b[cand]
+        jj = int(cand[int((bc * bc / a).argmax())])
+        j = int(a_[jj])
+        sj = int(slot[j])
+        if sj < 0:
+            ints[1] = j
+            return done, NEED
+        stamp[si], stamp[sj] = ints[0], ints[0] + 1
+        ints[0] += 2
+        Kj = cache[sj]
+        bj = m - float(F[j])
+        aj_ = float(Ki[j]) * -2.0 + float(diag[j]) + float(diag[i])
+        delta = bj / (aj_ if aj_ >= tau else tau)
+        yi, yj, ai, aj = float(y[i]), float(y[j]), float(alpha[i]), float(alpha[j])
+        cap_i = C - ai if yi > 0 else ai
+        cap_j = aj if yj > 0 else C - aj
+        if cap_i < delta:
+            delta = cap_i
+        if cap_j < delta:
+            delta = cap_j
+        if not np.isfinite(delta):
+            return done, UNBOUNDED
+        ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
+        aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
+        alpha[i], alpha[j] = ai, aj
+        F[a_] = Fa - (Ki[a_] - Kj[a_]) * delta
+        ints[2], ints[3] = i, j
+        done += 1
+        ints[4] += 1
+        if ints[4] >= ints[5]:
+            return done, SHRINK
+    return done, DONE
+
+
+def _missing_py(alpha, F, y, C, slot, inactive, t, out):
+    """PairState.missing's choice by insertion into a short sorted list (compiled by numba); returns its length."""
+    count = len(out)
+    out[0] = t
+    best = np.full(count, -np.inf)
+    k = 1
+    for s in range(len(F)):
+        if s == t or slot[s] >= 0 or inactive[s]:
+            continue
+        sc = -np.inf
+        if alpha[s] < C if y[s] > 0 else alpha[s] > 0:
+            sc = F[s]
+        if alpha[s] > 0 if y[s] > 0 else alpha[s] < C:
+            if -F[s] > sc:
+                sc = -F[s]
+        if sc == -np.inf or (k == count and sc <= best[k - 1]):
+            continue
+        p = k if k < count else count - 1  # insert after the equal scores (ties: the lower index first)
+        while p > 1 and best[p - 1] < sc:
+            if p < count:
+                best[p] = best[p - 1]
+                out[p] = out[p - 1]
+            p -= 1
+        best[p] = sc
+        out[p] = s
+        if k < count:
+            k += 1
+    return k
+
+
+def _accumulate_py(acc, rows, cache, slots, coef):
+    """acc[r] += coef_k · cache[slots_k, rows_r], column after column (compiled by numba)."""
+    for k in range(len(slots)):
+        col = cache[slots[k]]
+        c = coef[k]
+        for r in range(len(rows)):
+            acc[r] += c * col[rows[r]]
+
+
+def accumulate_numpy(acc, rows, cache, slots, coef):
+    """The same sums in the same order with numpy."""
+    for k in range(len(slots)):
+        acc += coef[k] * cache[slots[k], rows]
+
+
+_compiled = None
+
+
+_jitted: dict = {}
+
+
+def compiled(fn):
+    """fn compiled by numba (cached on disk), or None without numba."""
+    if compiled_pairs() is None:
+        return None
+    if fn not in _jitted:
+        import numba
+
+        _jitted[fn] = numba.njit(cache=True, nogil=True)(fn)
+    return _jitted[fn]
+
+
+def accumulate(acc, rows, cache, slots, coef, use_numpy: bool = False) -> None:
+    """acc += Σ_k coef_k K(x_rows, x_{s_k}) from the cached columns (slots), by the compiled loop or numpy."""
+    fn = None if use_numpy else compiled(_accumulate_py)
+    (fn or accumulate_numpy)(acc, rows, cache, slots, coef)
+
+
+def compiled_pairs():
+    """The numba-compiled loop (cached on disk, so a fresh process loads it), or None without numba."""
+    global _compiled
+    if _compiled is None:
+        try:
+            import numba
+        except ImportError:  # pragma: no cover - numba is a dependency, but the numpy loop does the same
+            _compiled = False
+        else:
+            _compiled = numba.njit(cache=True, nogil=True)(_pairs_py)
+    return _compiled or None
+
+
+def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tuple[int, int]:
+    """Up to max_pairs pair updates on state by the compiled loop (or the numpy one); (pairs done, why it stopped)."""
+    fn = None if use_numpy else compiled_pairs()
+    fn = fn or pairs_numpy
+    s = state
+    done, why = fn(s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.n_act, s.cache, s.slot, s.stamp,
+                   s.ints, s.viol, int(max_pairs), s.flags)
+    return int(done), int(why)
