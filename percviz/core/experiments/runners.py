@@ -30,14 +30,19 @@ def _serial(fn: Callable, tasks: dict) -> Iterator[tuple]:
 
 def _end_pool(ex: ProcessPoolExecutor) -> None:
     """Shut the pool down without waiting for the runs in flight: their processes are ended."""
-    ex.shutdown(wait=False, cancel_futures=True)
     stop = getattr(ex, "terminate_workers", None)  # Python ≥ 3.14
     if stop is not None:
         stop()
         return
-    for proc in list((getattr(ex, "_processes", None) or {}).values()):  # Python < 3.14: no public call
+    # Python < 3.14 has no public call; shutdown() forgets the processes (sets _processes to None), so take
+    # them first: the n = 10⁶ run of a time-budgeted sweep went on for minutes after the command returned.
+    procs = list((getattr(ex, "_processes", None) or {}).values())
+    ex.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
         if proc.is_alive():
             proc.terminate()
+    for proc in procs:
+        proc.join(timeout=5)
 
 
 def _pool(fn: Callable, tasks: dict, workers: int, poll: float | None) -> Iterator[tuple]:
