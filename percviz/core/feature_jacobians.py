@@ -19,13 +19,22 @@ FD_STEP = 1e-6
 
 
 def _monomial_jacobian(X: np.ndarray, degree: int) -> np.ndarray:
-    x1, x2 = X[:, 0], X[:, 1]
-    cols = []
-    for i, j in monomial_exponents(degree):
-        d1 = i * x1 ** max(i - 1, 0) * x2**j if i else np.zeros_like(x1)
-        d2 = j * x1**i * x2 ** max(j - 1, 0) if j else np.zeros_like(x2)
-        cols.append(np.column_stack([d1, d2]))
-    return np.stack(cols, axis=1)
+    """∂(x^e)/∂x for every monomial of `monomial_exponents(degree, d)` (shape (m, T, d)), built degree by degree as
+    features._monomials builds the monomials: ∂(u·x_v)/∂x = x_v ∂u/∂x + u e_v, O(m·T·d) in all."""
+    m, d = X.shape
+    cols, grads = [np.ones(m)], [np.zeros((m, d))]
+    prev = [(0, np.ones(m), np.zeros((m, d)))]  # (lowest variable allowed next, monomial, its gradient)
+    for _ in range(degree):
+        nxt = []
+        for low, col, grad in prev:
+            for v in range(low, d):
+                g = grad * X[:, v:v + 1]
+                g[:, v] += col
+                nxt.append((v, col * X[:, v], g))
+        cols.extend(c for _, c, _ in nxt)
+        grads.extend(g for _, _, g in nxt)
+        prev = nxt
+    return np.stack(grads, axis=1)
 
 
 def feature_jacobian(features: FeatureMap, X) -> np.ndarray:
@@ -45,7 +54,7 @@ def feature_jacobian(features: FeatureMap, X) -> np.ndarray:
     if isinstance(features, Polynomial):
         return _monomial_jacobian(X, features.degree)
     if isinstance(features, RandomFourier):
-        omega, phase = features._draws()
+        omega, phase = features._draws(d)
         s = -np.sqrt(2.0 / features.dim) * np.sin(X @ omega.T + phase)  # (m, D)
         J = np.zeros((m, 1 + features.dim, d))
         J[:, 1:, :] = s[:, :, None] * omega[None, :, :]
