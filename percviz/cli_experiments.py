@@ -120,12 +120,15 @@ def cmd_cover(argv: Sequence[str]) -> int:
     if args.json:
         _print_json({"features": args.features, "d_hat": d_hat, "trials": args.trials, "rows": [
             {"n": r.n, "n_over_d_hat": r.n / d_hat, "fraction": r.fraction, "std_error": r.std_error,
-             "formula": r.formula} for r in rows]})
+             "formula": r.formula, "undecided": r.undecided} for r in rows]})
         return EXIT_OK
     print(f"φ-map {args.features}: d̂ = {d_hat}, {args.trials} random labelings per n")
     for r in rows:
         print(f"n = {r.n:3d} (n/d̂ = {r.n / d_hat:4.2f}): separable fraction {r.fraction:.3f} (± {r.std_error:.3f}), "
-              f"Cover's formula {r.formula:.3f}")
+              f"Cover's formula {r.formula:.3f}" + (
+                  f"; {r.undecided} of {r.trials + r.undecided} labelings undecided (the LP ran out of its "
+                  f"{cover.LP_TIME_LIMIT:g} s or stalled: fewer points or a smaller φ-map decide them)"
+                  if r.undecided else ""))
     return EXIT_OK
 
 

@@ -13,8 +13,11 @@ from math import comb, sqrt
 
 import numpy as np
 
+from percviz.core.certify import unit_rows
 from percviz.core.errors import ParameterError
-from percviz.core.solvers.lp import min_tau
+
+#: Seconds one labeling's LP may take before it counts as undecided (a row of the table says how many were).
+LP_TIME_LIMIT = 10.0
 
 
 def _check(n: int, d_hat: int) -> None:
@@ -48,7 +51,40 @@ def is_separable(X, labels) -> bool:
     labels = np.asarray(labels)
     Y = np.column_stack([np.ones(len(X)), X])
     Y = np.where((labels == 0)[:, None], Y, -Y)
-    return min_tau(Y).value < 0.5
+    return separable_rows(Y) is True
+
+
+def separable_rows(Y, time_limit: float = LP_TIME_LIMIT) -> bool | None:
+    """Is there an a with a·y_i > 0 for every row y_i?  True, False, or None when the LP cannot decide.
+
+    The LP max t s.t. Z a ≥ t·1, −1 ≤ a ≤ 1, t ≤ 1 runs on the scale-free rows Z (columns scaled to max |·| = 1,
+    then rows to unit length: the same answer, and well posed for φ-maps whose columns differ by many orders, e.g.
+    x1¹² beside 1); True only when its a, taken back to Y's columns, separates Y in floating point, False when
+    the optimum is 0 to the LP's tolerance. The dual simplex first, the interior point method when it trips.
+    """
+    from scipy.optimize import linprog
+
+    Y = np.asarray(Y, dtype=float)
+    if not np.isfinite(Y).all():
+        return None
+    Z, D = unit_rows(Y)
+    n, m = Z.shape
+    if (np.abs(Z).sum(axis=1) == 0).any():
+        return False  # a zero row: a·0 > 0 is impossible
+    c = np.r_[np.zeros(m), -1.0]
+    A = np.column_stack([-Z, np.ones(n)])
+    bounds = [(-1.0, 1.0)] * m + [(None, 1.0)]
+    for method in ("highs-ds", "highs-ipm"):
+        res = linprog(c, A_ub=A, b_ub=np.zeros(n), bounds=bounds, method=method,
+                      options={"time_limit": float(time_limit)})
+        if res.status != 0 or res.x is None:
+            continue
+        t = -float(res.fun)
+        if t > 1e-9 and (Y @ (D * res.x[:m]) > 0).all():
+            return True
+        if t <= 1e-9:
+            return False
+    return None
 
 
 def count_separable_labelings(X) -> int:
@@ -68,6 +104,8 @@ class CoverRow:
     std_error: float
     formula: float
     trials: int = 0
+    #: labelings the LP could not decide (not counted in `fraction`, which is over the decided ones)
+    undecided: int = 0
 
     @property
     def formula_std_error(self) -> float:
@@ -108,7 +146,7 @@ def is_separable_rows(Phi, labels) -> bool:
     """Whether a·φ(x_i) has the sign of the label for some a (homogeneous in φ): the LP test min τ < ½."""
     Phi = np.asarray(Phi, dtype=float)
     Y = np.where((np.asarray(labels) == 0)[:, None], Phi, -Phi)
-    return min_tau(Y).value < 0.5
+    return separable_rows(Y) is True
 
 
 def simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: int = 0) -> list[CoverRow]:
@@ -131,9 +169,14 @@ def iter_simulate_features(ns, features: str = "quadratic", trials: int = 200, s
     rng = np.random.default_rng(seed)
     for n in ns:
         _check(n, d_hat)
-        hits = 0
+        hits = undecided = 0
         for _ in range(trials):
             Phi = np.asarray(fmap.transform(rng.normal(size=(int(n), 2))), dtype=float)
-            hits += is_separable_rows(Phi, rng.integers(0, 2, int(n)))
-        frac = hits / trials
-        yield CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d_hat), trials)
+            lab = rng.integers(0, 2, int(n))
+            verdict = separable_rows(np.where((lab == 0)[:, None], Phi, -Phi))
+            hits += verdict is True
+            undecided += verdict is None
+        decided = trials - undecided
+        frac = hits / decided if decided else float("nan")
+        err = sqrt(frac * (1 - frac) / decided) if decided else float("nan")
+        yield CoverRow(int(n), frac, err, separable_fraction(int(n), d_hat), decided, undecided)
