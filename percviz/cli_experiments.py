@@ -88,7 +88,8 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     for r in result.runs:
         bound = "" if r.bound is None else f"{r.bound:.4g}"
         e = f"{r.eps:9.3g} " if eps_col else ""
-        print(f"{r.scene:5d} {r.rho:10.4g} {e}{r.algorithm:<20} {r.iterations:10d} {bound:>10}  {r.status}")
+        rho = "unresolved" if r.rho is None else f"{r.rho:.4g}"
+        print(f"{r.scene:5d} {rho:>10} {e}{r.algorithm:<20} {r.iterations:10d} {bound:>10}  {r.status}")
     x = "1/ε" if eps_col else "1/ρ_K"
     for a, s in slopes.items():
         print(f"slope of log iterations on log {x}, {a}: " + ("n/a (fewer than 2 halting runs)" if s is None else f"{s:.3f}"))
@@ -144,7 +145,8 @@ def _print_over_n(spec, result, slopes, as_json: bool) -> int:
     print(f"{'n':>8} {'rho_K':>10} {'√log n':>7} {'algorithm':<22} {'iterations':>10} {'bound':>9} {'seconds':>8}  status")
     for r in result.runs:
         bound = "" if r.bound is None else f"{r.bound:.4g}"
-        print(f"{r.n:8d} {r.rho:10.6g} {math.sqrt(math.log(r.n)):7.3f} {r.algorithm:<22} {r.iterations:10d} "
+        rho = "unresolved" if r.rho is None else f"{r.rho:.6g}"
+        print(f"{r.n:8d} {rho:>10} {math.sqrt(math.log(r.n)):7.3f} {r.algorithm:<22} {r.iterations:10d} "
               f"{bound:>9} {r.seconds:8.3f}  {r.status}")
     for a, s in slopes.items():
         print(f"slope of log iterations on log √(log n), {a}: "
