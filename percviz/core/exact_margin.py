@@ -365,9 +365,9 @@ def sharpen(problem, m):
             b = found[1]
             if b[0] > 0 and b[1] - b[0] < hi - max(lo, 0.0):
                 exact = b[1] - b[0] <= 1e-6 * b[0] and m.complete
+                q = _simplex_point(rows, found[0])  # the certificate's own witness p, and α = p/‖p‖²_G
                 return dataclasses.replace(m, separable=True, decided=True, rho=b[0], interval=b, exact=exact,
-                                           alpha=p / float(p @ np.asarray(problem.G) @ p) if m.alpha is None and
-                                           problem.n <= 2000 else m.alpha)
+                                           p=q, alpha=q / (b[1] * b[1]))
             if b[0] > 0 and b[1] - b[0] <= 1e-6 * b[0]:
                 break
     # not separable or undecided: an exact Gordan witness, then whether 0 is on the hull's boundary (ρ_K = 0)
@@ -395,6 +395,14 @@ def sharpen(problem, m):
         return dataclasses.replace(m, separable=False, decided=True, rho=0.0, interval=(min(lo, 0.0), upper),
                                    exact=False, alpha=None)
     return m
+
+
+def _simplex_point(rows: ExactRows, c: dict[int, Fraction]) -> np.ndarray:
+    """p_i = c_i √K_ii / Σ_j c_j √K_jj as floats."""
+    p = np.zeros(rows.n)
+    for i, ci in c.items():
+        p[i] = float(ci) * math.sqrt(float(rows.diag(i)))
+    return p / p.sum()
 
 
 def _vertex_lower(problem) -> float:
