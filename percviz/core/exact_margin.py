@@ -373,8 +373,8 @@ def sharpen(problem, m):
     # not separable or undecided: an exact Gordan witness, then whether 0 is on the hull's boundary (ρ_K = 0)
     witness = gordan_on(rows, S) if cheap else None
     if witness is None and not m.decided:
-        rank = explicit_rank(problem) or 0
-        for T in small_supports(rows.n, rank):
+        exps = monomial_exponents_of(problem.kernel, np.asarray(problem.X).shape[1]) or ()
+        for T in small_supports(rows.n, len(exps)):  # the exact rank is at most the number of monomials
             witness = gordan_on(rows, T)
             if witness is not None:
                 break
