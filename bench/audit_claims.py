@@ -538,22 +538,77 @@ def check_margin(case, res, X, labels):
     except ValueError as e:
         return "FINDING:bad-json", str(e)[:200]
     y = labels.astype(int)
+    if (honest := check_interval(case, d, X, y)) is not None:
+        return honest
     truth = truly_separable(X, y, "kernel", case["spec"])
     v = d.get("verdict")
     if v == "separable":
-        if truth == "no":
-            return "FINDING:false-separable", f"ρ = {d.get('rho')}"
-        if d.get("alpha") is not None:
+        if d.get("alpha") is not None:  # Gα > 0 in 60 digits proves it, whatever an LP's 1e-9 tolerance says
             G = normalized_gram(case["spec"], X, y)
             a = [Decimal(float(t)) for t in d["alpha"]]
             if min(sum(g * av for g, av in zip(row, a)) for row in G) <= 0:
                 return "FINDING:separable-alpha-fails", "min (Gα) ≤ 0 in 60 digits"
+            return "margin-separable-decimal", ""
+        if truth == "no":
+            return "FINDING:false-separable", f"ρ = {d.get('rho')}"
         return "margin-separable-ok", ""
     if v in ("not separable", "nonseparable", "not-separable"):
         if truth == "yes":
             return "FINDING:false-nonseparable", str(d.get("rho_interval"))
         return "margin-nonsep-ok", ""
     return f"margin:{v}", ""
+
+
+def check_interval(case, d, X, y):
+    """ρ_K's interval against the returned witnesses, in 60 digits: α's margin min (Gα)_i/‖α‖_G ≤ ρ_K ≤ hi and
+    lo ≤ ρ_K ≤ ‖p‖_G; `exact` only with a narrow interval; a null ρ_K only with a reason (issue 28)."""
+    lo, hi = d["rho_interval"]
+    if not lo <= hi:
+        return "FINDING:interval-reversed", f"{lo} > {hi}"
+    if d.get("exact") and (d.get("rho") is None or hi - lo > 1e-6 * abs(d["rho"]) + 1e-300):
+        return "FINDING:exact-but-wide", str(d["rho_interval"])
+    if d.get("rho") is None and not d.get("rho_note"):
+        return "FINDING:null-rho-without-reason", ""
+    if len(X) > 120:
+        return None
+    G = normalized_gram(case["spec"], X, y)
+    tiny = Decimal(10) ** -40
+    if d.get("p") is not None:
+        pd = [Decimal(float(v)) for v in d["p"]]
+        q = sum(pi * sum(g * pj for g, pj in zip(row, pd)) for pi, row in zip(pd, G) if pi)
+        if q >= 0 and Decimal(lo) > q.sqrt() * (1 + Decimal("1e-9")) + tiny:
+            return "FINDING:interval-above-witness", f"lo {lo:.6g} > ‖p‖_G {float(q.sqrt()):.6g}"
+    if d.get("alpha") is not None:
+        a = [Decimal(float(v)) for v in d["alpha"]]
+        Ga = [sum(g * av for g, av in zip(row, a)) for row in G]
+        q = sum(av * gv for av, gv in zip(a, Ga))
+        if q > 0 and min(Ga) / q.sqrt() > Decimal(hi) * (1 + Decimal("1e-9")) + tiny:
+            return "FINDING:interval-below-witness", f"hi {hi:.6g} < α's margin {float(min(Ga) / q.sqrt()):.6g}"
+    return None
+
+
+def check_sweep(case, res):
+    """Each recorded ρ_K of the fixed family (ρ_K = t by construction) is t, or null with its reason and an
+    interval that holds t; the bound follows the recorded ρ_K."""
+    if crashed := _crash(res):
+        return crashed
+    if res["rc"] != 0:
+        lines = [ln for ln in res["err"].splitlines() if ln.strip()]
+        return ("FINDING:refusal-not-one-line", res["err"][-400:]) if len(lines) != 1 else ("refused", lines[0][:160])
+    d = _strict_json(res["out"])
+    t = case["level"]
+    for r in d["runs"]:
+        lo, hi = r["rho_interval"]
+        if not (lo <= t * (1 + 1e-9) and hi >= t * (1 - 1e-9)):
+            return "FINDING:sweep-interval-misses-rho", f"t = {t:g}: [{lo:.6g}, {hi:.6g}]"
+        if r["rho"] is None:
+            if not r.get("rho_note"):
+                return "FINDING:sweep-null-rho-without-reason", ""
+            if r["bound"] is not None:
+                return "FINDING:sweep-bound-without-rho", ""
+        elif abs(r["rho"] - t) > 1e-9 * t:
+            return "FINDING:sweep-wrong-rho", f"{r['rho']!r} for t = {t:g}"
+    return "sweep-ok", ""
 
 
 def check_special(case, res):
@@ -613,8 +668,10 @@ def generate(n_cases: int, seed: int, tmp: str) -> list[dict]:
         for spec in KERNELS:
             for scale in SCALES:
                 cases.append({"cmd": "margin", "ds": ds, "spec": spec, "scale": scale})
+    sweeps = [{"cmd": "sweep", "level": t, "ns": ns, "path": "", "ds": "fixed", "spec": "affine", "scale": 1.0}
+              for t in (0.3, 1e-3, 1e-12, 1e-100, 1e-300) for ns in ("10", "10,100", "3,40")]  # issue 28
     pick.shuffle(cases)
-    cases = special_cases(tmp, rng) + cases[:n_cases]
+    cases = special_cases(tmp, rng) + sweeps + cases[:n_cases]
     for i, c in enumerate(cases):
         c["id"] = i
         if "path" in c:
@@ -684,6 +741,9 @@ def special_cases(tmp: str, rng: np.random.Generator) -> list[dict]:
 
 
 def argv_of(c: dict, max_iter: int) -> list[str]:
+    if c["cmd"] == "sweep":
+        return ["sweep", "-a", "snkp", "--family", "fixed", "--over", "n", "--n", c["ns"], "--margin", repr(c["level"]),
+                "--json", "--max-iter", "50", "--workers", "1"]
     if c["cmd"] == "margin":
         return ["margin", c["path"], "--kernel", c["spec"], "--json", "--budget", "5"]
     if c.get("preset"):
@@ -705,10 +765,13 @@ def main(argv=None) -> int:
     ap.add_argument("--max-iter", type=int, default=3000)
     ap.add_argument("--out", default="/tmp/audit_claims.jsonl")
     ap.add_argument("--recheck", help="a previous --out file: run again only its FINDING cases (same --cases/--seed)")
+    ap.add_argument("--no-big", action="store_true", help="skip the 100,000-point and n = 200 special cases")
     a = ap.parse_args(argv)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     tmp = tempfile.mkdtemp(prefix="audit_claims_")
     cases, _ = generate(a.cases, a.seed, tmp)
+    if a.no_big:
+        cases = [c for c in cases if not c.get("big") and c["ds"] != "overlap200"]
     if a.recheck:
         ids = {json.loads(ln)["id"] for ln in open(a.recheck) if '"FINDING' in ln or '"checker-error' in ln}
         cases = [c for c in cases if c["id"] in ids]
@@ -720,12 +783,14 @@ def main(argv=None) -> int:
         for c in cases:
             res = run_child(argv_of(c, a.max_iter), a.timeout)
             try:
-                if "expect" in c or c.get("big"):
+                if c["cmd"] == "sweep":
+                    X = lab = None
+                elif "expect" in c or c.get("big"):
                     X = lab = None
                 else:
                     T = np.loadtxt(c["path"], delimiter=",", skiprows=1, ndmin=2)
                     X, lab = T[:, :-1], T[:, -1]
-                outcome, detail = check_special(c, res) if X is None else (
+                outcome, detail = check_sweep(c, res) if c["cmd"] == "sweep" else check_special(c, res) if X is None else (
                     check_margin(c, res, X, lab) if c["cmd"] == "margin" else check_solve(c, res, X, lab))
             except Exception as e:  # noqa: BLE001 - a checker failure is reported, not fatal
                 outcome, detail = "checker-error", f"{type(e).__name__}: {e}"[:200]
