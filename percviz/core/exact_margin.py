@@ -345,13 +345,17 @@ def explicit_rank(problem) -> int | None:
     return int(np.linalg.matrix_rank(M))
 
 
-def sharpen(problem, m):
+def sharpen(problem, m, deadline: float = math.inf):
     """The MarginResult m of gram.optimal_margin, with ends made exact where a small rational certificate exists,
     and `exact` withdrawn where G's rounding hid directions the value depends on. m itself when nothing applies."""
     import dataclasses
 
+    import time
+
     if exact_kernel(problem.kernel) is None or not np.isfinite(np.asarray(problem.X, dtype=float)).all():
         return m
+    if time.perf_counter() >= deadline:
+        return m  # no time left: the interval found so far stands
     rows = ExactRows(problem)
     p = np.asarray(m.p, dtype=float)
     S = [int(i) for i in np.flatnonzero(p > 1e-12 * p.max())] if p.size and p.max() > 0 else []
@@ -376,9 +380,9 @@ def sharpen(problem, m):
         exps = monomial_exponents_of(problem.kernel, np.asarray(problem.X).shape[1]) or ()
         for T in small_supports(rows.n, len(exps)):  # the exact rank is at most the number of monomials
             witness = gordan_on(rows, T)
-            if witness is not None:
+            if witness is not None or time.perf_counter() >= deadline:
                 break
-    if witness is None and not m.decided:
+    if witness is None and not m.decided or time.perf_counter() >= deadline:
         return m
     if witness is not None or m.decided:
         if nonnegative_direction(problem):

@@ -478,7 +478,8 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
                 m = _unconfirmed(op, m, complete=m.complete and why != "timeout")
         from percviz.core.exact_margin import sharpen
 
-        m = sharpen(problem, m)  # exact ends from small rational certificates (linear, affine, poly kernels)
+        # exact ends from small rational certificates (linear, affine, poly kernels), in what is left of the budget
+        m = sharpen(problem, m, deadline=t0 + budget)
         with _LOCK:
             _CACHE.setdefault(problem, {})["rho_K"] = m
         return m
