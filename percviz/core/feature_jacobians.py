@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from percviz.core.features import (
@@ -18,23 +20,31 @@ from percviz.core.features import (
 FD_STEP = 1e-6
 
 
+@lru_cache(maxsize=64)
+def _monomial_tree(degree: int, d: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per degree k = 1 … degree: (parent, var) with monomial j of degree k = monomial parent[j] of degree k − 1
+    times x_var[j], in the order of features._monomials (variables non-decreasing along each product)."""
+    out, lows = [], np.zeros(1, dtype=int)  # the lowest variable each degree-(k − 1) monomial may be extended by
+    for _ in range(degree):
+        parent = np.concatenate([np.full(d - lo, i) for i, lo in enumerate(lows)])
+        var = np.concatenate([np.arange(lo, d) for lo in lows])
+        out.append((parent, var))
+        lows = var
+    return tuple(out)
+
+
 def _monomial_jacobian(X: np.ndarray, degree: int) -> np.ndarray:
     """∂(x^e)/∂x for every monomial of `monomial_exponents(degree, d)` (shape (m, T, d)), built degree by degree as
-    features._monomials builds the monomials: ∂(u·x_v)/∂x = x_v ∂u/∂x + u e_v, O(m·T·d) in all."""
+    features._monomials builds the monomials: ∂(u·x_v)/∂x = x_v ∂u/∂x + u e_v, vectorized per degree."""
     m, d = X.shape
-    cols, grads = [np.ones(m)], [np.zeros((m, d))]
-    prev = [(0, np.ones(m), np.zeros((m, d)))]  # (lowest variable allowed next, monomial, its gradient)
-    for _ in range(degree):
-        nxt = []
-        for low, col, grad in prev:
-            for v in range(low, d):
-                g = grad * X[:, v:v + 1]
-                g[:, v] += col
-                nxt.append((v, col * X[:, v], g))
-        cols.extend(c for _, c, _ in nxt)
-        grads.extend(g for _, _, g in nxt)
-        prev = nxt
-    return np.stack(grads, axis=1)
+    col, grad = np.ones((m, 1)), np.zeros((m, 1, d))
+    grads = [grad]
+    for parent, var in _monomial_tree(degree, d):
+        g = grad[:, parent, :] * X[:, var][:, :, None]
+        g[:, np.arange(var.size), var] += col[:, parent]
+        col, grad = col[:, parent] * X[:, var], g
+        grads.append(g)
+    return np.concatenate(grads, axis=1)
 
 
 def feature_jacobian(features: FeatureMap, X) -> np.ndarray:
