@@ -370,10 +370,11 @@ def sharpen(problem, m, deadline: float = math.inf):
             if b[0] > 0 and b[1] - b[0] < hi - max(lo, 0.0):
                 exact = b[1] - b[0] <= 1e-6 * b[0] and m.complete
                 q = _simplex_point(rows, found[0])  # the certificate's own witness p, and α = p/‖p‖²_G
-                with np.errstate(all="ignore"):
-                    alpha = q / (b[1] * b[1])  # beyond floats when ρ_K < 1e-154: then None, not inf
+                # α = p/‖p‖²_G as floats separates only when ρ_K² is above the rounding of p (n·eps): below, the
+                # rational certificate proves separability but no float α shows it, so α is None (never inf)
+                alpha = q / (b[1] * b[1]) if b[0] * b[0] > 64 * rows.n * np.finfo(float).eps else None
                 return dataclasses.replace(m, separable=True, decided=True, rho=b[0], interval=b, exact=exact,
-                                           p=q, alpha=alpha if np.isfinite(alpha).all() else None)
+                                           p=q, alpha=alpha)
             if b[0] > 0 and b[1] - b[0] <= 1e-6 * b[0]:
                 break
     # not separable or undecided: an exact Gordan witness, then whether 0 is on the hull's boundary (ρ_K = 0)

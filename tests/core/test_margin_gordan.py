@@ -58,6 +58,9 @@ def check_verdict(pr: Problem, m: gram.MarginResult) -> None:
         # (pᵀGp on the float G carries ~n·eps of rounding: ‖p‖_G up to n·eps/‖p‖_G, min (Gp)_i/‖p‖_G alike)
         slack = 4 * n * EPS / nrm
         assert 0 < lo == m.rho <= Gp.min() / nrm + slack and nrm <= hi + slack
+        if m.alpha is None:  # a margin below float α's rounding, proved by core.exact_margin's rational certificate
+            assert lo * lo <= 64 * n * EPS
+            return
         assert lo / hi - slack / hi <= (G @ m.alpha).min() <= 1 + 1e-9 + slack / hi  # canonical scaling: 1 when exact
         assert (G @ m.alpha).min() == pytest.approx(1, rel=1e-6) or not m.exact
     elif m.verdict == "not separable":
