@@ -37,7 +37,7 @@ getcontext().prec = 60
 SCALES = (1e-300, 1e-150, 1e-30, 1e-12, 1e-6, 1e-3, 1.0, 1e3, 1e5, 1e12, 1e300)
 KERNELS = ("linear", "affine", "poly:degree=2,c=1", "poly:degree=3,c=0", "rbf:gamma=0.5", "rbf:gamma=1e6",
            "laplacian:gamma=0.5")
-FEATURES = ("linear", "quadratic", "poly:degree=3", "rff:dim=20")
+FEATURES = ("linear", "linear1d", "quadratic", "poly:degree=3", "rff:dim=20")
 MULTI_FEATURES = ("linear", "quadratic")
 PAPER_KERNEL = {"nkp", "snkp", "nvn", "snkpvn", "isnkpvn", "kernel-perceptron"}
 
@@ -67,37 +67,63 @@ def datasets(rng: np.random.Generator) -> dict[str, tuple[np.ndarray, np.ndarray
                    np.array([1, -1, 1, -1, 1]))
     C = np.vstack([rng.normal(size=(6, 2)) + c for c in ([0, 3], [3, -1], [-3, -1])])
     out["three-class"] = (C, np.repeat([0, 1, 2], 6))
+    for d in (1, 3, 5):  # points in R^d (issue 28): separable by a random hyperplane, and overlapping clouds
+        Xs = rng.normal(size=(12, d))
+        ws = rng.normal(size=d + 1)
+        ys = np.where(ws[0] + Xs @ ws[1:] > 0, 1, -1)
+        ys[:2] = (1, -1)
+        out[f"d{d}-separable"] = (Xs, ys)
+        out[f"d{d}-overlap"] = (np.vstack([rng.normal(size=(6, d)), rng.normal(size=(6, d)) + 0.3]),
+                                np.r_[np.ones(6), -np.ones(6)])
+    Xw = rng.normal(size=(6, 40))  # wide: d ≫ n
+    out["wide"] = (Xw, np.where(Xw[:, 0] > 0, 1, -1) * np.array([1, 1, 1, 1, 1, 1]))
+    out["wide"][1][:2] = (1, -1)
     return out
 
 
 def write_csv(path: str, X: np.ndarray, labels: np.ndarray) -> None:
     with open(path, "w") as fh:
-        fh.write("x1,x2,label\n")
+        fh.write(",".join(f"x{k + 1}" for k in range(X.shape[1])) + ",label\n")
         for row, lab in zip(X, labels):
-            fh.write(f"{float(row[0])!r},{float(row[1])!r},{int(lab)}\n")
+            fh.write(",".join(repr(float(v)) for v in row) + f",{int(lab)}\n")
 
 
 # ---------------------------------------------------------------- independent features and kernels
 def monomials(d: int, degree: int, with_lower: bool = True) -> list[tuple[int, ...]]:
-    degs = range(0 if with_lower else degree, degree + 1)
-    return [e for k in degs for e in itertools.product(range(k + 1), repeat=d) if sum(e) == k]
+    out = []
+    for k in range(0 if with_lower else degree, degree + 1):
+        for idx in itertools.combinations_with_replacement(range(d), k):
+            out.append(tuple(idx.count(v) for v in range(d)))
+    return out
 
 
-def feature_exponents(spec: str) -> list[tuple[int, ...]] | None:
-    """The monomials of an explicit polynomial φ-map on R², None for maps that are not polynomial (rff)."""
+def feature_exponents(spec: str, d: int = 2) -> list[tuple[int, ...]] | None:
+    """The monomials of an explicit polynomial φ-map on R^d, None for maps that are not polynomial (rff)."""
     if spec == "linear":
-        return monomials(2, 1)
+        return monomials(d, 1)
+    if spec == "linear1d":
+        return [(0,) * d, (1,) + (0,) * (d - 1)]
     if spec == "quadratic":
-        return monomials(2, 2)
+        return monomials(d, 2)
     if spec.startswith("poly:degree="):
-        return monomials(2, int(spec.split("=")[1]))
+        return monomials(d, int(spec.split("=")[1]))
     return None
 
 
-def ordered_exponents(spec: str) -> list[tuple[int, ...]]:
-    """φ's columns in the documented order 1, x1, x2, x1², x1x2, x2², x1³, … (degree, then falling power of x1)."""
-    exps = feature_exponents(spec)
-    return sorted(exps, key=lambda e: (sum(e), -e[0]))
+def ordered_exponents(spec: str, d: int = 2) -> list[tuple[int, ...]]:
+    """φ's columns in the documented order 1, x1, x2, x1², x1x2, x2², x1³, … (degree, then falling powers of
+    x1, x2, …: the exponent tuples in descending lexicographic order within a degree)."""
+    exps = feature_exponents(spec, d)
+    return sorted(exps, key=lambda e: (sum(e), tuple(-v for v in e)))
+
+
+def _mono(x, e):
+    """x^e for a point x (Fractions or Decimals) and an exponent tuple e (0 ** 0 = 1)."""
+    out = 1
+    for v, k in zip(x, e):
+        if k:
+            out = out * v ** k
+    return out
 
 
 def exact_values(W, X: np.ndarray, exps) -> list[list[Fraction]]:
@@ -106,7 +132,7 @@ def exact_values(W, X: np.ndarray, exps) -> list[list[Fraction]]:
     out = []
     for Wk in np.atleast_2d(W):
         wk = [Fraction(float(v)) for v in Wk]
-        out.append([sum(wm * (x[0] ** e[0]) * (x[1] ** e[1]) for wm, e in zip(wk, exps)) for x in Xf])
+        out.append([sum(wm * _mono(x, e) for wm, e in zip(wk, exps)) for x in Xf])
     return out
 
 
@@ -114,18 +140,19 @@ def kernel_decimal(spec: str):
     """K(x, z) in 60-digit decimals."""
     name, _, rest = spec.partition(":")
     kw = dict(kv.split("=") for kv in rest.split(",") if kv)
+    dot = lambda x, z: sum((a * b for a, b in zip(x, z)), Decimal(0))  # noqa: E731
     if name == "linear":
-        return lambda x, z: x[0] * z[0] + x[1] * z[1]
+        return dot
     if name == "affine":
-        return lambda x, z: 1 + x[0] * z[0] + x[1] * z[1]
+        return lambda x, z: 1 + dot(x, z)
     if name == "poly":
         deg, c = int(kw.get("degree", 2)), Decimal(kw.get("c", "1"))
-        return lambda x, z: (x[0] * z[0] + x[1] * z[1] + c) ** deg
+        return lambda x, z: (dot(x, z) + c) ** deg
     g = Decimal(kw.get("gamma", "0.5"))
     if name == "rbf":
-        return lambda x, z: (-(g * ((x[0] - z[0]) ** 2 + (x[1] - z[1]) ** 2))).exp()
+        return lambda x, z: (-(g * sum(((a - b) ** 2 for a, b in zip(x, z)), Decimal(0)))).exp()
     if name == "laplacian":
-        return lambda x, z: (-(g * (abs(x[0] - z[0]) + abs(x[1] - z[1])))).exp()
+        return lambda x, z: (-(g * sum((abs(a - b) for a, b in zip(x, z)), Decimal(0)))).exp()
     raise ValueError(spec)
 
 
@@ -143,17 +170,17 @@ def normalized_gram(spec: str, X: np.ndarray, y: np.ndarray, raw: bool = False) 
     return G
 
 
-def poly_kernel_exponents(spec: str) -> list[tuple[int, ...]] | None:
+def poly_kernel_exponents(spec: str, d: int = 2) -> list[tuple[int, ...]] | None:
     """A kernel's explicit feature monomials (up to positive weights, which do not change separability)."""
     name, _, rest = spec.partition(":")
     kw = dict(kv.split("=") for kv in rest.split(",") if kv)
     if name == "linear":
-        return monomials(2, 1, with_lower=False)
+        return monomials(d, 1, with_lower=False)
     if name == "affine":
-        return monomials(2, 1)
+        return monomials(d, 1)
     if name == "poly":
         deg, c = int(kw.get("degree", 2)), float(kw.get("c", 1))
-        return monomials(2, deg, with_lower=c > 0)
+        return monomials(d, deg, with_lower=c > 0)
     return None
 
 
@@ -206,7 +233,7 @@ def kernel_grad_u_decimal(spec: str):
         return lambda u, x: list(x)
     if name == "poly":
         deg, c = int(kw.get("degree", 2)), Decimal(kw.get("c", "1"))
-        return lambda u, x: [deg * (u[0] * x[0] + u[1] * x[1] + c) ** (deg - 1) * xv for xv in x]
+        return lambda u, x: [deg * (sum((a * b for a, b in zip(u, x)), Decimal(0)) + c) ** (deg - 1) * xv for xv in x]
     g = Decimal(kw.get("gamma", "0.5"))
     if name == "rbf":
         return lambda u, x: [-2 * g * K(u, x) * (uv - xv) for uv, xv in zip(u, x)]
@@ -226,12 +253,11 @@ def decision_values(rec: dict, X: np.ndarray) -> list[list[Decimal]] | None:
         if "rff" in rec:
             rows = rff_rows(rec["rff"], X)
         else:
-            exps = feature_exponents(rec["features"])
+            exps = feature_exponents(rec["features"], X.shape[1])
             if exps is None:
                 return None
-            exps = ordered_exponents(rec["features"])
-            pw = lambda v, k: v ** k if k else Decimal(1)  # noqa: E731 - Decimal's 0 ** 0 is an error
-            rows = [[pw(x[0], e[0]) * pw(x[1], e[1]) for e in exps] for x in Xd]
+            exps = ordered_exponents(rec["features"], X.shape[1])
+            rows = [[Decimal(_mono(x, e)) for e in exps] for x in Xd]
         return [[sum(Decimal(float(w)) * r for w, r in zip(Wk, row)) for row in rows] for Wk in W]
     if form == "kernel-expansion":
         K = kernel_decimal(rec["kernel"])
@@ -287,12 +313,13 @@ def feature_rows(X: np.ndarray, y: np.ndarray, exps) -> list[list[Fraction]]:
     s = float(np.abs(X).max()) or 1.0
     k = math.frexp(s)[1]
     Xf = [[Fraction(float(v)) * Fraction(2) ** -k for v in row] for row in X]
-    return [[int(yi) * (x[0] ** e[0]) * (x[1] ** e[1]) for e in exps] for x, yi in zip(Xf, y)]
+    return [[int(yi) * _mono(x, e) for e in exps] for x, yi in zip(Xf, y)]
 
 
 def truly_separable(X: np.ndarray, y: np.ndarray, kind: str, spec: str) -> str:
     """'yes' / 'no' / 'unclear' for two-class separability in the space of the kernel or φ-map."""
-    exps = feature_exponents(spec) if kind == "features" else poly_kernel_exponents(spec)
+    d = X.shape[1]
+    exps = feature_exponents(spec, d) if kind == "features" else poly_kernel_exponents(spec, d)
     if exps is not None:
         return lp_separable(feature_rows(X, y, exps))
     if spec.startswith(("rbf", "laplacian")):  # strictly positive definite: separable iff no point has both labels
@@ -314,7 +341,7 @@ def class_indices(labels: np.ndarray) -> np.ndarray:
 
 def multiclass_separable(X, labels, spec) -> str:
     """Kesler's construction: rows (φ_i in block y_i, −φ_i in block k) for every k ≠ y_i."""
-    exps = feature_exponents(spec)
+    exps = feature_exponents(spec, X.shape[1])
     if exps is None:
         return "unclear"
     labels = class_indices(labels)
@@ -445,10 +472,10 @@ def check_solve(case: dict, res: dict, X: np.ndarray, labels: np.ndarray) -> tup
 def check_separator(case, d, X, labels, kind, spec):
     rep = d["representation"]
     if rep == "multiclass":
-        exps = feature_exponents(spec)
+        exps = feature_exponents(spec, X.shape[1])
         if exps is None:
             return "separator-unverified", ""
-        vals = exact_values(np.array(d["weights"]), X, ordered_exponents(spec))
+        vals = exact_values(np.array(d["weights"]), X, ordered_exponents(spec, X.shape[1]))
         for i, lab in enumerate(class_indices(labels)):
             if any(vals[k][i] >= vals[lab][i] for k in range(len(vals)) if k != lab):
                 return "FINDING:false-separator", f"point {i} not strictly on its class's side"
@@ -463,8 +490,8 @@ def check_separator(case, d, X, labels, kind, spec):
                                                f"{bad[:5]}: {[float(vals[0][i]) for i in bad[:3]]}")
         return ("separator-exact" if rec["form"] == "features" and "rff" not in rec else
                 f"separator-decimal-{'rff' if 'rff' in rec else rec['form']}"), ""
-    if rep == "features" and feature_exponents(spec) is not None:
-        f = exact_values(np.array(d["weights"]), X, ordered_exponents(spec))[0]
+    if rep == "features" and feature_exponents(spec, X.shape[1]) is not None:
+        f = exact_values(np.array(d["weights"]), X, ordered_exponents(spec, X.shape[1]))[0]
         bad = [i for i in range(len(y)) if y[i] * f[i] <= 0]
         if bad:
             return "FINDING:false-separator", f"exact y·f ≤ 0 at points {bad[:5]} (of {len(y)})"
@@ -511,22 +538,77 @@ def check_margin(case, res, X, labels):
     except ValueError as e:
         return "FINDING:bad-json", str(e)[:200]
     y = labels.astype(int)
+    if (honest := check_interval(case, d, X, y)) is not None:
+        return honest
     truth = truly_separable(X, y, "kernel", case["spec"])
     v = d.get("verdict")
     if v == "separable":
-        if truth == "no":
-            return "FINDING:false-separable", f"ρ = {d.get('rho')}"
-        if d.get("alpha") is not None:
+        if d.get("alpha") is not None:  # Gα > 0 in 60 digits proves it, whatever an LP's 1e-9 tolerance says
             G = normalized_gram(case["spec"], X, y)
             a = [Decimal(float(t)) for t in d["alpha"]]
             if min(sum(g * av for g, av in zip(row, a)) for row in G) <= 0:
                 return "FINDING:separable-alpha-fails", "min (Gα) ≤ 0 in 60 digits"
+            return "margin-separable-decimal", ""
+        if truth == "no":
+            return "FINDING:false-separable", f"ρ = {d.get('rho')}"
         return "margin-separable-ok", ""
     if v in ("not separable", "nonseparable", "not-separable"):
         if truth == "yes":
             return "FINDING:false-nonseparable", str(d.get("rho_interval"))
         return "margin-nonsep-ok", ""
     return f"margin:{v}", ""
+
+
+def check_interval(case, d, X, y):
+    """ρ_K's interval against the returned witnesses, in 60 digits: α's margin min (Gα)_i/‖α‖_G ≤ ρ_K ≤ hi and
+    lo ≤ ρ_K ≤ ‖p‖_G; `exact` only with a narrow interval; a null ρ_K only with a reason (issue 28)."""
+    lo, hi = d["rho_interval"]
+    if not lo <= hi:
+        return "FINDING:interval-reversed", f"{lo} > {hi}"
+    if d.get("exact") and (d.get("rho") is None or hi - lo > 1e-6 * abs(d["rho"]) + 1e-300):
+        return "FINDING:exact-but-wide", str(d["rho_interval"])
+    if d.get("rho") is None and not d.get("rho_note"):
+        return "FINDING:null-rho-without-reason", ""
+    if len(X) > 120:
+        return None
+    G = normalized_gram(case["spec"], X, y)
+    tiny = Decimal(10) ** -40
+    if d.get("p") is not None:
+        pd = [Decimal(float(v)) for v in d["p"]]
+        q = sum(pi * sum(g * pj for g, pj in zip(row, pd)) for pi, row in zip(pd, G) if pi)
+        if q >= 0 and Decimal(lo) > q.sqrt() * (1 + Decimal("1e-9")) + tiny:
+            return "FINDING:interval-above-witness", f"lo {lo:.6g} > ‖p‖_G {float(q.sqrt()):.6g}"
+    if d.get("alpha") is not None:
+        a = [Decimal(float(v)) for v in d["alpha"]]
+        Ga = [sum(g * av for g, av in zip(row, a)) for row in G]
+        q = sum(av * gv for av, gv in zip(a, Ga))
+        if q > 0 and min(Ga) / q.sqrt() > Decimal(hi) * (1 + Decimal("1e-9")) + tiny:
+            return "FINDING:interval-below-witness", f"hi {hi:.6g} < α's margin {float(min(Ga) / q.sqrt()):.6g}"
+    return None
+
+
+def check_sweep(case, res):
+    """Each recorded ρ_K of the fixed family (ρ_K = t by construction) is t, or null with its reason and an
+    interval that holds t; the bound follows the recorded ρ_K."""
+    if crashed := _crash(res):
+        return crashed
+    if res["rc"] != 0:
+        lines = [ln for ln in res["err"].splitlines() if ln.strip()]
+        return ("FINDING:refusal-not-one-line", res["err"][-400:]) if len(lines) != 1 else ("refused", lines[0][:160])
+    d = _strict_json(res["out"])
+    t = case["level"]
+    for r in d["runs"]:
+        lo, hi = r["rho_interval"]
+        if not (lo <= t * (1 + 1e-9) and hi >= t * (1 - 1e-9)):
+            return "FINDING:sweep-interval-misses-rho", f"t = {t:g}: [{lo:.6g}, {hi:.6g}]"
+        if r["rho"] is None:
+            if not r.get("rho_note"):
+                return "FINDING:sweep-null-rho-without-reason", ""
+            if r["bound"] is not None:
+                return "FINDING:sweep-bound-without-rho", ""
+        elif abs(r["rho"] - t) > 1e-9 * t:
+            return "FINDING:sweep-wrong-rho", f"{r['rho']!r} for t = {t:g}"
+    return "sweep-ok", ""
 
 
 def check_special(case, res):
@@ -586,8 +668,10 @@ def generate(n_cases: int, seed: int, tmp: str) -> list[dict]:
         for spec in KERNELS:
             for scale in SCALES:
                 cases.append({"cmd": "margin", "ds": ds, "spec": spec, "scale": scale})
+    sweeps = [{"cmd": "sweep", "level": t, "ns": ns, "path": "", "ds": "fixed", "spec": "affine", "scale": 1.0}
+              for t in (0.3, 1e-3, 1e-12, 1e-100, 1e-300) for ns in ("10", "10,100", "3,40")]  # issue 28
     pick.shuffle(cases)
-    cases = special_cases(tmp, rng) + cases[:n_cases]
+    cases = special_cases(tmp, rng) + sweeps + cases[:n_cases]
     for i, c in enumerate(cases):
         c["id"] = i
         if "path" in c:
@@ -657,6 +741,9 @@ def special_cases(tmp: str, rng: np.random.Generator) -> list[dict]:
 
 
 def argv_of(c: dict, max_iter: int) -> list[str]:
+    if c["cmd"] == "sweep":
+        return ["sweep", "-a", "snkp", "--family", "fixed", "--over", "n", "--n", c["ns"], "--margin", repr(c["level"]),
+                "--json", "--max-iter", "50", "--workers", "1"]
     if c["cmd"] == "margin":
         return ["margin", c["path"], "--kernel", c["spec"], "--json", "--budget", "5"]
     if c.get("preset"):
@@ -678,10 +765,13 @@ def main(argv=None) -> int:
     ap.add_argument("--max-iter", type=int, default=3000)
     ap.add_argument("--out", default="/tmp/audit_claims.jsonl")
     ap.add_argument("--recheck", help="a previous --out file: run again only its FINDING cases (same --cases/--seed)")
+    ap.add_argument("--no-big", action="store_true", help="skip the 100,000-point and n = 200 special cases")
     a = ap.parse_args(argv)
     resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
     tmp = tempfile.mkdtemp(prefix="audit_claims_")
     cases, _ = generate(a.cases, a.seed, tmp)
+    if a.no_big:
+        cases = [c for c in cases if not c.get("big") and c["ds"] != "overlap200"]
     if a.recheck:
         ids = {json.loads(ln)["id"] for ln in open(a.recheck) if '"FINDING' in ln or '"checker-error' in ln}
         cases = [c for c in cases if c["id"] in ids]
@@ -693,12 +783,14 @@ def main(argv=None) -> int:
         for c in cases:
             res = run_child(argv_of(c, a.max_iter), a.timeout)
             try:
-                if "expect" in c or c.get("big"):
+                if c["cmd"] == "sweep":
+                    X = lab = None
+                elif "expect" in c or c.get("big"):
                     X = lab = None
                 else:
-                    X = np.loadtxt(c["path"], delimiter=",", skiprows=1, usecols=(0, 1))
-                    lab = np.loadtxt(c["path"], delimiter=",", skiprows=1, usecols=2)
-                outcome, detail = check_special(c, res) if X is None else (
+                    T = np.loadtxt(c["path"], delimiter=",", skiprows=1, ndmin=2)
+                    X, lab = T[:, :-1], T[:, -1]
+                outcome, detail = check_sweep(c, res) if c["cmd"] == "sweep" else check_special(c, res) if X is None else (
                     check_margin(c, res, X, lab) if c["cmd"] == "margin" else check_solve(c, res, X, lab))
             except Exception as e:  # noqa: BLE001 - a checker failure is reported, not fatal
                 outcome, detail = "checker-error", f"{type(e).__name__}: {e}"[:200]

@@ -314,7 +314,11 @@ def margin(preset, budget: float | None = None) -> dict[str, Any]:
         "separable": bool(res.separable),
         "verdict": getattr(res, "verdict", "separable" if res.separable else "not separable"),
         "complete": bool(getattr(res, "complete", True)),  # False: the time budget ended it first
-        "rho": float(res.rho),
+        # ρ_K when known (exact, or a separable set's certified lower end); null, with the reason, when only the
+        # interval is known: never a 0.0 standing for "could not resolve"
+        "rho": float(res.rho) if res.exact or res.separable else None,
+        "rho_note": None if res.exact or res.separable else (
+            f"ρ_K is only bracketed: {res.interval[0]:.3g} ≤ ρ_K ≤ {res.interval[1]:.3g}"),
         "rho_interval": [float(v) for v in res.interval],  # certified: lo ≤ ρ_K ≤ hi
         "exact": bool(res.exact),  # ρ_K known to 1e-6 relative
         "p": getattr(res, "p", None),
@@ -349,7 +353,8 @@ def cmd_margin(argv: Sequence[str]) -> int:
         _print_json(result)
     else:
         verdict = result["verdict"]
-        line = f"{args.data}: {result['n']} points, kernel {result['kernel']}: {verdict}, ρ_K = {result['rho']:.6g}"
+        rho = "unresolved" if result["rho"] is None else f"{result['rho']:.6g}"
+        line = f"{args.data}: {result['n']} points, kernel {result['kernel']}: {verdict}, ρ_K = {rho}"
         if verdict == "undecided":
             lo, hi = result["rho_interval"]
             why = "the time budget ran out" if not result["complete"] else "below what double precision resolves on G"

@@ -186,7 +186,8 @@ def cmd_sweep(argv: Sequence[str]) -> int:
     for r in result.runs:
         bound = "" if r.bound is None else f"{r.bound:.4g}"
         e = f"{r.eps:9.3g} " if eps_col else ""
-        print(f"{r.scene:5d} {r.rho:10.4g} {e}{r.algorithm:<20} {r.iterations:10d} {bound:>10}  {r.status}")
+        rho = "unresolved" if r.rho is None else f"{r.rho:.4g}"
+        print(f"{r.scene:5d} {rho:>10} {e}{r.algorithm:<20} {r.iterations:10d} {bound:>10}  {r.status}")
     x = "1/ε" if eps_col else "1/ρ_K"
     for a, s in slopes.items():
         print(f"slope of log iterations on log {x}, {a}: " + ("n/a (fewer than 2 halting runs)" if s is None else f"{s:.3f}"))
@@ -282,6 +283,7 @@ def cmd_cover(argv: Sequence[str]) -> int:
     tasks = {key: (args.features, n, key[1], count, args.seed, stop_at) for key, (n, count) in runs.items()}
     hits: dict[int, int] = {}
     counted: dict[int, int] = {}
+    undecided: dict[int, int] = {}
     bar = progress(trials * len(ns), "LP", "cover", quiet=args.json)
     deadline = time.monotonic() + args.time_budget
     stopped = False
@@ -293,6 +295,7 @@ def cmd_cover(argv: Sequence[str]) -> int:
                 left -= 1
                 hits[key[0]] = hits.get(key[0], 0) + found[0]
                 counted[key[0]] = counted.get(key[0], 0) + found[1]
+                undecided[key[0]] = undecided.get(key[0], 0) + found[2]
                 stopped = stopped or found[1] < runs[key][1]
             bar.update(0 if key is None else found[1])
             if stopped or left and time.monotonic() > deadline:
@@ -301,7 +304,7 @@ def cmd_cover(argv: Sequence[str]) -> int:
     finally:
         results.close()
         bar.close()
-    rows = [cover.cover_row(n, hits[n], counted[n], d_hat) for n in ns if counted.get(n)]
+    rows = [cover.cover_row(n, hits[n], counted[n], d_hat, undecided.get(n, 0)) for n in ns if counted.get(n)]
     note = None
     if stopped:
         done = sum(counted.values())
@@ -310,13 +313,17 @@ def cmd_cover(argv: Sequence[str]) -> int:
     if args.json:
         print_json({"features": args.features, "d_hat": d_hat, "trials": trials, "complete": not stopped, "rows": [
             {"n": r.n, "n_over_d_hat": r.n / d_hat, "fraction": r.fraction, "std_error": r.std_error,
-             "formula": r.formula, "trials": r.trials, "partial": r.trials < trials} for r in rows]})
+             "formula": r.formula, "trials": r.trials, "undecided": r.undecided,
+             "partial": r.trials + r.undecided < trials} for r in rows]})
         return EXIT_OK
     print(f"φ-map {args.features}: d̂ = {d_hat}, {trials} random labelings per n")
     for r in rows:
-        part = f" PARTIAL ({r.trials} labelings)" if r.trials < trials else ""
+        part = f" PARTIAL ({r.trials + r.undecided} labelings)" if r.trials + r.undecided < trials else ""
         print(f"n = {r.n:3d} (n/d̂ = {r.n / d_hat:4.2f}): separable fraction {r.fraction:.3f} (± {r.std_error:.3f}), "
-              f"Cover's formula {r.formula:.3f}{part}")
+              f"Cover's formula {r.formula:.3f}{part}" + (
+                  f"; {r.undecided} of {r.trials + r.undecided} labelings undecided (the LP ran out of its "
+                  f"{cover.LP_TIME_LIMIT:g} s or stalled: fewer points or a smaller φ-map decide them)"
+                  if r.undecided else ""))
     if note:
         print(note)
     return EXIT_OK
@@ -335,7 +342,8 @@ def _print_over_n(spec, result, slopes, as_json: bool, missing: list[int], note:
     print(f"{'n':>8} {'rho_K':>10} {'√log n':>7} {'algorithm':<22} {'iterations':>10} {'bound':>9} {'seconds':>8}  status")
     for r in result.runs:
         bound = "" if r.bound is None else f"{r.bound:.4g}"
-        print(f"{r.n:8d} {r.rho:10.6g} {math.sqrt(math.log(r.n)):7.3f} {r.algorithm:<22} {r.iterations:10d} "
+        rho = "unresolved" if r.rho is None else f"{r.rho:.6g}"
+        print(f"{r.n:8d} {rho:>10} {math.sqrt(math.log(r.n)):7.3f} {r.algorithm:<22} {r.iterations:10d} "
               f"{bound:>9} {r.seconds:8.3f}  {r.status}")
     for a, s in slopes.items():
         print(f"slope of log iterations on log √(log n), {a}: "

@@ -14,8 +14,11 @@ from math import comb, sqrt
 
 import numpy as np
 
+from percviz.core.certify import unit_rows
 from percviz.core.errors import ParameterError
-from percviz.core.solvers.lp import min_tau
+
+#: Seconds one labeling's LP may take before it counts as undecided (a row of the table says how many were).
+LP_TIME_LIMIT = 10.0
 
 
 def _check(n: int, d_hat: int) -> None:
@@ -49,7 +52,40 @@ def is_separable(X, labels) -> bool:
     labels = np.asarray(labels)
     Y = np.column_stack([np.ones(len(X)), X])
     Y = np.where((labels == 0)[:, None], Y, -Y)
-    return min_tau(Y).value < 0.5
+    return separable_rows(Y) is True
+
+
+def separable_rows(Y, time_limit: float = LP_TIME_LIMIT) -> bool | None:
+    """Is there an a with a·y_i > 0 for every row y_i?  True, False, or None when the LP cannot decide.
+
+    The LP max t s.t. Z a ≥ t·1, −1 ≤ a ≤ 1, t ≤ 1 runs on the scale-free rows Z (columns scaled to max |·| = 1,
+    then rows to unit length: the same answer, and well posed for φ-maps whose columns differ by many orders, e.g.
+    x1¹² beside 1); True only when its a, taken back to Y's columns, separates Y in floating point, False when
+    the optimum is 0 to the LP's tolerance. The dual simplex first, the interior point method when it trips.
+    """
+    from scipy.optimize import linprog
+
+    Y = np.asarray(Y, dtype=float)
+    if not np.isfinite(Y).all():
+        return None
+    Z, D = unit_rows(Y)
+    n, m = Z.shape
+    if (np.abs(Z).sum(axis=1) == 0).any():
+        return False  # a zero row: a·0 > 0 is impossible
+    c = np.r_[np.zeros(m), -1.0]
+    A = np.column_stack([-Z, np.ones(n)])
+    bounds = [(-1.0, 1.0)] * m + [(None, 1.0)]
+    for method in ("highs-ds", "highs-ipm"):
+        res = linprog(c, A_ub=A, b_ub=np.zeros(n), bounds=bounds, method=method,
+                      options={"time_limit": float(time_limit)})
+        if res.status != 0 or res.x is None:
+            continue
+        t = -float(res.fun)
+        if t > 1e-9 and (Y @ (D * res.x[:m]) > 0).all():
+            return True
+        if t <= 1e-9:
+            return False
+    return None
 
 
 def count_separable_labelings(X) -> int:
@@ -69,6 +105,8 @@ class CoverRow:
     std_error: float
     formula: float
     trials: int = 0
+    #: labelings the LP could not decide (not counted in `fraction`, which is over the decided ones)
+    undecided: int = 0
 
     @property
     def formula_std_error(self) -> float:
@@ -109,7 +147,7 @@ def is_separable_rows(Phi, labels) -> bool:
     """Whether a·φ(x_i) has the sign of the label for some a (homogeneous in φ): the LP test min τ < ½."""
     Phi = np.asarray(Phi, dtype=float)
     Y = np.where((np.asarray(labels) == 0)[:, None], Phi, -Phi)
-    return min_tau(Y).value < 0.5
+    return separable_rows(Y) is True
 
 
 #: Labelings per Cover run (one task of a pool or a Dask cluster); each run draws from its own seed [seed, n, k].
@@ -127,8 +165,10 @@ def cover_runs(ns, trials: int) -> dict[tuple[int, int], tuple[int, int]]:
     return runs
 
 
-def cover_run(features: str, n: int, k: int, count: int, seed: int, stop_at: float | None = None) -> tuple[int, int]:
-    """Run k at n: (separable, drawn) of `count` labelings of N(0, I) points mapped by φ, from seed [seed, n, k].
+def cover_run(features: str, n: int, k: int, count: int, seed: int,
+              stop_at: float | None = None) -> tuple[int, int, int]:
+    """Run k at n: (separable, drawn, undecided) of `count` labelings of N(0, I) points mapped by φ, from seed
+    [seed, n, k]; an undecided labeling (the LP ran out of time or stalled) is drawn but neither separable nor not.
 
     With `stop_at` (a time.time() instant) it stops drawing once that has passed: the labelings drawn are
     the first ones of the full run, so a stopped run is a prefix of the run anywhere else.
@@ -137,18 +177,24 @@ def cover_run(features: str, n: int, k: int, count: int, seed: int, stop_at: flo
 
     fmap = parse_features(features)
     rng = np.random.default_rng([int(seed), int(n), int(k)])
-    hits = drawn = 0
+    hits = drawn = undecided = 0
     while drawn < count and (stop_at is None or drawn == 0 or time.time() < stop_at):
         Phi = np.asarray(fmap.transform(rng.normal(size=(int(n), 2))), dtype=float)
-        hits += is_separable_rows(Phi, rng.integers(0, 2, int(n)))
+        lab = rng.integers(0, 2, int(n))
+        verdict = separable_rows(np.where((lab == 0)[:, None], Phi, -Phi))
+        hits += verdict is True
+        undecided += verdict is None
         drawn += 1
-    return int(hits), drawn
+    return int(hits), drawn, int(undecided)
 
 
-def cover_row(n: int, hits: int, trials: int, d_hat: int) -> CoverRow:
-    """The row of n from its separable count over `trials` labelings."""
-    frac = hits / trials
-    return CoverRow(int(n), frac, sqrt(frac * (1 - frac) / trials), separable_fraction(int(n), d_hat), trials)
+def cover_row(n: int, hits: int, trials: int, d_hat: int, undecided: int = 0) -> CoverRow:
+    """The row of n from its separable count over `trials` labelings drawn, `undecided` of which the LP left open
+    (the fraction is over the decided ones; `trials` of the row counts those)."""
+    decided = trials - undecided
+    frac = hits / decided if decided else float("nan")
+    err = sqrt(frac * (1 - frac) / decided) if decided else float("nan")
+    return CoverRow(int(n), frac, err, separable_fraction(int(n), d_hat), decided, undecided)
 
 
 def simulate_features(ns, features: str = "quadratic", trials: int = 200, seed: int = 0) -> list[CoverRow]:
@@ -168,7 +214,10 @@ def iter_simulate_features(ns, features: str = "quadratic", trials: int = 200, s
     ns = list(dict.fromkeys(int(n) for n in ns))  # one row per distinct n
     runs = cover_runs(ns, trials)
     hits: dict[int, int] = {}
+    open_: dict[int, int] = {}
     for (n, k), (_, count) in runs.items():
-        hits[n] = hits.get(n, 0) + cover_run(features, n, k, count, seed)[0]
+        found, _drawn, undecided = cover_run(features, n, k, count, seed)
+        hits[n] = hits.get(n, 0) + found
+        open_[n] = open_.get(n, 0) + undecided
         if k == (int(trials) - 1) // CHUNK:
-            yield cover_row(n, hits[n], int(trials), d_hat)
+            yield cover_row(n, hits[n], int(trials), d_hat, open_[n])

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from functools import lru_cache
+
 import numpy as np
 
 from percviz.core.features import (
@@ -18,14 +20,31 @@ from percviz.core.features import (
 FD_STEP = 1e-6
 
 
+@lru_cache(maxsize=64)
+def _monomial_tree(degree: int, d: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per degree k = 1 … degree: (parent, var) with monomial j of degree k = monomial parent[j] of degree k − 1
+    times x_var[j], in the order of features._monomials (variables non-decreasing along each product)."""
+    out, lows = [], np.zeros(1, dtype=int)  # the lowest variable each degree-(k − 1) monomial may be extended by
+    for _ in range(degree):
+        parent = np.concatenate([np.full(d - lo, i) for i, lo in enumerate(lows)])
+        var = np.concatenate([np.arange(lo, d) for lo in lows])
+        out.append((parent, var))
+        lows = var
+    return tuple(out)
+
+
 def _monomial_jacobian(X: np.ndarray, degree: int) -> np.ndarray:
-    x1, x2 = X[:, 0], X[:, 1]
-    cols = []
-    for i, j in monomial_exponents(degree):
-        d1 = i * x1 ** max(i - 1, 0) * x2**j if i else np.zeros_like(x1)
-        d2 = j * x1**i * x2 ** max(j - 1, 0) if j else np.zeros_like(x2)
-        cols.append(np.column_stack([d1, d2]))
-    return np.stack(cols, axis=1)
+    """∂(x^e)/∂x for every monomial of `monomial_exponents(degree, d)` (shape (m, T, d)), built degree by degree as
+    features._monomials builds the monomials: ∂(u·x_v)/∂x = x_v ∂u/∂x + u e_v, vectorized per degree."""
+    m, d = X.shape
+    col, grad = np.ones((m, 1)), np.zeros((m, 1, d))
+    grads = [grad]
+    for parent, var in _monomial_tree(degree, d):
+        g = grad[:, parent, :] * X[:, var][:, :, None]
+        g[:, np.arange(var.size), var] += col[:, parent]
+        col, grad = col[:, parent] * X[:, var], g
+        grads.append(g)
+    return np.concatenate(grads, axis=1)
 
 
 def feature_jacobian(features: FeatureMap, X) -> np.ndarray:
@@ -45,7 +64,7 @@ def feature_jacobian(features: FeatureMap, X) -> np.ndarray:
     if isinstance(features, Polynomial):
         return _monomial_jacobian(X, features.degree)
     if isinstance(features, RandomFourier):
-        omega, phase = features._draws()
+        omega, phase = features._draws(d)
         s = -np.sqrt(2.0 / features.dim) * np.sin(X @ omega.T + phase)  # (m, D)
         J = np.zeros((m, 1 + features.dim, d))
         J[:, 1:, :] = s[:, :, None] * omega[None, :, :]

@@ -476,6 +476,10 @@ def optimal_margin(problem, budget: float | None = None) -> MarginResult:
             why = confirm_nonseparable(problem, time_limit=budget - (time.perf_counter() - t0))
             if why != "confirmed":  # G's rounding, not the points, made Gp = 0 (e.g. RBF points 1e-12 apart)
                 m = _unconfirmed(op, m, complete=m.complete and why != "timeout")
+        from percviz.core.exact_margin import sharpen
+
+        # exact ends from small rational certificates (linear, affine, poly kernels), in what is left of the budget
+        m = sharpen(problem, m, deadline=t0 + budget)
         with _LOCK:
             _CACHE.setdefault(problem, {})["rho_K"] = m
         return m

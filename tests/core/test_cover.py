@@ -75,3 +75,37 @@ def test_phi_map_simulation_within_three_standard_errors(features, ns):
     assert [r.formula for r in rows] == [cover.separable_fraction(n, d_hat) for n in ns]
     for r in rows:
         assert abs(r.fraction - r.formula) <= 3 * r.formula_std_error, r
+
+
+def _notes_draws(n_last: int, trials: int = 200, seed: int = 0):
+    """The points and labels iter_simulate_features draws at n = n_last (after n = 1 … n_last − 1)."""
+    rng = np.random.default_rng(seed)
+    for n in range(1, n_last + 1):
+        for _ in range(trials):
+            X, lab = rng.normal(size=(n, 2)), rng.integers(0, 2, n)
+            if n == n_last:
+                yield X, lab
+
+
+def test_the_separability_lp_decides_a_degree_12_labeling_that_highs_could_not():
+    """`percviz cover -f poly:degree=12` stopped at n = 27 (trial 151) with 'HiGHS Status 0: Not Set'.
+
+    27 points in general position have 91 monomials each: every labeling is separable (n ≤ d̂), Cover's count."""
+    from percviz.core.cover import separable_rows
+    from percviz.core.features import parse_features
+
+    fmap = parse_features("poly:degree=12")
+    X, lab = list(_notes_draws(27))[151]
+    Phi = fmap.transform(X)
+    assert separable_rows(np.where((lab == 0)[:, None], Phi, -Phi)) is True
+
+
+@pytest.mark.slow
+def test_cover_with_wide_maps_decides_the_labelings():
+    from percviz.core.cover import simulate_features
+
+    for spec, ns in (("poly:degree=12", (27, 91, 182)), ("rff:dim=50", (51, 102))):
+        for row in simulate_features(ns, spec, trials=20, seed=0):
+            assert row.trials + row.undecided == 20 and row.undecided <= 4  # undecided ones are counted, not guessed
+            if row.n <= 91 and spec.startswith("poly"):
+                assert row.fraction == 1.0  # n ≤ d̂ in general position: all separable

@@ -50,12 +50,18 @@ def check_verdict(pr: Problem, m: gram.MarginResult) -> None:
     lo, hi = m.interval
     assert lo <= hi
     if m.verdict == "separable":
+        if m.alpha is None:  # a margin below float G's rounding, proved by core.exact_margin's rational certificate
+            assert 0 < lo <= hi and lo * lo <= 64 * n * EPS
+            return
         assert Gp.min() > 0.75 * level  # Gα > 0 with α = p, beyond the rounding of the product
         assert tau >= Gp.min() - LP_TOL  # the LP finds at least p's margin (α = p, ‖p‖_1 = 1) ...
         assert tau <= hi * (1 + 1e-6) + LP_TOL  # ... and at most ρ_K ≤ ‖p‖_G (|(Gp)_i| ≤ ‖p‖_G)
         nrm = math.sqrt(math.fsum(m.p * Gp))  # ‖p‖_G ≥ ρ_K, and min_i (Gp)_i/‖p‖_G ≤ ρ_K
-        assert 0 < lo == m.rho <= Gp.min() / nrm and nrm <= hi
-        assert lo / hi <= (G @ m.alpha).min() <= 1 + 1e-9  # canonical scaling: 1 when exact
+        # (the ends may be certified in exact arithmetic, core.exact_margin: then the float G agrees to its rounding)
+        # (pᵀGp on the float G carries ~n·eps of rounding: ‖p‖_G up to n·eps/‖p‖_G, min (Gp)_i/‖p‖_G alike)
+        slack = 4 * n * EPS / nrm
+        assert 0 < lo == m.rho <= Gp.min() / nrm + slack and nrm <= hi + slack
+        assert lo / hi - slack / hi <= (G @ m.alpha).min() <= 1 + 1e-9 + slack / hi  # canonical scaling: 1 when exact
         assert (G @ m.alpha).min() == pytest.approx(1, rel=1e-6) or not m.exact
     elif m.verdict == "not separable":
         assert np.abs(Gp).max() <= 0.75 * level  # a Gordan witness: Gp = 0 up to rounding

@@ -286,7 +286,7 @@ class SweepWindow(PlotTaskWindow):
         for i, alg in enumerate(self.spec.algorithms):
             color = lane_color(i)
             runs = [r for r in self.runs if r.algorithm == alg and goal(r) and r.iterations >= 1
-                    and (r.eps is not None or r.rho > 0)]
+                    and (r.eps is not None or (r.rho is not None and r.rho > 0))]
             s = fit_slope(self.runs, alg)
             name = f"{self.name_of(alg)}: slope {round(s.slope, 2) + 0.0:.2f}" if s else self.name_of(alg)
             xs = np.array([plot_x(r) for r in runs])
@@ -296,7 +296,7 @@ class SweepWindow(PlotTaskWindow):
                 self.plot.plot(*self._fit_line(s, xs), pen=pg.mkPen(color, width=width))
             bounded = sorted((plot_x(r), r.bound) for r in self.runs
                              if r.algorithm == alg and r.bound is not None and math.isfinite(r.bound) and r.bound > 0
-                             and (r.eps is not None or r.rho > 0))
+                             and (r.eps is not None or (r.rho is not None and r.rho > 0)))
             if bounded:
                 self.plot.plot([b[0] for b in bounded], [b[1] for b in bounded],
                                pen=pg.mkPen(color, width=width, style=Qt.PenStyle.DashLine),

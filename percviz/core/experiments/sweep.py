@@ -121,7 +121,7 @@ class RunRecord:
     scene: int
     level: float
     n: int
-    rho: float
+    rho: float | None  # ρ_K when resolved (the certified interval at most 0.1% wide), else None (see rho_note)
     algorithm: str
     iterations: int
     status: str
@@ -130,6 +130,9 @@ class RunRecord:
     margin: float | None = None
     seconds: float | None = field(default=None, compare=False)  # the solver's run to its halt (not ρ_K)
     over_n: bool = False  # a run of a sweep over n: its abscissa is √(log n)
+    rho_interval: tuple[float, float] | None = None  # certified lo ≤ ρ_K ≤ hi
+    rho_exact: bool = False  # ρ_K known to 1e-6 relative
+    rho_note: str | None = None  # why rho is None
 
     def as_dict(self) -> dict:
         return asdict(self)
@@ -172,6 +175,18 @@ def _eps_bound(algorithm: str, problem: Problem, eps: float, solver) -> float | 
     return None
 
 
+def recorded_rho(margin) -> tuple[float | None, str | None]:
+    """(ρ_K, None) when the margin is resolved (or exactly known), else (None, why): never a 0.0 standing for
+    'could not resolve'."""
+    if margin.exact or margin.resolved and margin.separable:
+        return float(margin.rho), None
+    lo, hi = margin.interval
+    if not margin.decided:
+        why = "the time budget ran out" if not margin.complete else "below what double precision resolves on G"
+        return None, f"separability undecided ({why}): {lo:.3g} ≤ ρ_K ≤ {hi:.3g}"
+    return None, f"ρ_K not resolved: {lo:.3g} ≤ ρ_K ≤ {hi:.3g}"
+
+
 def run_task(spec: SweepSpec, index: int, level: float, eps: float | None, n: int | None = None) -> list[RunRecord]:
     """Build one scene, compute ρ_K and run every algorithm of the spec on it (top level: spawn-safe)."""
     fam = get_family(spec.family)
@@ -192,9 +207,10 @@ def run_task(spec: SweepSpec, index: int, level: float, eps: float | None, n: in
             bound = _finite(snap.metrics.get("bound")) if name in ITERATION_BOUNDS else None
         else:
             bound = _eps_bound(name, problem, eps, solver)
-        records.append(RunRecord(index, level, problem.n, float(margin.rho), name, int(snap.iteration),
+        rho, note = recorded_rho(margin)
+        records.append(RunRecord(index, level, problem.n, rho, name, int(snap.iteration),
                                  snap.status.value, eps, bound, _finite(snap.metrics.get("margin")), seconds,
-                                 spec.over_n))
+                                 spec.over_n, tuple(float(v) for v in margin.interval), bool(margin.exact), note))
     return records
 
 
@@ -253,7 +269,8 @@ def x_value(record: RunRecord) -> float:
 def fit_slope(runs: list[RunRecord], algorithm: str) -> Slope | None:
     """Least squares of log iterations on log x over the runs that reached the goal in ≥ 1 iteration."""
     pts = [(x_value(r), r.iterations) for r in runs
-           if r.algorithm == algorithm and goal(r) and r.iterations >= 1 and (r.eps is not None or r.rho > 0)]
+           if r.algorithm == algorithm and goal(r) and r.iterations >= 1
+           and (r.eps is not None or r.over_n or (r.rho is not None and r.rho > 0))]
     if len({x for x, _ in pts}) < 2:
         return None
     x, y = np.log([p[0] for p in pts]), np.log([p[1] for p in pts])
