@@ -124,3 +124,20 @@ def test_race_restart_and_lane_count():
     assert race.iteration == 0 and all(len(h) == 1 for h in race.history)
     with pytest.raises(ParameterError, match="2 to 4"):
         Race(FAMILIES["line"].scene(0.3, 0), LANES[:1])
+
+
+def test_the_recorded_bound_reads_the_certified_margin_not_the_clock(monkeypatch):
+    """Every algorithm of a scene runs on the one Problem whose ρ_K the task certified, so its bound reads that
+    memo instead of recomputing ρ_K within gram.SYNC_BUDGET (NKP's bound at n = 300,000 differed between the
+    process pool and Dask: a per-algorithm Problem left it to the clock). The bound is Theorem 1's 1/ρ_K²."""
+    from percviz.core.experiments import sweep as S
+
+    made = []
+    real = S.Problem
+    monkeypatch.setattr(S, "Problem", lambda *a, **k: made.append(1) or real(*a, **k))
+    spec = SweepSpec(("nkp", "snkp", "perceptron"), "gap", levels=(0.3,))
+    recs = run_task(spec, 0, 0.3, None)
+    assert len(made) == 1
+    rho = gram.optimal_margin(real(FAMILIES["gap"].scene(0.3, spec.seed), "affine")).rho
+    nkp = next(r for r in recs if r.algorithm == "nkp")
+    assert nkp.rho == rho and nkp.iterations <= nkp.bound and nkp.bound == pytest.approx(1 / rho**2, rel=1e-9)

@@ -192,12 +192,12 @@ def run_task(spec: SweepSpec, index: int, level: float, eps: float | None, n: in
     fam = get_family(spec.family)
     points = fam.scene(level, spec.seed, n)
     records = []
-    margin = None
+    # One Problem for every algorithm: the ρ_K certified here is its memo, so each solver's `bound` reads that value
+    # instead of recomputing it within gram.SYNC_BUDGET (NKP's bound at n = 300,000 differed between two machines).
+    problem = Problem(points, spec.kernel_spec, spec.features_spec)
+    margin = gram.optimal_margin(problem)
     for name in spec.algorithms:
         cls = get_solver(name)
-        problem = Problem(points, spec.kernel_spec, spec.features_spec)
-        if margin is None:
-            margin = gram.optimal_margin(problem)
         kw = {"eps": eps} if eps is not None and "eps" in {p.name for p in cls.params.specs} else {}
         solver = cls(problem, max_iter=spec.max_iter, **kw)
         t0 = time.perf_counter()
