@@ -107,7 +107,7 @@ def solve_on_working_set(Q, g, y, C: float | None, start):
     the most violated points join W and the QP on W is solved again until none is left, so that α meets the KKT
     conditions of the whole dual. None when W does not settle (the whole QP is solved then).
     """
-    from percviz.core.solvers.svm import MAX_JOINING, MAX_WORKING_ROUNDS, MAX_WORKING_SHARE, QPIterate, solve_dual
+    from percviz.core.dual_qp import MAX_JOINING, MAX_WORKING_ROUNDS, MAX_WORKING_SHARE, QPIterate, solve_dual
 
     n = len(y)
     W = np.zeros(n, dtype=bool)
@@ -138,7 +138,7 @@ def solve_step(kernel: Kernel, Xh, y, omega: Omega, tmp: Temporaries, C: float |
     `start` (indices, Live's warm start): the QP is solved on a working set grown from them, checked against the
     whole dual's KKT conditions (solve_on_working_set); the whole QP when that does not settle.
     """
-    from percviz.core.solvers.svm import solve_dual
+    from percviz.core.dual_qp import solve_dual
 
     y = np.asarray(y, float)
     n = len(y)

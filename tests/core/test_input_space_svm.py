@@ -70,7 +70,7 @@ def test_the_bias_of_eq_11_is_the_qp_multiplier():
 def test_linear_kernel_gives_the_ordinary_svm(kernel, margin):
     ps = separable() if margin == "hard" else overlapping_gaussians()
     pr = Problem(ps, kernel="linear")
-    ref = get_solver("svm")(pr, margin=margin, C=1.0, show_iterations=False).run().decision.affine()
+    ref = get_solver("svm")(pr, method="interior-point", margin=margin, C=1.0, show_iterations=False).run().decision.affine()
     pr = Problem(ps, kernel=kernel)
     snap = get_solver("input-space-svm")(pr, margin=margin, C=1.0).run()
     got = snap.decision.affine()
@@ -122,7 +122,7 @@ def test_batch_input_margin_never_falls_below_the_svm():
         last = s.run()
         start_m, end_m = first.metrics["input_margin"], last.metrics["input_margin"]
         # the SVM's margin measured independently of the solver
-        svm = get_solver("svm")(pr, margin="hard", show_iterations=False).run()
+        svm = get_solver("svm")(pr, method="interior-point", margin="hard", show_iterations=False).run()
         indep = input_distances(svm.decision, pr.X, pr.y).margin
         assert start_m == pytest.approx(indep, rel=1e-6), name
         assert end_m >= start_m * (1 - 1e-9), (name, kernel, start_m, end_m)
