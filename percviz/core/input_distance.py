@@ -69,9 +69,10 @@ def project(
     for _ in range(int(left.max(initial=0))):
         if ids.size == 0:
             break
-        f, g = fg(xl)  # one pass over the kernel rows of the live points
-        Gg = g if Gi is None else np.einsum("mab,mb->ma", Gi, g)
-        gg = (g * Gg).sum(1)
+        with np.errstate(over="ignore", invalid="ignore"):  # a huge ∇f (f of points at 1e-300) is caught below
+            f, g = fg(xl)  # one pass over the kernel rows of the live points
+            Gg = g if Gi is None else np.einsum("mab,mb->ma", Gi, g)
+            gg = (g * Gg).sum(1)
         if not (gg.min() > 1e-300 and np.isfinite(gg.max() + np.abs(f).max())):
             ok = np.isfinite(gg) & (gg > 1e-300) & np.isfinite(f)
         else:

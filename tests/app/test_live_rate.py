@@ -103,15 +103,17 @@ def test_each_move_of_a_live_drag_gets_its_own_final_boundary_and_the_pause_brin
 
 
 def test_live_solves_the_interior_point_svm_on_a_working_set_and_reset_still_steps_its_iterates(qtbot, live_window, monkeypatch):
+    import percviz.core.dual_qp as qp
     import percviz.core.solvers.svm as svm
 
     w = live_window
     with w.session.batch():
         w.scene.set_points(_separable(60), undoable=False)
-        w.scene.set_settings(algorithm="svm", kernel="rbf:gamma=0.5", features="linear", params={})
+        w.scene.set_settings(algorithm="svm", kernel="rbf:gamma=0.5", features="linear",
+                             params={"method": "interior-point"})
     w.classroom.live.set_on(True)
     qtbot.waitUntil(lambda: w.session.finished, timeout=10000)
-    solves = _count_calls(monkeypatch, svm, "solve_dual", keep_kwargs=True)
+    solves = _count_calls(monkeypatch, qp, "solve_dual", keep_kwargs=True)
     w.scene.add_point(2.9, 2.9, 0)
     qtbot.waitUntil(lambda: w.session.finished and w.session.problem.n == w.scene.n, timeout=10000)
     live = w.session.latest
@@ -119,7 +121,7 @@ def test_live_solves_the_interior_point_svm_on_a_working_set_and_reset_still_ste
     # support vectors and takes in the points violating their margin (one solve per round, fewer points than n)
     n = w.session.problem.n
     sizes = [len(args[1]) for args, _kw in solves]
-    assert 1 <= len(sizes) <= svm.MAX_WORKING_ROUNDS and max(sizes) < n, sizes
+    assert 1 <= len(sizes) <= qp.MAX_WORKING_ROUNDS and max(sizes) < n, sizes
     assert "working set" in live.message
     assert [s.iteration for s in w.session.history] == [0, 1]
     replayed = svm.SVM(w.session.problem, max_iter=200).run()  # the default: every iterate replayed

@@ -33,17 +33,17 @@ def test_setup_dialog_chooses_algorithms_and_kernels_in_words(qtbot):
     combo = dlg.rows[1].algorithm
     texts = [combo.itemText(i) for i in range(combo.count())]
     assert "Perceptrons (Ramdas & Peña)" in texts and "    Normalized Kernel Perceptron (NKP)" in texts
-    assert not any(t.strip() in ("nkp", "snkp", "perceptron", "smo") for t in texts)
+    assert not any(t.strip() in ("nkp", "snkp", "perceptron", "smo", "svm") for t in texts)
     head = combo.model().item(texts.index("Perceptrons (Ramdas & Peña)"))
     assert not head.isEnabled() and not head.isSelectable()
     # the scene's own kernel is the default of a kernel lane, said so; a φ lane gets φ-maps
     nkp = dlg.rows[1]
     assert nkp.runs_on.currentData() == kernel and nkp.runs_on.currentText().endswith("(the scene's)")
     assert dlg.rows[0].runs_on.currentText().startswith("φ = ")
-    # four lanes: SMO with a Gaussian RBF, the perceptron on the full quadratic map
+    # four lanes: the SVM (by SMO) with a Gaussian RBF, the perceptron on the full quadratic map
     four = dlg.rows[3]
     four.use.setChecked(True)
-    four.algorithm.setCurrentIndex(four.algorithm.findData("smo", Qt.ItemDataRole.UserRole))
+    four.algorithm.setCurrentIndex(four.algorithm.findData("svm", Qt.ItemDataRole.UserRole))
     four.runs_on.setCurrentIndex(four.runs_on.findData("rbf"))
     assert four.runs_on.currentText() == "Gaussian RBF γ = 0.5"
     dlg.rows[0].runs_on.setCurrentIndex(dlg.rows[0].runs_on.findData("quadratic"))
@@ -52,8 +52,8 @@ def test_setup_dialog_chooses_algorithms_and_kernels_in_words(qtbot):
     rw = menu.windows[-1]
     assert isinstance(rw, RaceWindow)
     assert [(l.algorithm, l.kernel if l.algorithm != "perceptron" else l.features) for l in rw.lanes] == [
-        ("perceptron", "quadratic"), ("nkp", kernel), ("snkp", kernel), ("smo", "rbf")]
-    assert rw.lane_views[3].title.text() == "SVM by SMO (pairwise updates) · Gaussian RBF γ\u00a0=\u00a00.5"
+        ("perceptron", "quadratic"), ("nkp", kernel), ("snkp", kernel), ("svm", "rbf")]
+    assert rw.lane_views[3].title.text() == "Support vector machine · Gaussian RBF γ\u00a0=\u00a00.5"
     win.close()
 
 

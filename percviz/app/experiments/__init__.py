@@ -10,8 +10,10 @@ from PySide6.QtGui import QAction
 
 from percviz.core.experiments.race import Lane
 
+from percviz.core.solvers import PAPER_RACE
+
 #: The race offered when the current scene brings none: the paper's three perceptrons.
-DEFAULT_LANES = ("perceptron", "nkp", "snkp")
+DEFAULT_LANES = PAPER_RACE
 
 
 def lanes_from_preset(preset) -> tuple[Lane, ...]:

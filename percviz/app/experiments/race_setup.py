@@ -9,13 +9,13 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.app.experiments.names import features_words, kernel_words
-from percviz.core.experiments.race import MAX_LANES, MIN_LANES, Lane
+from percviz.core.experiments.race import MAX_LANES, MIN_LANES, RACE_SPARE, Lane
 from percviz.core.features import FEATURE_MAPS
 from percviz.core.kernels import KERNELS
 from percviz.core.solvers import by_family, get_solver
 
 #: The fourth row's algorithm when the default race has three lanes.
-SPARE = "kernel-perceptron"
+SPARE = RACE_SPARE
 
 
 def _algorithm_model(parent) -> QStandardItemModel:

@@ -18,6 +18,7 @@ from percviz.app.experiments.axes import SpacedAxis
 from percviz.app.experiments.common import PlotTaskWindow, fit_to_screen, lane_color, line_width, write_csv
 from percviz.app.experiments.names import kernel_words
 from percviz.app.overlays import algorithm_label
+from percviz.core.experiments.sweep import PAPER_SLOPES, SWEEP_ALGORITHMS
 from percviz.core.solvers import get_solver
 from percviz.core.errors import ParameterError, PercvizError
 from percviz.core.experiments.families import FAMILIES
@@ -30,10 +31,7 @@ from percviz.core.experiments.sweep import (
 #: fitted slope is ≈ 1 (1/ρ_K) and NKP's and the kernel perceptron's ≈ 2 (1/ρ_K²) for seeds 0–2 (docs/experiments.md).
 #: The line family's perceptron (affine) halts far below its worst case (slope 0.97 at seed 0, 1.94 at seed 2).
 DEFAULT_FAMILY = "circle"
-DEFAULT_ALGORITHMS = {True: "snkp,nkp,kernel-perceptron", False: "nvn,isnkpvn"}
-#: What the paper says each algorithm's slope should be (against 1/ρ_K, or 1/ε for certificates).
-PAPER_SLOPES = {"snkp": "1", "nkp": "2", "normalized-perceptron": "2", "perceptron": "2", "kernel-perceptron": "2",
-                "nvn": "2", "isnkpvn": "≈ 1"}
+DEFAULT_ALGORITHMS = SWEEP_ALGORITHMS
 CSV_HEADER = ("scene", "level", "n", "rho", "eps", "algorithm", "iterations", "status", "bound", "margin", "seconds")
 #: The "sweep over" choices: the family's levels (margin or ε) or the number of points at a fixed ρ_K.
 OVER = {"margin": "margin (the family's levels)", "n": "n (points) at a fixed ρ_K"}
@@ -73,7 +71,7 @@ class SweepWindow(PlotTaskWindow):
         self.family.currentIndexChanged.connect(self._family_changed)
         self.algorithms = QLineEdit(DEFAULT_ALGORITHMS[True])
         self.algorithms.setAccessibleName("algorithms")
-        self.algorithms.setToolTip("Registry names separated by commas, e.g. snkp,nkp,kernel-perceptron (percviz list)")
+        self.algorithms.setToolTip(f"Registry names separated by commas, e.g. {SWEEP_ALGORITHMS[True]} (percviz list)")
         self.kernel = QLineEdit()
         self.kernel.setAccessibleName("kernel")
         self.kernel.setPlaceholderText("family's kernel")

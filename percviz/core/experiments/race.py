@@ -20,6 +20,10 @@ MIN_LANES, MAX_LANES = 2, 4
 DEFAULT_MAX_ITER = 5000
 
 
+#: The fourth row's algorithm in the race's setup dialog when the default race has three lanes.
+RACE_SPARE = "kernel-perceptron"
+
+
 @dataclass(frozen=True)
 class Lane:
     """One contestant: an algorithm with its kernel, φ-map and parameters."""

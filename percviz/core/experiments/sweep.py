@@ -43,6 +43,13 @@ DEFAULT_MARGIN = 0.05
 EPS_BOUNDS = {"nvn": "1/ε² (von Neumann)", "isnkpvn": "2√(2n)/ε·⌈log(‖q₀‖_G/ε)/log γ⌉ (Theorem 4 rate)"}
 
 
+#: The sweep window's default algorithms: a separable family's (the rates 1/ρ_K against 1/ρ_K²), else certificates'.
+SWEEP_ALGORITHMS = {True: "snkp,nkp,kernel-perceptron", False: "nvn,isnkpvn"}
+#: What the paper says each algorithm's slope should be (against 1/ρ_K, or 1/ε for certificates).
+PAPER_SLOPES = {"snkp": "1", "nkp": "2", "normalized-perceptron": "2", "perceptron": "2", "kernel-perceptron": "2",
+                "nvn": "2", "isnkpvn": "≈ 1"}
+
+
 @dataclass(frozen=True)
 class SweepSpec:
     """What to sweep: algorithms, family (with its kernel/φ-map unless given), seed, levels or accuracies."""

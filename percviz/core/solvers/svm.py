@@ -298,6 +298,8 @@ class SupportVectorMachine(Solver):
     params = _union_params()
     default_max_iter = SMO.default_max_iter
     margin_level: ClassVar[float] = 1.0
+    #: both methods start from a given α (SMO from it; the interior point's working set from its support)
+    warm_start: ClassVar[str | None] = "alpha"
 
     def __new__(cls, problem=None, *args, **values):
         method = values.get("method", cls.params.defaults()["method"])
