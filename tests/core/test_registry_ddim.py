@@ -65,10 +65,7 @@ def _cases():
         specs = KERNEL_SPECS if rep == "kernel" else FEATURE_MAPS
         for spec in specs:
             for shape in SHAPES:
-                if name == "input-space-svm" and shape == "d1":  # issue 28's IndexError in R¹, fixed on its own branch
-                    yield pytest.param(name, spec, shape, marks=pytest.mark.xfail(reason="input-space SVM in R¹"))
-                else:
-                    yield name, spec, shape
+                yield name, spec, shape
 
 
 @pytest.mark.parametrize("name,spec,shape", [
