@@ -32,6 +32,7 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QHBoxLayout, QWidge
 
 from percviz.app.background import Task, error_text
 from percviz.app.theme import Theme, theme_for
+from percviz.core.handout import reference_rho
 from percviz.core.errors import ParameterError, PercvizError
 
 PICTURE_FORMATS = (".png", ".svg", ".jpg")
@@ -543,17 +544,7 @@ def iter_frames(solver, first: int, last: int) -> Iterator[tuple[object, bool]]:
             break
 
 
-def scene_rho(problem, solver_cls) -> float | None:
-    """ρ_K for the curves' reference line, by the window's rule: kernel algorithms, when affordable and resolved."""
-    from percviz.core.gram import margin_affordable, optimal_margin
-
-    if getattr(solver_cls, "representation", None) != "kernel" or problem.n == 0 or not margin_affordable(problem):
-        return None
-    try:
-        result = optimal_margin(problem)
-    except PercvizError:
-        return None
-    return float(result.rho) if result.resolved and np.isfinite(result.rho) else None
+scene_rho = reference_rho  # the one rule, in core (the handout uses it too)
 
 
 #: Without a usable last frame the colour scale is read from at most this many snapshots (evenly spaced).
