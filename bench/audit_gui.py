@@ -174,7 +174,7 @@ def main(argv=None) -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from percviz.app import file_actions
+    from percviz.app.classroom import file_actions
     from percviz.app.main_window import MainWindow
     from percviz.core.solvers import load_all
 

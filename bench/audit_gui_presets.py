@@ -114,7 +114,7 @@ def main() -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from percviz.app import file_actions
+    from percviz.app.classroom import file_actions
     from percviz.app.main_window import MainWindow
     from percviz.core.presets import SHIPPED_DIR
 

@@ -27,7 +27,7 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import numpy as np  # noqa: E402
 from PySide6.QtWidgets import QApplication  # noqa: E402
 
-from percviz.app.canvas import CanvasView  # noqa: E402
+from percviz.app.panels.canvas import CanvasView  # noqa: E402
 from percviz.core.data import PointSet  # noqa: E402
 from percviz.core.grid import GridEvaluator, ViewGrid, naive_image  # noqa: E402
 from percviz.core.problem import Problem  # noqa: E402
@@ -106,7 +106,7 @@ def bench(n: int, app) -> dict:
 def ui_frame(app, n: int = 2000, frames: int = 150, every: int = 20) -> dict:
     """Median and worst ms of one UI frame of canvas + curves fed with a running Perceptron's snapshots:
     wall clock, and the UI thread's CPU time (what a loaded machine does not inflate)."""
-    from percviz.app.curves import CurvesView
+    from percviz.app.panels.curves import CurvesView
     from percviz.core.solvers import get_solver, load_all
 
     load_all()
@@ -122,7 +122,7 @@ def ui_frame(app, n: int = 2000, frames: int = 150, every: int = 20) -> dict:
         v.set_problem(prob, cls)
         v.show()
     app.processEvents()
-    from percviz.app import heap
+    from percviz.app.run import heap
 
     heap.settle(force=True)  # as the app does while idle: a full collection mid-run cost this bench a 45 ms frame
     history, ts, cpu = [], [], []

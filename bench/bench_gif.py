@@ -36,7 +36,7 @@ def main() -> int:
     from scipy.ndimage import maximum_filter, uniform_filter
 
     import percviz
-    from percviz.app.export import (FrameRenderer, as_preset, colour_level, ensure_app, export_run, iter_frames,
+    from percviz.app.classroom.export import (FrameRenderer, as_preset, colour_level, ensure_app, export_run, iter_frames,
                                     scene_rho)
     from percviz.app.theme import theme_for
     from percviz.core.presets import SHIPPED_DIR

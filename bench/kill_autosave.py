@@ -90,7 +90,7 @@ sys.path.insert(0, sys.argv[1])
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from kill_autosave import digest, settings
-from percviz.app import file_actions
+from percviz.app.classroom import file_actions
 from percviz.app.main_window import MainWindow
 offers = []
 file_actions.ask_restore = lambda win, orphan: offers.append(orphan.path.name) or True

@@ -48,7 +48,7 @@ def main() -> int:
     from gap_watchdog import GapWatchdog
 
     from percviz.app.main_window import MainWindow
-    from percviz.app.worker import live_threads
+    from percviz.app.run.worker import live_threads
     from percviz.core.data import PointSet
     from percviz.core.scene import SceneModel, Settings
 

@@ -474,7 +474,7 @@ def _check_display() -> None:
         )
 
 
-EXPORT_FUNCTION = "run_export"  # percviz.app.export.run_export(args) -> int
+EXPORT_FUNCTION = "run_export"  # percviz.app.classroom.export.run_export(args) -> int
 
 
 def cmd_export(argv: Sequence[str]) -> int:
@@ -496,7 +496,7 @@ def cmd_export(argv: Sequence[str]) -> int:
         path = write_handout(args.preset, out, steps=args.steps)
         print(f"wrote {path}: handout, {path.stat().st_size / 1e6:.2f} MB")
         return 0
-    export = _import_app("export", EXPORT_FUNCTION, "the exporter")
+    export = _import_app("classroom.export", EXPORT_FUNCTION, "the exporter")
     return int(export(args) or 0)
 
 

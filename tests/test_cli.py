@@ -268,7 +268,7 @@ def test_export_gets_the_preset_and_options(capsys, monkeypatch, tmp_path):
     code, _, err = run(capsys, "export", "notes-80-separable", "--out", tmp_path / "run.gif", "--steps", "12",
                        "--fps", "5")
     assert code == 0, err
-    assert seen["where"] == ("export", "run_export")
+    assert seen["where"] == ("classroom.export", "run_export")
     a = seen["args"]
     assert (a.steps, a.fps, a.out) == (12, 5.0, str(tmp_path / "run.gif")) and a.preset.points.n > 0
 

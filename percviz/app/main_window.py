@@ -22,22 +22,26 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from percviz.app import classroom, experiments, heap
-from percviz.app.canvas import CanvasView
-from percviz.app.controls import ControlsPanel
-from percviz.app.curves import CurvesView
-from percviz.app.feature_view import FeatureView
+from percviz.app.classroom import classroom
+
+from percviz.app import experiments
+
+from percviz.app.run import heap
+from percviz.app.panels.canvas import CanvasView
+from percviz.app.panels.controls import ControlsPanel
+from percviz.app.panels.curves import CurvesView
+from percviz.app.panels.feature_view import FeatureView
 from percviz.app.layouts import Layouts
-from percviz.app.overlays import ReadoutLabel
-from percviz.app.panel import Panel
-from percviz.app.session import SPLIT_RESTART_N, RunSession
+from percviz.app.panels.overlays import ReadoutLabel
+from percviz.app.panels.panel import Panel
+from percviz.app.run.session import SPLIT_RESTART_N, RunSession
 from percviz.app.theme import theme_for
-from percviz.app.weight_view import WeightView
+from percviz.app.panels.weight_view import WeightView
 from percviz.core.errors import PercvizError
 from percviz.core.scene import SceneModel, Settings
 
 #: The panels of the window, in layout order: those without a dock title share the central area (canvas above,
-#: curves below), the others get a dock each. Add a panel here (percviz.app.panel.Panel; docs/app.md).
+#: curves below), the others get a dock each. Add a panel here (percviz.app.panels.panel.Panel; docs/app.md).
 PANELS: tuple[type[Panel], ...] = (CanvasView, CurvesView, WeightView, FeatureView)
 DOCK_TITLES = {cls.view: cls.dock_title for cls in PANELS if cls.dock_title}
 DEFAULT_SIZE = QSize(1280, 800)
@@ -81,7 +85,7 @@ class MainWindow(QMainWindow):
             self._install_classroom()
         experiments.install(self)  # the Experiments menu (docs/experiments.md)
         # what the process held before (a notebook's, a test suite's objects) leaves later full collections:
-        # one of 250,000 unfrozen objects took 0.25 s of the UI thread mid-drag (CI's soak; percviz.app.heap)
+        # one of 250,000 unfrozen objects took 0.25 s of the UI thread mid-drag (CI's soak; percviz.app.run.heap)
         heap.settle()
 
     @property
@@ -232,11 +236,11 @@ class MainWindow(QMainWindow):
         self._action(self.help_menu, "&About percviz", self._about)
 
     def _add_input_distances_action(self, canvas) -> None:
-        """View ▸ Input distances: each point's segment to f = 0 (percviz.app.input_distance_layer)."""
+        """View ▸ Input distances: each point's segment to f = 0 (percviz.app.panels.input_distance_layer)."""
         self.input_layer = None
         if getattr(canvas, "plot", None) is None:
             return
-        from percviz.app.input_distance_layer import InputDistanceLayer
+        from percviz.app.panels.input_distance_layer import InputDistanceLayer
 
         self.input_layer = InputDistanceLayer(canvas, self)
         act = QAction("&Input distances", self, checkable=True, checked=False)
@@ -273,7 +277,7 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         s = self.session
-        # Each panel subscribes itself to the run (percviz.app.panel_feed), before the window's own problem slot:
+        # Each panel subscribes itself to the run (percviz.app.run.panel_feed), before the window's own problem slot:
         # the window then shows the docks the new algorithm has (a panel shown catches up by itself).
         for panel in self.panels.values():
             panel.bind(s, on_error=self._panel_failed)
@@ -476,7 +480,7 @@ class MainWindow(QMainWindow):
     def _on_dock_visibility(self, name: str, visible: bool) -> None:
         if self._closed or not shiboken6.isValid(self):  # docks hide while the window is destroyed (closed, or a
             return  # script's exit without close: the C++ window is gone first): nothing to remember or feed
-        # (a panel shown again catches up by itself: percviz.app.panel_feed)
+        # (a panel shown again catches up by itself: percviz.app.run.panel_feed)
         # The user closed a dock with its title-bar button: remember it and untick the menu entry.
         if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:
             if self.docks[name].isHidden() and not self._updating_docks:
@@ -501,7 +505,7 @@ class MainWindow(QMainWindow):
     def _update_docks(self, solver_cls) -> None:
         """Show the docks of the views the algorithm declares (and the user wants), hide the others.
 
-        Only the layout is the window's: a panel shown catches up by itself (percviz.app.panel_feed). Showing
+        Only the layout is the window's: a panel shown catches up by itself (percviz.app.run.panel_feed). Showing
         and hiding docks is one layout pass and one repaint: updates are held until the layout is done.
         """
         changes = []

@@ -13,10 +13,10 @@ from PySide6.QtCore import QCoreApplication, QThread  # noqa: E402
 
 
 def _running_qthreads() -> list[QThread]:
-    from percviz.app.worker import live_threads
+    from percviz.app.run.worker import live_threads
 
     found = {id(t): t for t in live_threads()}
-    gc.unfreeze()  # objects frozen by percviz.app.heap.settle are not listed by gc.get_objects()
+    gc.unfreeze()  # objects frozen by percviz.app.run.heap.settle are not listed by gc.get_objects()
     for obj in gc.get_objects():  # QThreads (the export's) as well as the background threads
         try:
             if isinstance(obj, QThread) and obj is not QThread.currentThread() and obj.isRunning():

@@ -1,6 +1,6 @@
 """Changing the algorithm in the window (issue 10: no long UI-thread turn): the pictures it ends with are those of a
 window opened on that algorithm; the feature view draws a new problem once; a heavy φ-map's φ(X) is never built
-on the UI thread (the solver is built on a Task, app/session.py `heavy_phi`)."""
+on the UI thread (the solver is built on a Task, app/run/session.py `heavy_phi`)."""
 
 from __future__ import annotations
 
@@ -13,7 +13,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QGraphicsPathItem, QGraphicsPolygonItem, QWidget
 
-from percviz.app.feature_view import SYNC_MAX_N, FeatureView
+from percviz.app.panels.feature_view import SYNC_MAX_N, FeatureView
 from percviz.app.main_window import MainWindow
 from percviz.core import features as core_features
 from percviz.core.data import PointSet

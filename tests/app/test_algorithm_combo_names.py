@@ -8,7 +8,7 @@ from helpers import settle
 from PySide6.QtCore import Qt
 from PySide6.QtGui import QFont, QFontMetrics
 
-from percviz.app.name_combo import ELLIPSIS, fitting_name
+from percviz.app.panels.name_combo import ELLIPSIS, fitting_name
 from percviz.core.presets import SHIPPED_DIR
 from percviz.core.solvers import by_family
 

@@ -6,7 +6,7 @@ import sys
 
 from PySide6.QtCore import QCoreApplication, QLockFile
 
-from percviz.app.autosave import MAX_ORPHANS
+from percviz.app.classroom.autosave import MAX_ORPHANS
 from percviz.core.presets import TEMP_SUFFIX, SHIPPED_DIR
 
 

@@ -1,4 +1,4 @@
-"""One way to run background work (percviz.app.background): results on the UI thread, cancel, bounded exit."""
+"""One way to run background work (percviz.app.run.background): results on the UI thread, cancel, bounded exit."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import time
 
 from PySide6.QtWidgets import QApplication
 
-from percviz.app.background import Task, live_threads
+from percviz.app.run.background import Task, live_threads
 
 
 def _collect(task: Task) -> dict:
@@ -63,7 +63,7 @@ _EXIT_WHILE_COMPUTING = """
 import time
 from PySide6.QtWidgets import QApplication
 from percviz.app.main_window import MainWindow
-from percviz.app.session import RunSession
+from percviz.app.run.session import RunSession
 RunSession._compute_rho = staticmethod(lambda problem: (time.sleep(600), print("LP ended", flush=True)))  # 10 min
 app = QApplication([])
 w = MainWindow(install_classroom=False)  # the default scene runs a kernel algorithm: ρ_K starts at once
@@ -87,7 +87,7 @@ _RESULT_AFTER_THE_APP = """
 import threading, time
 from PySide6.QtWidgets import QApplication
 import shiboken6
-from percviz.app import background
+from percviz.app.run import background
 app = QApplication([])
 go = threading.Event()
 task = background.Task(name="percviz-late")

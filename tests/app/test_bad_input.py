@@ -8,7 +8,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtWidgets import QApplication, QLineEdit
 
 from percviz.app.main_window import MainWindow
-from percviz.app.session import INVALID
+from percviz.app.run.session import INVALID
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel, Settings
 

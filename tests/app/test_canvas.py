@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QPointF, QRectF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from percviz.app.canvas import MAX_SLACK_LABELS, CanvasView, stepped_level
+from percviz.app.panels.canvas import MAX_SLACK_LABELS, CanvasView, stepped_level
 from percviz.core.data import PointSet
 from percviz.core.decision import FeatureLinear
 from percviz.core.features import parse_features
@@ -360,7 +360,7 @@ def test_disabled_widgets_are_greyed_by_the_theme_palette():
 
 
 def test_run_caption_takes_the_corner_with_fewest_points(qtbot):
-    from percviz.app.overlays import attach_run_overlay
+    from percviz.app.panels.overlays import attach_run_overlay
 
     X = np.array([[-2.6 + 0.1 * i, 2.6 - 0.1 * j] for i in range(4) for j in range(4)] + [[2.5, -2.5]])
     scene = SceneModel(PointSet(X, np.r_[np.zeros(16, int), 1]))
@@ -403,7 +403,7 @@ def test_a_presets_view_settings_are_applied_colour_map_levels_shading_halos(can
 def test_a_very_long_boundary_is_drawn_aliased_and_a_short_one_smooth(qtbot, canvas):
     # rff:dim=200 with random weights: f = 0 is a maze of thousands of vertices (an antialiased stroke of
     # 12,000 took 230–450 ms per paint on the UI thread); the affine line stays antialiased.
-    from percviz.app.canvas import SMOOTH_VERTICES
+    from percviz.app.panels.canvas import SMOOTH_VERTICES
 
     prob = Problem(canvas.scene_model.points)
     canvas.set_problem(prob, None)

@@ -17,7 +17,7 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from percviz.app import file_actions
+from percviz.app.classroom import file_actions
 from percviz.app.main_window import MainWindow
 from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset
 

@@ -7,10 +7,10 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QCheckBox, QComboBox, QLineEdit, QSpinBox
 
-from percviz.app.controls import SPEEDS, ControlsPanel, status_text
+from percviz.app.panels.controls import SPEEDS, ControlsPanel, status_text
 from percviz.app.launch import fallback_points
-from percviz.app.param_form import ParamForm
-from percviz.app.session import RunSession
+from percviz.app.panels.param_form import ParamForm
+from percviz.app.run.session import RunSession
 from percviz.core.features import FEATURE_MAPS
 from percviz.core.kernels import KERNELS
 from percviz.core.params import ParamSet, ParamSpec

@@ -133,7 +133,7 @@ def test_sweep_cancel_stops_early_and_bad_input_is_one_line(qtbot):
 def test_closing_the_sweep_window_mid_sweep_leaves_no_background_thread(qtbot, monkeypatch):
     import threading
 
-    from percviz.app.background import live_threads
+    from percviz.app.run.background import live_threads
     from percviz.core.experiments import sweep
 
     calls, release, run_task = [], threading.Event(), sweep.run_task

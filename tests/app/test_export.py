@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QLabel
 
-from percviz.app.export import (
+from percviz.app.classroom.export import (
     DEFAULT_SIZE,
     AnimationExport,
     FrameWriter,

@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QPointF, QRect
 
-from percviz.app.export import FrameRenderer, as_preset, colour_level, export_run, iter_frames, scene_rho
+from percviz.app.classroom.export import FrameRenderer, as_preset, colour_level, export_run, iter_frames, scene_rho
 from percviz.app.theme import theme_for
 from percviz.core.gram import optimal_margin
 from percviz.core.presets import SHIPPED_DIR
@@ -99,7 +99,7 @@ def test_gif_curves_draw_the_rho_line_at_rho(qapp, tmp_path):
 
 
 def test_the_window_export_on_its_thread_keeps_them_too(qtbot, tmp_path):
-    from percviz.app.export import AnimationExport
+    from percviz.app.classroom.export import AnimationExport
 
     name = "notes-80-separable.json"
     out = tmp_path / "thread.gif"

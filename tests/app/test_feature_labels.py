@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QPointF, QRectF, QSize
 
-from percviz.app.feature_view import MAX_LABELS
+from percviz.app.panels.feature_view import MAX_LABELS
 from percviz.app.main_window import MainWindow
 from percviz.core.presets import SHIPPED_DIR, load_preset
 

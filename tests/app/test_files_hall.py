@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 import percviz
-from percviz.app import file_actions
+from percviz.app.classroom import file_actions
 from percviz.core.presets import SHIPPED_DIR, load_preset
 
 

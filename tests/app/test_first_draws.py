@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from PySide6.QtCore import QTimer
 
-from percviz.app.frames import FrameScheduler
+from percviz.app.run.frames import FrameScheduler
 from percviz.app.main_window import MainWindow
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel, Settings

@@ -159,8 +159,8 @@ def test_a_dock_the_last_example_opened_closes_with_the_next(hall_window):
 # -- item 5: nothing stale after a scene change ---------------------------------------------------------------
 
 def test_generate_replace_gives_an_untitled_scene(hall_window, tmp_path, monkeypatch):
-    from percviz.app import file_actions
-    from percviz.app.generators_dialog import apply_generated
+    from percviz.app.classroom import file_actions
+    from percviz.app.classroom.generators_dialog import apply_generated
     from percviz.core.presets import load_preset
 
     w = hall_window(SHIPPED_DIR / "input-space-margin.json")
@@ -201,7 +201,7 @@ def test_max_iterations_follow_the_algorithm_unless_set_for_it(hall_window):
 
 
 def test_an_example_leaves_the_users_last_folder(hall_window, tmp_path, monkeypatch):
-    from percviz.app import file_actions
+    from percviz.app.classroom import file_actions
 
     w = hall_window(SHIPPED_DIR / "thin-margin.json")
     mine = tmp_path / "lectures"
@@ -250,7 +250,7 @@ def test_an_svm_at_iteration_0_says_it_is_the_start(hall_window):
 def test_the_glossary_counts_the_margins_it_lists():
     import re
 
-    from percviz.app.help_page import glossary_html
+    from percviz.app.classroom.help_page import glossary_html
 
     page = glossary_html()
     margins = page.split("<h2>How a run ends</h2>")[0]
@@ -339,7 +339,7 @@ def test_an_animation_export_shows_its_progress_at_once(qtbot, hall_window, tmp_
 def test_the_curves_forget_the_last_scenes_range(hall_window):
     """An SVM's margin is undefined at iteration 0: after Generate ▸ Replace its plot must not keep the range of
     the scene before (it showed −0.4…0.14 of a run that is gone)."""
-    from percviz.app.generators_dialog import apply_generated
+    from percviz.app.classroom.generators_dialog import apply_generated
 
     w = hall_window(SHIPPED_DIR / "xor-rbf.json")
     w.controls.select_algorithm("svm")

@@ -151,7 +151,7 @@ def test_a_diverged_run_claims_no_margin_and_the_weight_view_names_the_iterate_i
 def test_f1_lists_field_keys_and_every_mouse_action_with_a_menu_item_that_exists(window):
     import re
 
-    from percviz.app.help_page import FIELD_ROWS, MOUSE_ROWS, help_rows, menu_actions
+    from percviz.app.classroom.help_page import FIELD_ROWS, MOUSE_ROWS, help_rows, menu_actions
 
     w = window
     rows = help_rows(w)
@@ -171,7 +171,7 @@ def test_f1_lists_field_keys_and_every_mouse_action_with_a_menu_item_that_exists
 
 
 def test_presenting_home_on_a_long_run_asks_on_the_bar_then_a_second_press_resets(hall_window):
-    from percviz.app.controls import LONG_RUN
+    from percviz.app.panels.controls import LONG_RUN
 
     w = hall_window(SHIPPED_DIR / "thin-margin.json")
     w.scene.set_settings(algorithm="fixed-increment", params={})  # 7283 corrections

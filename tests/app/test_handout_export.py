@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from percviz.app import file_actions
+from percviz.app.classroom import file_actions
 from percviz.core.presets import SHIPPED_DIR
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::RuntimeWarning")]

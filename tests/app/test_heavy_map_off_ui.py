@@ -1,5 +1,5 @@
 """Typing the costliest φ-map (rff:dim=5000) into the window: the canvas's picture is computed off the UI thread
-(app/background.py Task), no D = 5000 grid evaluation runs on the UI thread and the picture still arrives (the UI-thread gap is printed)
+(app/run/background.py Task), no D = 5000 grid evaluation runs on the UI thread and the picture still arrives (the UI-thread gap is printed)
 (issue 10: the 10k soak's UI-thread stalls of up to 3.8 s came from grid evaluations on the UI thread)."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QWidget
 
-from percviz.app.background import live_threads
+from percviz.app.run.background import live_threads
 from percviz.app.main_window import MainWindow
 from percviz.core.data import PointSet
 from percviz.core.grid import GridEvaluator

@@ -38,7 +38,7 @@ def _hostile(tmp_path, kind: str):
 ])  # fmt: skip
 def test_a_hostile_file_is_refused_in_one_line_and_the_scene_stays(hall_window, tmp_path, monkeypatch, qtbot,
                                                                     kind, says):
-    from percviz.app import file_actions
+    from percviz.app.classroom import file_actions
 
     monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "discard")
     w = hall_window(SHIPPED_DIR / "thin-margin.json")

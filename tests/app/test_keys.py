@@ -7,8 +7,8 @@ from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
-from percviz.app.controls import LONG_RUN
-from percviz.app.help_page import MOUSE_ROWS, help_rows, menu_actions
+from percviz.app.panels.controls import LONG_RUN
+from percviz.app.classroom.help_page import MOUSE_ROWS, help_rows, menu_actions
 
 
 

@@ -9,7 +9,7 @@ import time
 
 from PySide6.QtCore import QLockFile
 
-from percviz.app.autosave import STALE_TMP_S, clean_leftovers, find_orphans
+from percviz.app.classroom.autosave import STALE_TMP_S, clean_leftovers, find_orphans
 
 _DIE_HOLDING = """
 import os, sys

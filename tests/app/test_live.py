@@ -9,7 +9,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QCheckBox
 
 from helpers import canvas_pos
-from percviz.app import live
+from percviz.app.run import live
 from percviz.core.data import PointSet
 from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset
 

@@ -9,7 +9,7 @@ from helpers import canvas_pos
 from PySide6.QtCore import Qt
 from PySide6.QtTest import QTest
 
-from percviz.app import panel_feed
+from percviz.app.run import panel_feed
 from percviz.core import akaho
 from percviz.core.presets import SHIPPED_DIR
 from percviz.core.shipped import _moons

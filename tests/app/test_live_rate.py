@@ -9,7 +9,7 @@ from PySide6.QtCore import QEvent, QObject, Qt
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication, QWidget
 
-from percviz.app import panel_feed
+from percviz.app.run import panel_feed
 from helpers import canvas_pos
 from percviz.core.data import PointSet
 

@@ -16,8 +16,8 @@ from PySide6.QtWidgets import QApplication, QWidget
 
 from percviz.app.launch import fallback_points, launch
 from percviz.app.main_window import MainWindow
-from percviz.app.session import IDLE, PLAYING, RUNNING
-from percviz.app.worker import live_threads
+from percviz.app.run.session import IDLE, PLAYING, RUNNING
+from percviz.app.run.worker import live_threads
 from percviz.core.data import PointSet
 from percviz.core.presets import Preset
 from percviz.core.scene import SceneModel, Settings

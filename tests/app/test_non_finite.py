@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from percviz.app.canvas import LEVEL_LIMIT, CanvasView, stepped_level
-from percviz.app.panel import drawable
-from percviz.app.weight_view import WeightView
+from percviz.app.panels.canvas import LEVEL_LIMIT, CanvasView, stepped_level
+from percviz.app.panels.panel import drawable
+from percviz.app.panels.weight_view import WeightView
 from percviz.core.data import PointSet
 from percviz.core.decision import FeatureLinear
 from percviz.core.features import parse_features

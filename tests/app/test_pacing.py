@@ -13,12 +13,12 @@ from helpers import noise_window, spin
 from PySide6.QtCore import QTimer
 from PySide6.QtWidgets import QGraphicsItem
 
-from percviz.app import panel_pacer
-from percviz.app import session as session_mod
-from percviz.app.geometry_panel import segments_item
-from percviz.app.panel_pacer import PanelPacer
-from percviz.app.session import FINISHED, IDLE, RUNNING
-from percviz.app.weight_view import WeightView
+from percviz.app.run import panel_pacer
+from percviz.app.run import session as session_mod
+from percviz.app.panels.geometry_panel import segments_item
+from percviz.app.run.panel_pacer import PanelPacer
+from percviz.app.run.session import FINISHED, IDLE, RUNNING
+from percviz.app.panels.weight_view import WeightView
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel
 
@@ -106,7 +106,7 @@ def test_the_heap_is_settled_while_idle_and_not_while_running(qtbot, monkeypatch
 
 
 def test_settle_freezes_the_survivors_and_keeps_them_alive(qapp):
-    from percviz.app import heap
+    from percviz.app.run import heap
 
     keep = [[i] for i in range(1000)]
     assert heap.settle(force=True) > 0
@@ -140,7 +140,7 @@ def test_a_settle_walks_the_frozen_objects_again_only_once_they_grew_by_half(qap
     set has grown by FULL_GROWTH (not every k-th settle: in a big process each such walk stalls the window)."""
     import weakref
 
-    from percviz.app import heap
+    from percviz.app.run import heap
 
     heap.settle(force=True)
     try:

@@ -6,8 +6,8 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
-from percviz.app.panel import Panel
-from percviz.app.session import RunSession
+from percviz.app.panels.panel import Panel
+from percviz.app.run.session import RunSession
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel, Settings
 

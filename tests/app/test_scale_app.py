@@ -10,7 +10,7 @@ from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QAbstractButton, QApplication, QLabel, QWidget
 
 from percviz.app.main_window import MainWindow
-from percviz.app.point_decimation import DRAW_CAP, PointDecimator
+from percviz.app.panels.point_decimation import DRAW_CAP, PointDecimator
 from percviz.core.data import PointSet
 from percviz.core.errors import PercvizError
 from percviz.core.scene import SceneModel, Settings

@@ -28,7 +28,7 @@ TWO = np.array([[1.0, 0.5], [-0.5, 1.0]])  # two distinct points, opposite label
 @pytest.fixture
 def opened(qtbot, tmp_path, monkeypatch):
     """open(points, classes, algorithm, kernel=…, features=…) → the real window with the scene opened and run."""
-    from percviz.app import file_actions
+    from percviz.app.classroom import file_actions
     from percviz.app.main_window import MainWindow
 
     monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))

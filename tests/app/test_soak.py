@@ -13,7 +13,7 @@ import pytest
 from soak_driver import Soak
 
 from percviz.app.main_window import MainWindow
-from percviz.app.worker import live_threads
+from percviz.app.run.worker import live_threads
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel, Settings
 

@@ -5,13 +5,13 @@ from __future__ import annotations
 import numpy as np
 from helpers import noise_window, spin
 
-from percviz.app import session as session_mod
+from percviz.app.run import session as session_mod
 
 
 def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(qtbot, monkeypatch):
     monkeypatch.setattr(session_mod, "SLOW_RESTART", 0.0)  # every restart defers the next drag move by its cost
-    from percviz.app.feature_view import FeatureView
-    from percviz.app.weight_view import WeightView
+    from percviz.app.panels.feature_view import FeatureView
+    from percviz.app.panels.weight_view import WeightView
 
     for cls in (WeightView, FeatureView):  # their set_problem on every move keeps the restarts costly (the case here)
         monkeypatch.setattr(cls, "defer_during_drag", False)

@@ -10,14 +10,14 @@ import pytest
 from PySide6.QtCore import QPointF, QRect
 from PySide6.QtWidgets import QApplication
 
-from percviz.app import autosave as autosave_module
-from percviz.app import session as session_module
-from percviz.app.autosave import Autosaver, preset_text
-from percviz.app.background import live_threads
+from percviz.app.classroom import autosave as autosave_module
+from percviz.app.run import session as session_module
+from percviz.app.classroom.autosave import Autosaver, preset_text
+from percviz.app.run.background import live_threads
 from percviz.app.main_window import MainWindow
-from percviz.app.point_decimation import PointDecimator
-from percviz.app.presentation_bar import FIT_SETTLE_MS
-from percviz.app.session import SnapshotHistory, snapshot_bytes
+from percviz.app.panels.point_decimation import PointDecimator
+from percviz.app.panels.presentation_bar import FIT_SETTLE_MS
+from percviz.app.run.session import SnapshotHistory, snapshot_bytes
 from percviz.app.theme import theme_for
 from percviz.core import gram, min_norm
 from percviz.core.data import PointSet
@@ -113,7 +113,7 @@ def test_an_autosave_discarded_while_it_is_written_is_deleted_when_it_lands(qtbo
 # -- opening a large CSV ------------------------------------------------------------------------------------------
 
 def test_a_large_csv_is_read_off_the_ui_thread_and_then_replaces_the_scene(qtbot, tmp_path, monkeypatch):
-    from percviz.app import file_actions
+    from percviz.app.classroom import file_actions
 
     pts = _points(40_000, seed=5)
     path = write_csv(pts, tmp_path / "big.csv")
@@ -337,7 +337,7 @@ def _curves_look(view) -> list:
 
 @pytest.mark.parametrize("upto", [1, None])  # a lone first value (dots), and a whole run
 def test_a_new_theme_restyles_the_kept_plots_to_what_a_panel_built_in_it_shows(qtbot, upto):
-    from percviz.app.curves import CurvesView
+    from percviz.app.panels.curves import CurvesView
     from percviz.core import datasets
     from percviz.core.problem import Problem
     from percviz.core.solvers import get_solver

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PySide6.QtCore import QTimer
 
-from percviz.app.background import BackgroundThread, Task
+from percviz.app.run.background import BackgroundThread, Task
 from percviz.app.main_window import MainWindow
 from percviz.core import features as core_features
 from percviz.core.data import PointSet
@@ -110,7 +110,7 @@ def test_the_ui_keeps_turning_while_rls_sets_up_its_large_matrix(qtbot, monkeypa
     """RLS with a 4,001-dimensional φ-map starts from R = r0·I (128 MB) on the solver thread. np.eye's diagonal
     write held the GIL while it touched every page (seconds on a loaded machine: the window stood still); now
     the UI's timer keeps ticking through the set-up, and R and the first weights are those of r0·I."""
-    from percviz.app.worker import SnapshotWorker
+    from percviz.app.run.worker import SnapshotWorker
     from percviz.core.solvers import get_solver
     from percviz.core.solvers.least_squares import RLS
 
@@ -161,8 +161,8 @@ def test_edits_during_a_slow_margin_run_one_margin_thread_at_a_time(qtbot, monke
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtTest import QTest
 
-    from percviz.app.background import live_threads
-    from percviz.app.session import RunSession
+    from percviz.app.run.background import live_threads
+    from percviz.app.run.session import RunSession
 
     release = threading.Event()
     compute = RunSession._compute_rho

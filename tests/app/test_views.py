@@ -8,9 +8,9 @@ from PySide6.QtCore import QPointF, Qt
 from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
-from percviz.app.feature_view import FeatureView
+from percviz.app.panels.feature_view import FeatureView
 from percviz.app.theme import theme_for
-from percviz.app.weight_view import WeightView
+from percviz.app.panels.weight_view import WeightView
 from percviz.core import PointSet, Problem
 from percviz.core.datasets import one_dimensional, separable, xor
 from percviz.core.scene import SceneModel
@@ -269,7 +269,7 @@ def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
     import threading
     import time
 
-    from percviz.app import feature_view as fv
+    from percviz.app.panels import feature_view as fv
     from percviz.core.gram import optimal_margin
 
     real = fv.compute_witness
@@ -311,7 +311,7 @@ def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
 def test_closing_the_feature_view_mid_computation_leaves_no_thread(qtbot, monkeypatch):
     import time
 
-    from percviz.app import feature_view as fv
+    from percviz.app.panels import feature_view as fv
 
     monkeypatch.setattr(fv, "compute_witness", lambda *a: time.sleep(0.5) or None)
     pts = _big(400)
@@ -353,7 +353,7 @@ def test_a_newer_problem_supersedes_a_running_job(qtbot):
     for _ in range(5):
         QApplication.processEvents()
     assert len(v.G) == 4 and v.picture.min_norm is not None and not v.picture.min_norm.separable
-    from percviz.app.background import live_threads
+    from percviz.app.run.background import live_threads
 
     for thread in live_threads():  # the superseded job ends on its own
         assert thread.wait(30000), thread.name
@@ -442,7 +442,7 @@ def test_a_moved_point_keeps_the_last_big_picture_faded_until_the_new_one_is_rea
 
 
 def test_weight_path_fed_piecemeal_and_thinned_equals_the_path_built_at_once(qtbot):
-    from percviz.app.session import SnapshotHistory
+    from percviz.app.run.session import SnapshotHistory
 
     r = np.random.default_rng(4)
     pts = PointSet(r.normal(0, 1, (300, 2)), r.integers(0, 2, 300))  # not separable: runs all 600 updates

@@ -8,7 +8,7 @@ from helpers import settle
 from PySide6.QtCore import QPointF, QSize
 
 from percviz.app.main_window import MainWindow
-from percviz.app.weight_view import TAIL
+from percviz.app.panels.weight_view import TAIL
 from percviz.core.geometry import polygon_area
 from percviz.core.presets import SHIPPED_DIR, load_preset
 

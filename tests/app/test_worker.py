@@ -9,10 +9,10 @@ import numpy as np
 import pytest
 from PySide6.QtWidgets import QApplication
 
-from percviz.app import heap
-from percviz.app import worker as worker_mod
-from percviz.app.session import FINISHED, INVALID, RunSession, SnapshotHistory
-from percviz.app.worker import SnapshotWorker, live_threads
+from percviz.app.run import heap
+from percviz.app.run import worker as worker_mod
+from percviz.app.run.session import FINISHED, INVALID, RunSession, SnapshotHistory
+from percviz.app.run.worker import SnapshotWorker, live_threads
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel, Settings
 from percviz.core.solvers import get_solver
@@ -47,7 +47,7 @@ def _counter(n, sleep=0.0, fail_at=None):
 
 @pytest.fixture
 def worker(qapp):
-    # As the app does before a run (percviz.app.heap): a full collection of the test process's heap,
+    # As the app does before a run (percviz.app.run.heap): a full collection of the test process's heap,
     # triggered mid-burst, stalls the UI thread by 50–100 ms while a 300,000 updates/s generator fills the buffer.
     heap.settle(force=True)
     w = SnapshotWorker()
@@ -287,7 +287,7 @@ class _Broken(Solver):
 
 
 def test_worker_error_reaches_the_user_and_history_is_kept(qtbot, monkeypatch, session):
-    import percviz.app.session as mod
+    import percviz.app.run.session as mod
 
     monkeypatch.setattr(mod, "get_solver", lambda name: _Broken)
     session.restart()
@@ -352,7 +352,7 @@ class ClockReadings:
 
 
 def test_one_slow_frame_does_not_stall_the_animation(qtbot, session, monkeypatch):
-    from percviz.app import frames as frames_mod
+    from percviz.app.run import frames as frames_mod
 
     rng = np.random.default_rng(4)
     session.scene.set_points(PointSet(rng.normal(0, 1, (50, 2)), rng.integers(0, 2, 50)))

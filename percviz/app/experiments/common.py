@@ -10,7 +10,7 @@ from PySide6.QtCore import Qt, Signal
 from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
-from percviz.app.background import Task
+from percviz.app.run.background import Task
 
 #: One colour per lane/algorithm, distinguishable by colour-blind viewers (Okabe–Ito).
 LANE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")

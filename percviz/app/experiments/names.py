@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from percviz.app.overlays import algorithm_label
+from percviz.app.panels.overlays import algorithm_label
 from percviz.core.glossary import margin_term, outcome
 from percviz.core.kernels import parse_kernel
 from percviz.core.param_labels import human_label

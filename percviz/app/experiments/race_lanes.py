@@ -9,7 +9,7 @@ from PySide6.QtCore import QRect, Qt
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from percviz.app.canvas import CanvasView
+from percviz.app.panels.canvas import CanvasView
 from percviz.app.experiments.common import lane_color
 from percviz.app.experiments.names import NBSP, lane_margin, lane_name, outcome_words
 

@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QSplitter, QStackedWidget, QTabWidget, QTableWidget, QTableWidgetItem, QVBoxLayout, QWidget,
 )
 
-from percviz.app.background import Task
+from percviz.app.run.background import Task
 from percviz.app.experiments.common import (
     canvas_theme, fit_to_screen, lane_color, line_width, save_png, stop_task, style_plot, toggled_theme,
 )

@@ -17,7 +17,7 @@ from PySide6.QtWidgets import (
 from percviz.app.experiments.axes import SpacedAxis
 from percviz.app.experiments.common import PlotTaskWindow, fit_to_screen, lane_color, line_width, write_csv
 from percviz.app.experiments.names import kernel_words
-from percviz.app.overlays import algorithm_label
+from percviz.app.panels.overlays import algorithm_label
 from percviz.core.experiments.sweep import PAPER_SLOPES, SWEEP_ALGORITHMS
 from percviz.core.solvers import get_solver
 from percviz.core.errors import ParameterError, PercvizError

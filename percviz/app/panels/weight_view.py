@@ -13,7 +13,7 @@ import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QRectF, Qt
 
-from percviz.app.geometry_panel import (
+from percviz.app.panels.geometry_panel import (
     HOVER_PX,
     GeometryPanel,
     arrow_angle,
@@ -23,8 +23,8 @@ from percviz.app.geometry_panel import (
     polygon_item,
     segments_item,
 )
-from percviz.app.panel import drawable
-from percviz.app.panel_pacer import PANEL_INTERVAL
+from percviz.app.panels.panel import drawable
+from percviz.app.run.panel_pacer import PANEL_INTERVAL
 from percviz.core.certify import refute_nonseparable
 from percviz.core.errors import PercvizError
 from percviz.core.glossary import MARGINS

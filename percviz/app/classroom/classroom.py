@@ -9,7 +9,7 @@
 - An info dock with the scene's title and explanation (editable for a teacher preparing scenes).
 - File menu: Open…, Open Recent, Save, Save As…, Import/Export CSV…, Export picture…, Export animation…;
   drag-and-drop of a preset or CSV; unsaved-changes guard; autosave and crash recovery
-  (see `percviz.app.file_actions` for the dialog hooks tests use, and `percviz.app.autosave`).
+  (see `percviz.app.classroom.file_actions` for the dialog hooks tests use, and `percviz.app.classroom.autosave`).
 - Preferences (theme, presentation scale, last folder, recent files, window layout) in QSettings
   (`percviz.app.prefs`; `PERCVIZ_CONFIG_DIR` redirects them).
 """
@@ -35,17 +35,17 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from percviz.app import file_actions
-from percviz.app.autosave import prune_orphans
-from percviz.app.export_dialogs import AnimationDialog, AnimationRunner, HandoutRunner, PictureDialog, export_picture
-from percviz.app.file_actions import FileActions
-from percviz.app.help_page import HelpSheet, help_rows, show_glossary
-from percviz.app.keys import FocusKeeper
-from percviz.app.live import LiveMode
-from percviz.app.presentation_bar import PresentationLayout
-from percviz.app.overlays import SHORTCUT_ROWS, RunOverlay, attach_run_overlay
+from percviz.app.classroom import file_actions
+from percviz.app.classroom.autosave import prune_orphans
+from percviz.app.classroom.export_dialogs import AnimationDialog, AnimationRunner, HandoutRunner, PictureDialog, export_picture
+from percviz.app.classroom.file_actions import FileActions
+from percviz.app.classroom.help_page import HelpSheet, help_rows, show_glossary
+from percviz.app.classroom.keys import FocusKeeper
+from percviz.app.run.live import LiveMode
+from percviz.app.panels.presentation_bar import PresentationLayout
+from percviz.app.panels.overlays import SHORTCUT_ROWS, RunOverlay, attach_run_overlay
 from percviz.app.prefs import Preferences
-from percviz.app.session import SPLIT_RESTART_N
+from percviz.app.run.session import SPLIT_RESTART_N
 from percviz.app.theme import PRESENTATION_SCALE, THEMES, Theme, theme_for
 
 PICTURE_FILTERS = "PNG picture (*.png);;SVG drawing (*.svg)"
@@ -328,7 +328,7 @@ class Classroom(QObject):
         generate.triggered.connect(lambda _=False: self.generate_dialog())
         edit.insertAction(_after(edit, place.menuAction()), generate)
         self.actions["generate"] = generate
-        from percviz.app.brush import Brush
+        from percviz.app.classroom.brush import Brush
 
         self.brush = Brush(w)
         brush = QAction("&Brush: drag to paint points", w, checkable=True)
@@ -553,7 +553,7 @@ class Classroom(QObject):
 
     def generate_dialog(self) -> bool:
         """Edit ▸ Generate points…: the dialog (non-blocking; `window._generators_dialog` for tests)."""
-        from percviz.app.generators_dialog import GeneratorsDialog
+        from percviz.app.classroom.generators_dialog import GeneratorsDialog
 
         dlg = GeneratorsDialog(self.window)
         self.window._generators_dialog = dlg

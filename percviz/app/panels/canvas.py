@@ -39,12 +39,12 @@ from PySide6.QtCore import QEvent, QObject, QPointF, QRectF, Qt, QTimer, Signal
 from PySide6.QtGui import QColor, QFontMetrics, QPainterPath, QPen
 from PySide6.QtWidgets import QGraphicsRectItem, QGraphicsSimpleTextItem, QHBoxLayout, QLabel, QToolButton, QVBoxLayout, QWidget
 
-from percviz.app.background import Task
-from percviz.app.canvas_layers import CanvasLayer
-from percviz.app.canvas_viewbox import CanvasViewBox, PassiveScatter
-from percviz.app.curves import nice_ceil
-from percviz.app.panel import Panel, decision_drawable
-from percviz.app.point_decimation import PointDecimator
+from percviz.app.run.background import Task
+from percviz.app.panels.canvas_layers import CanvasLayer
+from percviz.app.panels.canvas_viewbox import CanvasViewBox, PassiveScatter
+from percviz.app.panels.curves import nice_ceil
+from percviz.app.panels.panel import Panel, decision_drawable
+from percviz.app.panels.point_decimation import PointDecimator
 from percviz.app.theme import Theme, theme_for
 from percviz.core.decision import FeatureLinear, KernelExpansion, ZeroDecision
 from percviz.core.glossary import MARGINS, margin_text
@@ -162,7 +162,7 @@ class CanvasView(QWidget, Panel):
         self.snapshot = None
         #: A preset's view settings the canvas applies (percviz.core.presets.ViewSettings, `apply_view`).
         self.view_settings = {"colormap": "diverging", "levels": (0.0,), "shading": True, "halos": True}
-        #: Drawings added by other modules (percviz.app.canvas_layers.CanvasLayer), above the decision function.
+        #: Drawings added by other modules (percviz.app.panels.canvas_layers.CanvasLayer), above the decision function.
         self.layers: list[CanvasLayer] = []
         self._hovered = -1
         self._external_highlight: int | None = None
@@ -307,7 +307,7 @@ class CanvasView(QWidget, Panel):
         return False, f"{solver_cls.display_name} has no picture in the plane."
 
     def add_layer(self, layer: CanvasLayer) -> None:
-        """Draw `layer` on the canvas from now on (percviz.app.canvas_layers)."""
+        """Draw `layer` on the canvas from now on (percviz.app.panels.canvas_layers)."""
         self.layers.append(layer)
         layer.attach(self)
         layer.apply_theme(self.theme)
@@ -430,7 +430,7 @@ class CanvasView(QWidget, Panel):
 
     @staticmethod
     def _point_style_key(t) -> tuple:
-        """What the points' pens and brushes are made from (percviz.app.canvas._make_styles)."""
+        """What the points' pens and brushes are made from (percviz.app.panels.canvas._make_styles)."""
         return tuple(QColor(t.class_color(k)).rgba() for k in range(6)) + (QColor(t.foreground).rgba(), t.scale)
 
     @staticmethod

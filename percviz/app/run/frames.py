@@ -7,7 +7,7 @@
   the GIL (`SnapshotWorker.hold`); after a frame that cost t seconds the solver runs alone for
   `PLAY_SOLVER_SHARE`·t (Play) or `RUN_SOLVER_SHARE`·t (Run to end) before the next frame, main or side;
 - side frames: the slower panels (curves, weight and feature pictures) are drawn after the snapshot frame,
-  each in a frame of its own and at most at its own rate (`add_side_panel`, `offer`; percviz.app.panel_pacer);
+  each in a frame of its own and at most at its own rate (`add_side_panel`, `offer`; percviz.app.run.panel_pacer);
   when the animation stops everything pending is drawn at once;
 - first draws: a heavy panel's first picture of a new run (`first_draw`) waits for a turn of its own, one panel
   after the other, each after the repaint of the one before (the event loop has come back twice), from a
@@ -23,8 +23,8 @@ from typing import Callable, Iterator
 
 from PySide6.QtCore import QObject, QTimer
 
-from percviz.app.panel_pacer import PanelPacer
-from percviz.app.worker import MAX_HOLD, SnapshotWorker
+from percviz.app.run.panel_pacer import PanelPacer
+from percviz.app.run.worker import MAX_HOLD, SnapshotWorker
 
 #: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
 HOLD_TAIL_MS = 5

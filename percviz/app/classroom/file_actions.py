@@ -19,8 +19,8 @@ from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
 
-from percviz.app.autosave import Autosaver, Orphan, find_orphans
-from percviz.app.background import Task
+from percviz.app.classroom.autosave import Autosaver, Orphan, find_orphans
+from percviz.app.run.background import Task
 from percviz.app.prefs import Preferences
 from percviz.core.errors import PercvizError, PresetError
 
@@ -102,7 +102,7 @@ def ask_save_path(window, title: str, path: str, filters: str) -> str:
 
 def _hooks():
     """The hook functions as currently set on this module (so monkeypatching works)."""
-    import percviz.app.file_actions as me
+    import percviz.app.classroom.file_actions as me
 
     return me
 

@@ -30,7 +30,7 @@ import numpy as np
 from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
-from percviz.app.session import FINISHED, RUNNING
+from percviz.app.run.session import FINISHED, RUNNING
 
 
 #: Seconds of a Live run done on the UI thread before the worker takes over (a drag's frame is ~16 ms).

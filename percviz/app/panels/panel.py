@@ -5,10 +5,10 @@ A panel is a QWidget that also derives from `Panel` (`class MyView(QWidget, Pane
 - `view`: the solver view it serves (one of the names a solver lists in `Solver.views`); the window shows it
   exactly for the algorithms that declare that view (`supports`, one source: tests/app/test_declared_views.py);
 - `redraw_interval`: None to be drawn in the snapshot frame (the canvas), or the least time (s) between two of
-  its updates while a run animates — it is then drawn in side frames of its own (percviz.app.frames);
+  its updates while a run animates — it is then drawn in side frames of its own (percviz.app.run.frames);
 - `dock_title`: None for the central area (canvas above, curves below), else the title of its dock;
 
-and subscribes itself to the run with `bind(session)` (percviz.app.panel_feed: the session's signals, paced by its
+and subscribes itself to the run with `bind(session)` (percviz.app.run.panel_feed: the session's signals, paced by its
 `redraw_interval`, not fed while hidden, caught up when shown), through which it receives `set_problem` (a new
 run, or None), `set_snapshot` (the snapshot to show), `set_history` (every snapshot so far), `set_run` (both at
 once, drawn once: a side frame) and `set_reference` (ρ_K once computed). From the window it gets
@@ -27,7 +27,7 @@ import numpy as np
 from percviz.core.decision import FeatureLinear, KernelExpansion
 
 if TYPE_CHECKING:
-    from percviz.app.panel_feed import PanelFeed
+    from percviz.app.run.panel_feed import PanelFeed
 
 #: Coordinates beyond this magnitude are not drawn: Qt's and pyqtgraph's range arithmetic overflows long before 1e308.
 DRAW_LIMIT = 1e100
@@ -55,8 +55,8 @@ class Panel:
         return False, f"{solver_cls.display_name} has no {cls.view} view."
 
     def bind(self, session, on_error=None) -> "PanelFeed":
-        """Subscribe to the run of `session` (a percviz.app.session.Session); on_error(name) once per failed run."""
-        from percviz.app.panel_feed import PanelFeed
+        """Subscribe to the run of `session` (a percviz.app.run.session.Session); on_error(name) once per failed run."""
+        from percviz.app.run.panel_feed import PanelFeed
 
         self.feed = PanelFeed(self, self.view, session, on_error)
         return self.feed

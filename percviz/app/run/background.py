@@ -9,7 +9,7 @@
   yields, then `done(result)` or `failed(text)`. The thread never holds the Task itself. `cancel()` is cooperative
   (a generator stops at its next yield; pass `task.cancelled` to long computations that can check it) and drops
   every result still to come.
-The solver's snapshot loop (percviz.app.worker.SnapshotWorker) runs on a BackgroundThread too.
+The solver's snapshot loop (percviz.app.run.worker.SnapshotWorker) runs on a BackgroundThread too.
 """
 
 from __future__ import annotations

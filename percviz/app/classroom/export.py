@@ -8,7 +8,7 @@
   Works without a window: `percviz export PRESET.json --out run.gif` calls `run_export(args)`.
   The run is computed first, so every frame shares its axes and colour scale (fitted once to the whole run)
   and the curves carry the ρ_K line as in the window.
-- `AnimationExport`: the same on the app's one background helper (percviz.app.background.Task) for the GUI
+- `AnimationExport`: the same on the app's one background helper (percviz.app.run.background.Task) for the GUI
   (progress, cancel). The solver and the encoder run on the task's thread; each frame is drawn on the GUI
   thread (widgets live there) and handed back through a queue, so the window stays responsive and Cancel
   (or closing the window) is honoured between frames.
@@ -30,7 +30,7 @@ from PySide6.QtCore import QObject, QPoint, QRectF, QSize, Qt, Signal, Slot
 from PySide6.QtGui import QImage, QPainter, QRegion
 from PySide6.QtWidgets import QAbstractButton, QApplication, QHBoxLayout, QWidget
 
-from percviz.app.background import Task, error_text
+from percviz.app.run.background import Task, error_text
 from percviz.app.theme import Theme, theme_for
 from percviz.core.handout import reference_rho
 from percviz.core.errors import ParameterError, PercvizError
@@ -132,7 +132,7 @@ class FrameRenderer(QWidget):
     def __init__(self, preset, panels: Sequence[str] = ("canvas",), size=DEFAULT_SIZE, theme: Theme | None = None,
                  scale: float = 1.0):
         super().__init__()
-        from percviz.app.overlays import attach_run_overlay
+        from percviz.app.panels.overlays import attach_run_overlay
         from percviz.core.scene import SceneModel, Settings
 
         self.setAttribute(Qt.WA_DontShowOnScreen)
@@ -246,11 +246,11 @@ class FrameRenderer(QWidget):
 
 def _panel_class(name: str):
     if name == "canvas":
-        from percviz.app.canvas import CanvasView
+        from percviz.app.panels.canvas import CanvasView
 
         return CanvasView
     if name == "curves":
-        from percviz.app.curves import CurvesView
+        from percviz.app.panels.curves import CurvesView
 
         return CurvesView
     raise ParameterError(f"Animations show the canvas and the curves; '{name}' is not one of them.")
@@ -554,7 +554,7 @@ LEVEL_SAMPLES = 400
 def colour_level(snapshots, problem, solver_cls) -> float | None:
     """The colour map's fixed range: the largest |f(x_i)| of the last frame (the result a looping GIF holds on;
     earlier frames beyond it take the scale's end colours), else of the whole run; at least the SVM's level."""
-    from percviz.app.panel import decision_drawable
+    from percviz.app.panels.panel import decision_drawable
     from percviz.core.grid import GridEvaluator
 
     pts = problem.points

@@ -23,11 +23,11 @@ from typing import Any, Iterator
 import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
-from percviz.app import heap
-from percviz.app.background import Task
-from percviz.app.frames import PLAY, RUN, STILL, FrameScheduler
-from percviz.app.strided_run import strided_snapshots
-from percviz.app.worker import SnapshotWorker, error_text
+from percviz.app.run import heap
+from percviz.app.run.background import Task
+from percviz.app.run.frames import PLAY, RUN, STILL, FrameScheduler
+from percviz.app.run.strided_run import strided_snapshots
+from percviz.app.run.worker import SnapshotWorker, error_text
 from percviz.core.errors import PercvizError
 from percviz.core.gram import BOUND_MAX_N, margin_affordable, margin_wait, margins_deferred, optimal_margin
 from percviz.core.problem import Problem
@@ -36,7 +36,7 @@ from percviz.core.solvers import get_solver
 
 #: A restart costing the UI thread more than this (s) delays the next one by its cost.
 SLOW_RESTART = 0.02
-#: The heap is settled (percviz.app.heap) once the run has been idle and unedited this long (ms).
+#: The heap is settled (percviz.app.run.heap) once the run has been idle and unedited this long (ms).
 SETTLE_AFTER_MS = 400
 #: Above this many points ρ_K (seconds of LP and Qhull at 100k, holding the GIL in stretches) starts only once
 #: the scene has been still RHO_DEFER_MS and the previous one's thread has ended: a drag runs one, not one a move.
@@ -182,7 +182,7 @@ class RunSession(QObject):
         self._gen = None
         self._rho: dict[int, float | None] = {}
         self._worker = SnapshotWorker(self, display_hz=display_hz)
-        #: The frame budget: when snapshots are delivered and the slower panels drawn (percviz.app.frames).
+        #: The frame budget: when snapshots are delivered and the slower panels drawn (percviz.app.run.frames).
         self.frames = FrameScheduler(self._worker, self._drain, self, display_hz=display_hz)
         self.busy_checks: list = []  # callables, True while a panel still computes a picture (wait_idle waits)
         self._worker.ready.connect(self.frames.request)

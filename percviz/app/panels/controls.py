@@ -25,10 +25,10 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from percviz.app.name_combo import WholeNameCombo
-from percviz.app.param_form import ParamForm
+from percviz.app.panels.name_combo import WholeNameCombo
+from percviz.app.panels.param_form import ParamForm
 from percviz.app.theme import theme_for
-from percviz.app.session import FINISHED, IDLE, INVALID, PLAYING, RUNNING, RunSession
+from percviz.app.run.session import FINISHED, IDLE, INVALID, PLAYING, RUNNING, RunSession
 from percviz.core.errors import PercvizError
 from percviz.core.features import FEATURE_MAPS, parse_features
 from percviz.core.glossary import degenerate_note, margin_text, outcome

@@ -5,7 +5,7 @@ The canvas calls `attach(canvas)` once (add your pyqtgraph items to `canvas.plot
 the decision image (−100) and the points (10)), `set_problem(problem, solver_cls)` at every new run,
 `draw(snapshot)` whenever it redraws (snapshot None: nothing to show) and `apply_theme(theme)` on a restyle. A
 layer reads the scene through `canvas.scene_model` and never computes for longer than a frame (16 ms) in
-`draw`: heavy work goes to a percviz.app.background.Task and the layer draws the result when it arrives.
+`draw`: heavy work goes to a percviz.app.run.background.Task and the layer draws the result when it arrives.
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
 """Drive a solver's snapshot generator on a background thread: step, play at a set speed, pause, cancel.
 
-One `SnapshotWorker` owns one thread (percviz.app.background.BackgroundThread) for its whole life. A *job* is a generator of snapshots
+One `SnapshotWorker` owns one thread (percviz.app.run.background.BackgroundThread) for its whole life. A *job* is a generator of snapshots
 (`Solver.snapshots()`); the worker advances the current job when asked (a number of single steps,
 or continuously while playing), puts each snapshot in a buffer and tells the UI thread that there is
 something to take. Delivery is coalesced: the `ready` signal fires at most about `display_hz` times
@@ -18,7 +18,7 @@ from typing import Any, Iterator
 
 from PySide6.QtCore import QObject, Signal
 
-from percviz.app.background import BackgroundThread, error_text, live_threads
+from percviz.app.run.background import BackgroundThread, error_text, live_threads
 from percviz.core.errors import PercvizError
 from percviz.core.grid import one_blas_thread
 

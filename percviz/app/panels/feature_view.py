@@ -16,8 +16,8 @@ from PySide6.QtCore import QCoreApplication, QElapsedTimer, QPointF, QRectF, Qt,
 from PySide6.QtGui import QPolygonF
 from PySide6.QtWidgets import QGraphicsItem
 
-from percviz.app.background import Task
-from percviz.app.geometry_panel import (
+from percviz.app.run.background import Task
+from percviz.app.panels.geometry_panel import (
     HOVER_PX,
     GeometryPanel,
     arrow_angle,
@@ -28,7 +28,7 @@ from percviz.app.geometry_panel import (
     polygon_item,
     segments_item,
 )
-from percviz.app.panel_pacer import PANEL_INTERVAL
+from percviz.app.run.panel_pacer import PANEL_INTERVAL
 from percviz.core import gram as core_gram
 from percviz.core.errors import PercvizError
 from percviz.core.glossary import MARGINS
@@ -106,7 +106,7 @@ def compute_witness(problem, G, features_mode: bool) -> MinNormPoint | None:
 
 
 def picture_stages(problem, features_mode: bool, G: np.ndarray | None, cancelled):
-    """The feature-space picture off the UI thread (a percviz.app.background.Task): yields ("picture", (G, Ŷ,
+    """The feature-space picture off the UI thread (a percviz.app.run.background.Task): yields ("picture", (G, Ŷ,
     picture)) unless G is given, then ("min_norm", MinNormPoint or None); ("error", text) when it fails."""
     # one BLAS thread: a threaded BLAS spinning on two busy cores made a 300×300 eigh take seconds
     with one_blas_thread():

@@ -9,9 +9,9 @@ from __future__ import annotations
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QToolBar, QToolButton, QWidget
 
-from percviz.app.curves_fold import CurvesFold
+from percviz.app.panels.curves_fold import CurvesFold
 from percviz.app.layouts import restore_dock_state
-from percviz.app.name_combo import WholeNameCombo
+from percviz.app.panels.name_combo import WholeNameCombo
 from percviz.core.glossary import outcome
 
 

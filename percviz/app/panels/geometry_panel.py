@@ -16,7 +16,7 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from percviz.app.panel import Panel
+from percviz.app.panels.panel import Panel
 from percviz.app.theme import theme_for
 
 #: What a panel says when the scene gives it no problem to draw.

@@ -8,8 +8,8 @@ import math
 from PySide6.QtGui import QAction
 from PySide6.QtWidgets import QMenu
 
-from percviz.app.keys import key_text
-from percviz.app.overlays import HelpOverlay
+from percviz.app.classroom.keys import key_text
+from percviz.app.panels.overlays import HelpOverlay
 from percviz.core.glossary import MARGINS, OUTCOMES
 
 #: Mouse actions on the canvas, each with the menu item that does the same without a mouse.

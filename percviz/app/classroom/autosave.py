@@ -8,7 +8,7 @@ three. At the next start, an autosave whose lock can be taken belonged to a proc
 The folder is `PERCVIZ_DATA_DIR` if set (tests/conftest.py sets a temporary one), else
 QStandardPaths.AppDataLocation. `PERCVIZ_AUTOSAVE_MS` overrides the interval (default 5 s).
 
-The timer's write runs on a background `Task` (percviz.app.background): the UI thread only takes the scene's
+The timer's write runs on a background `Task` (percviz.app.run.background): the UI thread only takes the scene's
 Preset, which is immutable (its PointSet's arrays are read-only), and the thread builds the text in chunks
 (`preset_text`, identical to presets.preset_to_json but checked by round trip instead of a whole re-parse, so the
 GIL is never held long) and writes it with the same temp file + rename. At 100,000 points the whole-document
@@ -28,7 +28,7 @@ from typing import Callable
 import numpy as np
 from PySide6.QtCore import QCoreApplication, QLockFile, QObject, QStandardPaths, QTimer
 
-from percviz.app.background import Task
+from percviz.app.run.background import Task
 from percviz.app.prefs import env_dir
 
 DATA_ENV = "PERCVIZ_DATA_DIR"

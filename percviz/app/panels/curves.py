@@ -30,7 +30,7 @@ from PySide6.QtCore import QSize, Qt, Signal
 from PySide6.QtGui import QFontMetrics, QFontMetricsF, QPainter
 from PySide6.QtWidgets import QCheckBox, QHBoxLayout, QLabel, QSizePolicy, QVBoxLayout, QWidget
 
-from percviz.app.panel import Panel
+from percviz.app.panels.panel import Panel
 from percviz.app.theme import Theme, theme_for
 from percviz.core.glossary import MARGINS, degenerate_note, margin_term
 from percviz.core.solvers.base import METRICS

@@ -18,8 +18,8 @@ from PySide6.QtWidgets import (
     QWidget,
 )
 
-from percviz.app.background import Task
-from percviz.app.export import AnimationExport, save_picture
+from percviz.app.run.background import Task
+from percviz.app.classroom.export import AnimationExport, save_picture
 from percviz.core.errors import PercvizError
 
 PANEL_LABELS = {"canvas": "Canvas (decision function)", "curves": "Convergence curves",
