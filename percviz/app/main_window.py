@@ -86,6 +86,7 @@ class MainWindow(QMainWindow):
         experiments.install(self)  # the Experiments menu (docs/experiments.md)
         # what the process held before (a notebook's, a test suite's objects) leaves later full collections:
         # one of 250,000 unfrozen objects took 0.25 s of the UI thread mid-drag (CI's soak; percviz.app.run.heap)
+        heap.collect_on_ui_thread()
         heap.settle()
 
     @property

@@ -25,6 +25,7 @@ from typing import Any, Callable
 import shiboken6
 from PySide6.QtCore import QObject, Signal
 
+from percviz.app.run import heap
 from percviz.core.errors import PercvizError
 
 #: Every background thread started (tests check that none is left running).
@@ -73,6 +74,7 @@ class BackgroundThread(threading.Thread):
             raise RuntimeError("threads can only be started once")
         self._launched = True
         if threading.current_thread() is threading.main_thread():
+            heap.collect_on_ui_thread()  # no collection may run on this thread (see heap's docstring)
             _launch(self)
         else:
             super().start()

@@ -9,6 +9,10 @@ objects too (unfreezing first) only once their number has grown by FULL_GROWTH s
 that frozen objects that died in cycles since cannot pile up, while the walks stay proportional to the growth:
 in a process that holds far more than the window (a notebook, a test suite: 250,000 objects, one walk 0.25 s)
 a fixed "every k-th settle" walked them all again and again mid-use (CI's soak).
+
+Collections happen on the UI thread only (`collect_on_ui_thread`): a collection that a background thread
+triggers can free a Qt wrapper there, and its C++ destructor then waits for the GIL while holding a Qt lock that
+the UI thread, holding the GIL, waits for (a race window's run to end deadlocked the test suite that way).
 """
 
 from __future__ import annotations
@@ -22,6 +26,26 @@ MIN_NEW_OBJECTS = 5000
 #: A settle walks everything once the frozen set has grown by this factor since the last walk of everything.
 FULL_GROWTH = 1.5
 _frozen_at_full_walk = 0  # gc.get_freeze_count() right after the last walk of everything (0: none yet)
+#: How often the UI thread runs the collections Python would have run by itself (its thresholds decide which).
+COLLECT_INTERVAL_S = 0.5
+_collector = None
+
+
+def collect_on_ui_thread() -> None:
+    """Turn automatic collection off and collect on a UI-thread timer instead (once per process; a no-op off
+    the main thread or before the QApplication exists). pyqtgraph's GarbageCollector does exactly this."""
+    global _collector
+    import threading
+
+    from PySide6.QtCore import QCoreApplication
+
+    if _collector is not None or threading.current_thread() is not threading.main_thread():
+        return
+    if QCoreApplication.instance() is None:
+        return
+    from pyqtgraph.util.garbage_collector import GarbageCollector
+
+    _collector = GarbageCollector(interval=COLLECT_INTERVAL_S)
 
 
 def settle(force: bool = False) -> float:
