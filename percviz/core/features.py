@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import lru_cache
 from itertools import combinations_with_replacement
 from math import comb
 from typing import ClassVar
@@ -153,6 +154,20 @@ def _check_terms(degree: int, d: int) -> None:
         )
 
 
+@lru_cache(maxsize=64)
+def _monomial_steps(degree: int, d: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+    """Per degree t = 1..k: (parent, variable) index arrays, monomial j of degree t = parent j of degree t − 1 × x_v."""
+    steps, last = [], np.zeros(1, dtype=np.intp)  # the last (largest) variable index of each monomial
+    for _ in range(degree):
+        counts = d - last  # a monomial ending in x_l extends by x_l, …, x_d (sorted indices: no repeats)
+        parent = np.repeat(np.arange(last.size), counts)
+        start = np.repeat(np.cumsum(counts) - counts, counts)
+        var = last[parent] + np.arange(parent.size) - start
+        steps.append((parent, var))
+        last = var
+    return tuple(steps)
+
+
 def _monomials(X, degree: int) -> np.ndarray:
     X = _rows(X)
     n, d = X.shape
@@ -160,16 +175,10 @@ def _monomials(X, degree: int) -> np.ndarray:
     if d == 2:  # the canvas's case, one power per column (fast on big grids)
         x1, x2 = X[:, 0], X[:, 1]
         return np.column_stack([x1 ** e[0] * x2 ** e[1] for e in monomial_exponents(degree, 2)])
-    cols = [np.ones(n)]
-    prev = [((), np.ones(n))]  # monomials of the last degree, by their sorted variable indices
-    for _ in range(degree):
-        nxt = []
-        for idx, col in prev:
-            for v in range(idx[-1] if idx else 0, d):
-                nxt.append((idx + (v,), col * X[:, v]))
-        cols.extend(c for _, c in nxt)
-        prev = nxt
-    return np.column_stack(cols)
+    blocks = [np.ones((n, 1))]
+    for parent, var in _monomial_steps(degree, d):  # one product per monomial, as a loop over them would take
+        blocks.append(blocks[-1][:, parent] * X[:, var])
+    return np.concatenate(blocks, axis=1)
 
 
 def _monomial_names(degree: int, d: int) -> list[str]:
