@@ -276,7 +276,6 @@ def _assert_sum(terms: np.ndarray, intercept: float, f: np.ndarray) -> None:
     np.testing.assert_array_less(np.abs(mine - f), 1e-10 * scale + 1e-15)
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name,cls", [(n, c) for n, c in EVERY_CLASS if get_solver(n).representation == "kernel"],
                          ids=lambda v: v if isinstance(v, str) else "")
 @pytest.mark.parametrize("kernel", sorted(KERNELS))
@@ -297,7 +296,6 @@ def test_kernel_estimators_attributes_give_decision_function(name, cls, kernel):
             assert not hasattr(est, "coef_")
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("name,cls", [(n, c) for n, c in EVERY_CLASS if get_solver(n).representation != "kernel"],
                          ids=lambda v: v if isinstance(v, str) else "")
 @pytest.mark.parametrize("features", ["linear", "quadratic"])

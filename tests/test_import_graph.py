@@ -103,22 +103,27 @@ def circles(graph: dict[str, set[str]]) -> list[frozenset[str]]:
     return out
 
 
-def test_the_graph_sees_function_level_imports():
+@pytest.fixture(scope="module")
+def graph() -> dict[str, set[str]]:
+    """The graph read once for this module's tests (parsing every module takes about a second)."""
+    return import_graph()
+
+
+def test_the_graph_sees_function_level_imports(graph):
     """The reader is not blind: percviz.show imports the window's handle inside a function, and a circle is found."""
-    graph = import_graph()
     assert "percviz.app.handle" in graph["percviz"]
     assert "percviz.core.dense_gram" in graph["percviz.core.gram_operator"]
     assert circles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"a"}}) == [frozenset("abc")]
 
 
-def test_no_import_circle_in_core():
-    assert [c for c in circles(import_graph()) if any(m.startswith("percviz.core") for m in c)] == []
+def test_no_import_circle_in_core(graph):
+    assert [c for c in circles(graph) if any(m.startswith("percviz.core") for m in c)] == []
 
 
-def test_no_import_circle_anywhere_else():
-    assert [c for c in circles(import_graph()) if c != CLI_PAIR] == []
+def test_no_import_circle_anywhere_else(graph):
+    assert [c for c in circles(graph) if c != CLI_PAIR] == []
 
 
-def test_cli_and_cli_experiments():
-    if CLI_PAIR in circles(import_graph()):
+def test_cli_and_cli_experiments(graph):
+    if CLI_PAIR in circles(graph):
         pytest.skip("cli ↔ cli_experiments: another helper's item of issue 24 (a public CLI helper module)")
