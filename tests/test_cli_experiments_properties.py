@@ -53,7 +53,6 @@ def test_cover_arguments(capsys, ns, trials, seed, features):
         assert [r["n"] for r in out["rows"]] == [int(float(v)) for v in ",".join(ns).split(",") if v.strip()]
 
 
-@pytest.mark.slow
 @settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(ns=st.lists(NUMBER, min_size=1, max_size=3), seed=NUMBER,
        margin=st.one_of(HOSTILE, st.floats(0.02, 0.9).map(repr)))

@@ -41,7 +41,6 @@ def _preset(X, y, algorithm="snkp", kernel="rbf:gamma=2", **kw):
     return Preset(PointSet.from_signed(X, y), title="ring").with_overrides(algorithm=algorithm, kernel=kernel, **kw)
 
 
-@pytest.mark.slow
 def test_the_recorded_snapshots_are_the_solvers_own():
     X, y = _ring(flip=0.08)
     preset = _preset(X, y)
@@ -101,7 +100,6 @@ def test_a_separating_run_draws_each_point_on_its_colour_and_the_boundary_betwee
     assert len(last["halos"]) % 2 == 0 and max(last["halos"][1::2]) == pay["halo_steps"]
 
 
-@pytest.mark.slow
 def test_an_svm_keeps_its_margin_lines_at_f_plus_minus_one_and_a_linear_one_draws_the_exact_line():
     rng = np.random.default_rng(4)
     y = np.where(np.arange(60) % 2 == 0, 1, -1)

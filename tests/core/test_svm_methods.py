@@ -47,7 +47,6 @@ def _svc(problem, C):
     return svc, a
 
 
-@pytest.mark.slow
 @pytest.mark.parametrize("sep,kernel,C", KINDS)
 def test_smo_agrees_with_svc_and_the_interior_point_on_every_cell_kind(sep, kernel, C):
     for seed in (3, 4):
