@@ -147,12 +147,15 @@ def test_dense_kernels_are_refused_before_allocating(monkeypatch):
 
 
 @pytest.mark.parametrize("spec", ["affine", "poly:degree=3", "rbf:gamma=0.5"])
-def test_kernel_expansion_on_many_points_agrees_with_the_direct_sum(spec):
-    from percviz.core.decision import EVAL_BLOCK, KernelExpansion
+def test_kernel_expansion_on_many_points_agrees_with_the_direct_sum(spec, monkeypatch):
+    from percviz.core import decision
+    from percviz.core.decision import KernelExpansion
 
+    monkeypatch.setattr(decision, "EVAL_BLOCK", 2**12)  # the blocks of 2²² entries, scaled down with the data
     rng = np.random.default_rng(10)
-    C, c, Z = rng.normal(size=(3000, 2)), rng.normal(size=3000), rng.normal(size=(2000, 2))
-    assert Z.shape[0] * C.shape[0] > EVAL_BLOCK  # the feature-map / blocked path, not one K(Z, C)
+    C, c, Z = rng.normal(size=(600, 2)), rng.normal(size=600), rng.normal(size=(1000, 2))
+    assert Z.shape[0] * C.shape[0] > decision.EVAL_BLOCK  # the feature-map / blocked path, not one K(Z, C)
+    assert Z.shape[0] * 10 > decision.EVAL_BLOCK  # φ(Z) of the cubic map (10 terms) in several row blocks too
     k = parse_kernel(spec)
     direct = k(Z, C) @ c
     np.testing.assert_allclose(KernelExpansion(k, C, c)(Z), direct, atol=1e-12 * np.abs(direct).max())
