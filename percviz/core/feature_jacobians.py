@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
-
 import numpy as np
 
 from percviz.core.features import (
@@ -13,24 +11,12 @@ from percviz.core.features import (
     Polynomial,
     Quadratic,
     RandomFourier,
+    monomial_steps,
     monomial_exponents,
 )
 
 #: Step of the central differences used for feature maps without an analytic Jacobian.
 FD_STEP = 1e-6
-
-
-@lru_cache(maxsize=64)
-def _monomial_tree(degree: int, d: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
-    """Per degree k = 1 … degree: (parent, var) with monomial j of degree k = monomial parent[j] of degree k − 1
-    times x_var[j], in the order of features._monomials (variables non-decreasing along each product)."""
-    out, lows = [], np.zeros(1, dtype=int)  # the lowest variable each degree-(k − 1) monomial may be extended by
-    for _ in range(degree):
-        parent = np.concatenate([np.full(d - lo, i) for i, lo in enumerate(lows)])
-        var = np.concatenate([np.arange(lo, d) for lo in lows])
-        out.append((parent, var))
-        lows = var
-    return tuple(out)
 
 
 def _monomial_jacobian(X: np.ndarray, degree: int) -> np.ndarray:
@@ -39,7 +25,7 @@ def _monomial_jacobian(X: np.ndarray, degree: int) -> np.ndarray:
     m, d = X.shape
     col, grad = np.ones((m, 1)), np.zeros((m, 1, d))
     grads = [grad]
-    for parent, var in _monomial_tree(degree, d):
+    for parent, var in monomial_steps(degree, d):  # the products of features._monomials
         g = grad[:, parent, :] * X[:, var][:, :, None]
         g[:, np.arange(var.size), var] += col[:, parent]
         col, grad = col[:, parent] * X[:, var], g

@@ -155,7 +155,7 @@ def _check_terms(degree: int, d: int) -> None:
 
 
 @lru_cache(maxsize=64)
-def _monomial_steps(degree: int, d: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
+def monomial_steps(degree: int, d: int) -> tuple[tuple[np.ndarray, np.ndarray], ...]:
     """Per degree t = 1..k: (parent, variable) index arrays, monomial j of degree t = parent j of degree t − 1 × x_v."""
     steps, last = [], np.zeros(1, dtype=np.intp)  # the last (largest) variable index of each monomial
     for _ in range(degree):
@@ -176,7 +176,7 @@ def _monomials(X, degree: int) -> np.ndarray:
         x1, x2 = X[:, 0], X[:, 1]
         return np.column_stack([x1 ** e[0] * x2 ** e[1] for e in monomial_exponents(degree, 2)])
     blocks = [np.ones((n, 1))]
-    for parent, var in _monomial_steps(degree, d):  # one product per monomial, as a loop over them would take
+    for parent, var in monomial_steps(degree, d):  # one product per monomial, as a loop over them would take
         blocks.append(blocks[-1][:, parent] * X[:, var])
     return np.concatenate(blocks, axis=1)
 
