@@ -91,20 +91,20 @@ def test_build_allocates_g_and_its_blocks_only():
 
 
 def test_the_budget_refuses_in_one_line_before_allocating(monkeypatch):
-    monkeypatch.setenv(budget.ENV, "200M")
-    p = Problem(_points(9000, seed=2), "laplacian:gamma=0.5")  # G in float32: 324 MB
+    monkeypatch.setenv(budget.ENV, "70M")
+    p = Problem(_points(4500, seed=2), "laplacian:gamma=0.5")  # G in float32 (over 4096 points): 81 MB
     tracemalloc.start()
     with pytest.raises(budget.BudgetError) as err:
         p.G  # noqa: B018
     peak = tracemalloc.get_traced_memory()[1]
     tracemalloc.stop()
     text = str(err.value)
-    assert "\n" not in text and "9,000×9,000 G of the laplacian:gamma=0.5 kernel in float32" in text
-    assert "budget is 200 MiB" in text and budget.ENV in text
+    assert "\n" not in text and "4,500×4,500 G of the laplacian:gamma=0.5 kernel in float32" in text
+    assert "budget is 70 MiB" in text and budget.ENV in text
     most = int(re.search(r"at most ([0-9,]+) points", text).group(1).replace(",", ""))
-    assert 4 * most**2 <= 200 * 2**20 < 4 * (1.02 * most) ** 2  # a float32 G of that many points fits, just
+    assert 4 * most**2 <= 70 * 2**20 < 4 * (1.02 * most) ** 2  # a float32 G of that many points fits, just
     assert peak < 5 * 2**20
-    monkeypatch.setenv(budget.ENV, "400M")
+    monkeypatch.setenv(budget.ENV, "100M")
     assert p.G.dtype == np.float32  # within the budget: built
 
 
