@@ -377,6 +377,8 @@ def sharpen(problem, m, deadline: float = math.inf):
                                            p=q, alpha=alpha)
             if b[0] > 0 and b[1] - b[0] <= 1e-6 * b[0]:
                 break
+    if m.separable and m.decided:
+        return m  # a separable verdict stands: ρ_K = 0 below is only for sets shown not to be separable
     # not separable or undecided: an exact Gordan witness, then whether 0 is on the hull's boundary (ρ_K = 0)
     witness = gordan_on(rows, S) if cheap else None
     if witness is None and not m.decided:
