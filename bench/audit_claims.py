@@ -24,7 +24,7 @@ import signal
 import sys
 import tempfile
 import time
-from decimal import Decimal, getcontext
+from decimal import Decimal, getcontext, localcontext
 from fractions import Fraction
 
 os.environ.setdefault("OMP_NUM_THREADS", "1")  # before numpy loads BLAS: threaded BLAS on a loaded machine
@@ -571,6 +571,24 @@ def check_interval(case, d, X, y):
         return "FINDING:null-rho-without-reason", ""
     if len(X) > 120:
         return None
+    with localcontext() as ctx:
+        ctx.prec = witness_digits(case["spec"], X)
+        return _check_witnesses(case, d, X, y, lo, hi)
+
+
+def witness_digits(spec: str, X: np.ndarray) -> int:
+    """Digits that resolve y_i y_j K(x_i, x_j) of a kernel with a constant term on points of size s < 1: c + (x·z)^k
+    keeps (x·z)^k's digits only with 60 + 2k·|log10 s| of them (60 alone read ‖p‖_G = 0 at 1e-30)."""
+    name, _, rest = spec.partition(":")
+    kw = dict(kv.split("=") for kv in rest.split(",") if kv)
+    s = float(np.abs(X).max(initial=0.0))
+    if name not in ("affine", "poly") or float(kw.get("c", 1)) == 0 or not 0 < s < 1:
+        return 60
+    return 60 + min(int(2 * int(kw.get("degree", 1)) * -math.log10(s)) + 1, 2000)
+
+
+def _check_witnesses(case, d, X, y, lo, hi):
+    """check_interval's witness half, in the context's digits."""
     G = normalized_gram(case["spec"], X, y)
     tiny = Decimal(10) ** -40
     if d.get("p") is not None:

@@ -27,7 +27,6 @@ def run(name: str, capsys, cwd=None) -> list[str]:
     return capsys.readouterr().out.splitlines()
 
 
-@pytest.mark.xfail(strict=False, reason="the docs example's printed numbers predate the estimators' intercept fix and the SMO default; to be re-derived")
 def test_breast_cancer_example(capsys):
     pytest.importorskip("sklearn", reason="the example uses scikit-learn's breast cancer data")
     assert run("breast-cancer", capsys) == printed("breast-cancer")

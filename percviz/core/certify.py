@@ -102,6 +102,8 @@ def gordan_witness(Y, Z=None, time_limit: float | None = None) -> list | None:
 
     from scipy.optimize import linprog
 
+    from percviz.core import exact_linalg
+
     Y = np.asarray(Y, dtype=float)
     pair = _opposite_rows(Y)
     if pair is not None:
@@ -121,30 +123,11 @@ def gordan_witness(Y, Z=None, time_limit: float | None = None) -> list | None:
     S = np.flatnonzero(res.x > 1e-14)
     if S.size == 0 or S.size > MAX_EXACT_SUPPORT:
         return None
-    # the (m + 1) × |S| system [Y_Sᵀ; 1ᵀ] q = (0, 1) in fractions, by Gauss–Jordan (free unknowns set to 0)
-    rows = [[Fraction(float(Y[i, k])) for i in S] + [Fraction(0)] for k in range(m)]
-    rows.append([Fraction(1)] * S.size + [Fraction(1)])
-    pivots, r = [], 0
-    for c in range(S.size):
-        piv = next((i for i in range(r, len(rows)) if rows[i][c] != 0), None)
-        if piv is None:
-            continue
-        rows[r], rows[piv] = rows[piv], rows[r]
-        inv = 1 / rows[r][c]
-        rows[r] = [v * inv for v in rows[r]]
-        for i in range(len(rows)):
-            if i != r and rows[i][c] != 0:
-                f = rows[i][c]
-                rows[i] = [a - f * bv for a, bv in zip(rows[i], rows[r])]
-        pivots.append(c)
-        r += 1
-        if r == len(rows):
-            break
-    if any(all(v == 0 for v in row[:-1]) and row[-1] != 0 for row in rows):
+    # the (m + 1) × |S| system [Y_Sᵀ; 1ᵀ] q = (0, 1) in fractions (free unknowns set to 0)
+    A = [[Fraction(float(Y[i, k])) for i in S] for k in range(m)] + [[Fraction(1)] * S.size]
+    q = exact_linalg.solve(A, [Fraction(0)] * m + [Fraction(1)])
+    if q is None:
         return None  # inconsistent: no exact witness on this support
-    q = [Fraction(0)] * S.size
-    for i, c in enumerate(pivots):
-        q[c] = rows[i][-1]
     if min(q) < 0:
         return None
     full = [Fraction(0)] * n

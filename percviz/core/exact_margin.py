@@ -19,6 +19,8 @@ from fractions import Fraction
 
 import numpy as np
 
+from percviz.core import exact_linalg
+
 #: Largest support solved exactly; larger supports of Wolfe's p are left to the floating-point interval.
 MAX_SUPPORT = 12
 #: Largest n × |support| kernel values computed in fractions.
@@ -199,29 +201,10 @@ def refined(rows: ExactRows, S, prec: int, steps: int = 30):
 def gordan_on(rows: ExactRows, S) -> dict[int, Fraction] | None:
     """c ≥ 0, c ≠ 0 on S with K̂_SS c = 0 exactly (a one-dimensional null space of K̂_SS with one sign), or None."""
     S = list(S)
-    k = len(S)
-    A = [[rows.col(j)[i] for j in S] for i in S]
-    piv_cols, r = [], 0
-    for col in range(k):
-        piv = next((a for a in range(r, k) if A[a][col] != 0), None)
-        if piv is None:
-            continue
-        A[r], A[piv] = A[piv], A[r]
-        inv = 1 / A[r][col]
-        A[r] = [v * inv for v in A[r]]
-        for a in range(k):
-            if a != r and A[a][col] != 0:
-                f = A[a][col]
-                A[a] = [u - f * v for u, v in zip(A[a], A[r])]
-        piv_cols.append(col)
-        r += 1
-    free = [col for col in range(k) if col not in piv_cols]
-    if len(free) != 1:
+    N = exact_linalg.null_space([[rows.col(j)[i] for j in S] for i in S], len(S))
+    if len(N) != 1:
         return None  # a witness on a smaller support exists then, or none
-    c = [Fraction(0)] * k
-    c[free[0]] = Fraction(1)
-    for a, col in enumerate(piv_cols):
-        c[col] = -A[a][free[0]]
+    c = N[0]
     if min(c) < 0:
         c = [-v for v in c]
     if min(c) < 0 or max(c) <= 0:
@@ -294,7 +277,7 @@ def nonnegative_direction(problem) -> bool:
             out.append(v)
         return out
 
-    N = _null_space([row(i) for i in active], r)
+    N = exact_linalg.null_space([row(i) for i in active], r)
     if not N:
         return False
     Nf = np.array([[float(v) for v in col] for col in N]).T  # r × k
@@ -302,33 +285,6 @@ def nonnegative_direction(problem) -> bool:
     u = [sum(Fraction(float(gj)) * col[a] for gj, col in zip(g, N)) for a in range(r)]
     vals = [sum(a * b for a, b in zip(row(i), u)) for i in range(n)]
     return min(vals) >= 0 and max(vals) > 0
-
-
-def _null_space(A: list[list[Fraction]], r: int) -> list[list[Fraction]]:
-    """A basis of {u : A u = 0} in fractions (each basis vector a list of r entries)."""
-    A = [list(a) for a in A]
-    piv_cols, k = [], 0
-    for col in range(r):
-        piv = next((a for a in range(k, len(A)) if A[a][col] != 0), None)
-        if piv is None:
-            continue
-        A[k], A[piv] = A[piv], A[k]
-        inv = 1 / A[k][col]
-        A[k] = [v * inv for v in A[k]]
-        for a in range(len(A)):
-            if a != k and A[a][col] != 0:
-                f = A[a][col]
-                A[a] = [u - f * v for u, v in zip(A[a], A[k])]
-        piv_cols.append(col)
-        k += 1
-    out = []
-    for fcol in (c for c in range(r) if c not in piv_cols):
-        u = [Fraction(0)] * r
-        u[fcol] = Fraction(1)
-        for a, col in enumerate(piv_cols):
-            u[col] = -A[a][fcol]
-        out.append(u)
-    return out
 
 
 def explicit_rank(problem) -> int | None:
@@ -377,6 +333,8 @@ def sharpen(problem, m, deadline: float = math.inf):
                                            p=q, alpha=alpha)
             if b[0] > 0 and b[1] - b[0] <= 1e-6 * b[0]:
                 break
+    if m.separable and m.decided:
+        return m  # a separable verdict stands: ρ_K = 0 below is only for sets shown not to be separable
     # not separable or undecided: an exact Gordan witness, then whether 0 is on the hull's boundary (ρ_K = 0)
     witness = gordan_on(rows, S) if cheap else None
     if witness is None and not m.decided:

@@ -121,3 +121,23 @@ def test_an_undecided_set_is_proved_non_separable_by_a_small_exact_witness():
             found = True
             break
     assert found  # (numerically; the code's own witness is exact)
+
+
+def test_a_separable_set_with_a_wide_support_stays_separable():
+    """60 points in R^25 split by a hyperplane: Wolfe's support has > 12 points (no small certificate); the
+    verdict stays 'separable' with lo > 0, and an LP's separator, normalized as ρ_K is, stays under hi."""
+    from scipy.optimize import linprog
+
+    rng = np.random.default_rng(0)
+    X = rng.normal(size=(60, 25))
+    y = np.where(X @ rng.normal(size=25) + 0.1 > 0, 1, -1)
+    m = optimal_margin(Problem(PointSet.from_signed(X, y), "affine"))
+    assert (np.asarray(m.p) > 1e-12 * np.max(m.p)).sum() > 12
+    Phi = np.c_[np.ones(len(X)), X]
+    Z = y[:, None] * Phi / np.linalg.norm(Phi, axis=1)[:, None]
+    res = linprog(np.r_[np.zeros(26), -1.0], A_ub=np.c_[-Z, np.ones(60)], b_ub=np.zeros(60),
+                  bounds=[(-1, 1)] * 26 + [(None, None)], method="highs")
+    assert res.status == 0 and -res.fun > 0  # separable, independently
+    w = res.x[:26]
+    assert m.separable and m.decided and m.interval[0] > 0
+    assert (Z @ w).min() / np.linalg.norm(w) <= m.interval[1] * (1 + 1e-12)
