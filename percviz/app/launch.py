@@ -97,7 +97,7 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
     out = Path(out)
     window.resize(DEFAULT_SIZE)  # screenshots have one size, whatever geometry was saved
     if panel in window.docks:
-        window._wanted[panel] = True
+        window.want_view(panel)
         window.docks[panel].show()
     window.show()
     QCoreApplication.processEvents()
@@ -133,7 +133,7 @@ def open_window(args: Any, app=None):
 
 def _remember_file(window, args: Any) -> None:
     """The title names the file, Ctrl+S saves to it, it joins the recent files (never a shipped scene)."""
-    classroom = getattr(window, "classroom", None)
+    classroom = window.classroom
     data = getattr(args, "data", None)
     if not data or classroom is None:
         return

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from contextlib import suppress
+from contextlib import contextmanager, suppress
 from typing import Any, Callable
 
 import numpy as np
@@ -31,7 +31,10 @@ from percviz.app.panels.canvas import CanvasView
 from percviz.app.panels.controls import ControlsPanel
 from percviz.app.panels.curves import CurvesView
 from percviz.app.panels.feature_view import FeatureView
+from percviz.app import dialogs
+from percviz.app.context import AppContext, Menus
 from percviz.app.layouts import Layouts
+from percviz.app.prefs import Preferences
 from percviz.app.panels.overlays import ReadoutLabel
 from percviz.app.panels.panel import Panel
 from percviz.app.run.session import SPLIT_RESTART_N, RunSession
@@ -53,6 +56,8 @@ class MainWindow(QMainWindow):
 
     #: A scene was shown by `load_preset` (launch, Open, autosave restore): the preset.
     presetLoaded = Signal(object)
+    #: The scene became a new untitled one (Clear all points, Generate ▸ Replace): no title, explanation or file.
+    untitledScene = Signal()
 
     def __init__(self, scene: SceneModel | None = None, parent: QWidget | None = None, install_classroom: bool = True):
         super().__init__(parent)
@@ -68,10 +73,14 @@ class MainWindow(QMainWindow):
         self._wanted = {"weight": True, "feature": True}
         self._user_panels: set[str] = set()  # the views ticked by hand (an example's own views close with it)
         self._closed = False
+        self._updating_docks = False  # docks hidden or shown by a layout change, not closed by the user
+        #: the classroom features (percviz.app.classroom), None until installed
+        self.classroom = None
         self.theme = theme_for()
         self._build_panels()
         self._build_controls()
         self._build_menus()
+        self.context = self._build_context()
         self.layouts = Layouts(self)  # View ▸ Layout, Maximise view (app/layouts.py)
         self._build_status_bar()
         self._wire()
@@ -263,6 +272,14 @@ class MainWindow(QMainWindow):
 
         return run
 
+    def _build_context(self) -> AppContext:
+        """The services each feature receives (percviz.app.context)."""
+        menus = Menus(file=self.file_menu, edit=self.edit_menu, run=self.run_menu, view=self.view_menu,
+                      help=self.help_menu)
+        return AppContext(window=self, scene=self.scene, session=self.session, panels=self.panels, docks=self.docks,
+                          controls=self.controls, menus=menus, prefs=Preferences(), dialogs=dialogs.for_window(self),
+                          close_guards=self.close_guards)
+
     def _build_status_bar(self) -> None:
         """The cursor's position and the point counts on the right (permanent), messages on the left."""
         bar = self.statusBar()
@@ -295,7 +312,7 @@ class MainWindow(QMainWindow):
         self._update_edit_actions()
 
     def _install_classroom(self) -> None:
-        classroom.install(self)
+        self.classroom = classroom.install(self.context)
         self._settle_docks()
 
     def _settle_docks(self) -> None:
@@ -366,15 +383,17 @@ class MainWindow(QMainWindow):
             view=view,
         )
 
+    def start_untitled(self) -> None:
+        """The scene is a new untitled one: its title and explanation go (the files feature forgets its file)."""
+        self.scene.title, self.scene.explanation = "Untitled scene", ""
+        self.untitledScene.emit()
+
     def show_message(self, text: str, timeout_ms: int = 4000) -> None:
         self.statusBar().showMessage(text, timeout_ms)
 
     def show_error(self, title: str, text: str) -> None:
         """A window-modal message box that does not block the caller."""
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        self._error_box = box
+        self._error_box = self.context.dialogs.warning(title, text)
         self.statusBar().showMessage(text, 8000)
 
     def apply_theme(self, theme) -> None:
@@ -395,8 +414,7 @@ class MainWindow(QMainWindow):
     def _restyle_held(self, panel) -> None:
         """A large scene's panel in its own turn: the current theme, then its held paints (one repaint); its new
         fonts' relayout (the curves dock's height) settled at once, the window and the canvas drawn next turn."""
-        classroom = getattr(self, "classroom", None)
-        hold = classroom is not None and self.updatesEnabled()
+        hold = self.classroom is not None and self.updatesEnabled()
         if hold:
             self.setUpdatesEnabled(False)
         try:
@@ -404,7 +422,7 @@ class MainWindow(QMainWindow):
         finally:
             panel.setUpdatesEnabled(True)
             if hold:
-                classroom._settle_layout()
+                self.classroom.settle_layout()
 
     def _grey_disabled(self, theme) -> None:
         """Disabled buttons, labels and menu entries drawn half-way between text and background."""
@@ -443,8 +461,7 @@ class MainWindow(QMainWindow):
 
     def _quiet_relayout(self, change) -> None:
         """A large scene: `change` (a view shown or hidden) relaid out in one pass, the window painted next turn."""
-        classroom = getattr(self, "classroom", None)
-        hold = (classroom is not None and self.scene.n > SPLIT_RESTART_N and self.isVisible()
+        hold = (self.classroom is not None and self.scene.n > SPLIT_RESTART_N and self.isVisible()
                 and self.updatesEnabled())
         if hold:
             self.setUpdatesEnabled(False)
@@ -452,7 +469,7 @@ class MainWindow(QMainWindow):
             change()
         finally:
             if hold:
-                classroom._settle_layout()
+                self.classroom.settle_layout()
 
     def _set_current_class(self, cls: int) -> None:
         self.panels["canvas"].set_current_class(cls)
@@ -493,7 +510,22 @@ class MainWindow(QMainWindow):
                     act.setChecked(False)
                     act.blockSignals(False)
 
-    _updating_docks = False
+    @contextmanager
+    def updating_docks(self):
+        """Docks hidden or shown inside this block are a layout's doing: not taken as closed by the user."""
+        before, self._updating_docks = self._updating_docks, True
+        try:
+            yield
+        finally:
+            self._updating_docks = before
+
+    def want_view(self, name: str, on: bool = True) -> None:
+        """Remember whether a geometry view (weight, feature) is wanted, without touching the menu."""
+        self._wanted[name] = bool(on)
+
+    def view_wanted(self, name: str) -> bool:
+        """Whether a geometry view is wanted (ticked), shown or not (its algorithm may not have it)."""
+        return self._wanted.get(name, True)
 
     def _supported(self, name: str, solver_cls=None) -> tuple[bool, str]:
         solver_cls = solver_cls or self.session.solver_cls
@@ -524,7 +556,7 @@ class MainWindow(QMainWindow):
                 changes.append((dock, want))
         if not changes:
             return
-        self._updating_docks = True
+        before, self._updating_docks = self._updating_docks, True
         held = self.isVisible() and self.updatesEnabled()
         if held:
             self.setUpdatesEnabled(False)
@@ -534,7 +566,7 @@ class MainWindow(QMainWindow):
             if held and self.layout() is not None:
                 self.layout().activate()  # the new geometry now, while nothing repaints
         finally:
-            self._updating_docks = False
+            self._updating_docks = before
             if held:
                 # the new layout repaints every panel (20–40 ms each): the canvas now, each other panel in a
                 # turn of its own after it (FrameScheduler.first_draw), not all in this one

@@ -97,8 +97,8 @@ def glossary_html() -> str:
             f"<table cellpadding='4'>{rows}</table><h2>How a run ends</h2><table cellpadding='4'>{outs}</table>")
 
 
-def show_glossary(window) -> None:
-    """Help ▸ What the numbers mean: the glossary in a dialog."""
+def glossary_dialog(window):
+    """Help ▸ What the numbers mean: the glossary in a dialog (not yet shown)."""
     from PySide6.QtWidgets import QDialog, QTextBrowser, QVBoxLayout
 
     dlg = QDialog(window)
@@ -110,8 +110,7 @@ def show_glossary(window) -> None:
     text.setHtml(glossary_html())
     lay.addWidget(text)
     dlg.resize(int(window.width() * 0.7), int(window.height() * 0.7))
-    dlg.show()
-    window._glossary_dialog = dlg
+    return dlg
 
 
 class HelpSheet(HelpOverlay):
