@@ -8,6 +8,7 @@ attribute holding a value or a callable taking the question's arguments, and eve
 
 from __future__ import annotations
 
+import copy
 import os
 import time
 from typing import Any, Callable
@@ -75,6 +76,12 @@ class Answers(Dialogs):
                                         "save_path": save_path}
         self.asked: list[tuple[str, tuple]] = []
 
+    def for_parent(self, parent: QWidget | None) -> "Answers":
+        """The same answers (and record of questions) for one more window: its warnings are its own."""
+        clone = copy.copy(self)  # shallow: `answers` and `asked` are shared
+        clone.parent = parent
+        return clone
+
     def set(self, **answers: Any) -> "Answers":
         """Change answers: a value, or a callable receiving the question's arguments."""
         unknown = set(answers) - set(self.answers)
@@ -113,7 +120,12 @@ def answer_with(answers: Dialogs | None) -> Callable[[QWidget | None], Dialogs]:
     """Windows created from now on ask `answers` (None: Qt dialogs again); returns the previous factory."""
     global _factory
     previous = _factory
-    _factory = Dialogs if answers is None else (lambda _parent: answers)
+    if answers is None:
+        _factory = Dialogs
+    elif isinstance(answers, Answers):
+        _factory = answers.for_parent
+    else:
+        _factory = lambda _parent: answers  # noqa: E731
     return previous
 
 
