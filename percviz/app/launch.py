@@ -155,6 +155,9 @@ def launch(args: Any) -> int:
     screenshot = getattr(args, "screenshot", None)
     if screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from percviz.app import dialogs
+
+        dialogs.answer_with(dialogs.Answers())  # a picture to save, nobody to ask (no restore offer, no dialogs)
     app = _application()
     window = open_window(args, app)
     try:
