@@ -45,18 +45,23 @@ def default_scene():
                   explanation="Left click places +, right click places −; press Space to animate.")
 
 
+def _arg(args: Any, name: str):
+    """An option of the command line (None when this command has no such option)."""
+    return vars(args).get(name)
+
+
 def _scene_from_args(args: Any):
-    preset = getattr(args, "preset", None)
+    preset = _arg(args, "preset")
     if preset is not None:
         return preset
-    data = getattr(args, "data", None)
+    data = _arg(args, "data")
     if data:
         from percviz.cli_data import load_with_overrides
 
         return load_with_overrides(args, need_algorithm=False)
     preset = default_scene()
-    overrides = {k: getattr(args, k, None) for k in ("algorithm", "kernel", "features", "max_iter")}
-    params = getattr(args, "params", None) or []
+    overrides = {k: _arg(args, k) for k in ("algorithm", "kernel", "features", "max_iter")}
+    params = _arg(args, "params") or []
     if any(v is not None for v in overrides.values()) or params:
         from percviz.cli_data import parse_params
 
@@ -134,7 +139,7 @@ def open_window(args: Any, app=None):
 def _remember_file(window, args: Any) -> None:
     """The title names the file, Ctrl+S saves to it, it joins the recent files (never a shipped scene)."""
     classroom = window.classroom
-    data = getattr(args, "data", None)
+    data = _arg(args, "data")
     if not data or classroom is None:
         return
     path = Path(str(data))
@@ -145,14 +150,14 @@ def _remember_file(window, args: Any) -> None:
     if path.resolve().parent == Path(SHIPPED_DIR).resolve():
         return  # an example opens read-only: Save asks for a new name
     classroom.set_current_file(path)
-    overrides = [getattr(args, k, None) for k in ("algorithm", "kernel", "features", "max_iter", "params")]
-    if any(overrides) and not getattr(args, "screenshot", None):
+    overrides = [_arg(args, k) for k in ("algorithm", "kernel", "features", "max_iter", "params")]
+    if any(overrides) and not _arg(args, "screenshot"):
         window.scene.mark_modified()  # the flags changed the scene read from the file
 
 
 def launch(args: Any) -> int:
     """Open the window on args' scene; with args.screenshot, render offscreen, save the PNG and return 0."""
-    screenshot = getattr(args, "screenshot", None)
+    screenshot = _arg(args, "screenshot")
     if screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
         from percviz.app import dialogs
@@ -162,10 +167,10 @@ def launch(args: Any) -> int:
     window = open_window(args, app)
     try:
         if screenshot:
-            save_screenshot(window, screenshot, getattr(args, "steps", None), getattr(args, "panel", None))
+            save_screenshot(window, screenshot, _arg(args, "steps"), _arg(args, "panel"))
             return 0
         window.show()
-        steps = getattr(args, "steps", None)
+        steps = _arg(args, "steps")
         if steps:
             window.session.advance_sync(int(steps))
         return int(app.exec())

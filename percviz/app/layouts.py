@@ -73,9 +73,7 @@ class Layouts(QObject):
         self._fit_timer.timeout.connect(self.fit_small_screen)
         for name in GEOMETRY:
             window.docks[name].installEventFilter(self)
-            plot = getattr(window.panels[name], "plot", None)
-            if plot is not None:
-                plot.installEventFilter(self)
+            window.panels[name].plot.installEventFilter(self)
 
     # -- the two layouts ---------------------------------------------------------------------------
     def _docks(self) -> list[QDockWidget]:
@@ -143,9 +141,9 @@ class Layouts(QObject):
         for name in GEOMETRY:
             d = w.docks[name]
             panel = d.widget()
-            plot = getattr(panel, "plot", None)
-            if d in self._docks() and plot is not None and panel.isVisible() and not getattr(
-                    panel, "showing_message", False) and (plot.width() < MIN_PLOT[0] or plot.height() < MIN_PLOT[1]) \
+            plot = panel.plot
+            if d in self._docks() and panel.isVisible() and not panel.showing_message \
+                    and (plot.width() < MIN_PLOT[0] or plot.height() < MIN_PLOT[1]) \
                     and not w.tabifiedDockWidgets(d):
                 out.append(name)
         return out

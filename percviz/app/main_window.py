@@ -121,7 +121,7 @@ class MainWindow(QMainWindow):
                 panel.setObjectName(cls.view)
             self.panels[cls.view] = panel
         canvas, curves = self.panels["canvas"], self.panels["curves"]
-        self.session.busy_checks.append(lambda: getattr(canvas, "computing_picture", False))
+        self.session.busy_checks.append(lambda: canvas.computing_picture)
         if not canvas.accessibleName():
             canvas.setAccessibleName("canvas")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -244,9 +244,6 @@ class MainWindow(QMainWindow):
 
     def _add_input_distances_action(self, canvas) -> None:
         """View ▸ Input distances: each point's segment to f = 0 (percviz.app.panels.input_distance_layer)."""
-        self.input_layer = None
-        if getattr(canvas, "plot", None) is None:
-            return
         from percviz.app.panels.input_distance_layer import InputDistanceLayer
 
         self.input_layer = InputDistanceLayer(canvas, self)
@@ -445,7 +442,8 @@ class MainWindow(QMainWindow):
         self.redo_action.setText(f"&Redo {sc.redo_text()}" if sc.can_redo else "&Redo")
         self.clear_action.setEnabled(sc.n > 0)
         counts = np.bincount(sc.points.classes, minlength=2) if sc.n else np.zeros(2, int)
-        multiclass = getattr(self.session.solver_cls, "representation", "") == "multiclass"
+        solver_cls = self.session.solver_cls
+        multiclass = solver_cls is not None and solver_cls.representation == "multiclass"
         if multiclass:  # classes 1…c, as on the class buttons and in the canvas tooltips
             parts = [f"{int(k)} in class {c + 1}" for c, k in enumerate(counts) if k]
         else:
