@@ -356,7 +356,7 @@ def colour_level(snapshots, problem, solver_cls) -> float | None:
     if not value > 0:
         picks = sorted({*np.linspace(0, len(snapshots) - 1, min(len(snapshots), LEVEL_SAMPLES)).astype(int)})
         value = max(largest(snapshots[i]) for i in picks)
-    level = getattr(solver_cls, "margin_level", None)
+    level = solver_cls.margin_level if solver_cls is not None else None
     if level is not None and level > 0:
         value = max(value, float(level))
     return value if value > 0 else None
@@ -410,7 +410,8 @@ def export_run(preset_or_path, out: "str | os.PathLike", steps: int | None = Non
 
 def run_export(args) -> int:
     """`percviz export` (the CLI validated args and put the loaded preset in args.preset)."""
-    preset = getattr(args, "preset", None) or as_preset(args.data)
+    options = vars(args)  # the export command's options (a test's namespace may carry only some)
+    preset = options.get("preset") or as_preset(args.data)
     out = Path(args.out)
     started = time.monotonic()
     tty = sys.stderr.isatty()
@@ -420,7 +421,7 @@ def run_export(args) -> int:
             sys.stderr.write(f"\rframe {done}/{total}")
             sys.stderr.flush()
 
-    result = export_run(preset, out, steps=getattr(args, "steps", None), fps=getattr(args, "fps", 10.0),
+    result = export_run(preset, out, steps=options.get("steps"), fps=options.get("fps", 10.0),
                         progress=report)
     if tty:
         sys.stderr.write("\n")
