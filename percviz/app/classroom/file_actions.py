@@ -63,7 +63,6 @@ class FileActions(QObject):
         for event in (self.scene.points_changed, self.scene.settings_changed):
             event.connect(self.autosaver.mark_dirty)
         self.scene.modified_changed.connect(self._on_modified)
-        self._close_guard = None
         ctx.window.setAcceptDrops(True)
         ctx.window.installEventFilter(self)
         self.update_title()
@@ -312,11 +311,7 @@ class FileActions(QObject):
     def eventFilter(self, obj, event) -> bool:
         if obj is self.window:
             kind = event.type()
-            if kind == QEvent.Close and self._close_guard is not None:
-                if not self._close_guard():
-                    event.ignore()
-                    return True
-            elif kind in (QEvent.DragEnter, QEvent.DragMove):
+            if kind in (QEvent.DragEnter, QEvent.DragMove):
                 if self._dropped_path(event) is not None:
                     event.acceptProposedAction()
                     return True
@@ -327,10 +322,6 @@ class FileActions(QObject):
                     QTimer.singleShot(0, lambda p=path: self.handle_drop(p))
                     return True
         return False
-
-    def guard_close_events(self, guard) -> None:
-        """For a window without `close_guards`: run `guard()` on close; False cancels the close."""
-        self._close_guard = guard
 
     def handle_drop(self, path: Path) -> bool:
         """A dropped CSV replaces the points (undoable); a dropped preset opens like File ▸ Open."""

@@ -158,4 +158,4 @@ class HelpSheet(HelpOverlay):
                 "<p><i>Every key, and every mouse action that changes something, is also in a menu. Press any key to close.</i></p>")
 
 
-__all__ = ["HelpSheet", "glossary_html", "show_glossary", "FIELD_ROWS", "MOUSE_ROWS", "help_rows", "key_rows", "menu_actions"]
+__all__ = ["HelpSheet", "glossary_html", "glossary_dialog", "FIELD_ROWS", "MOUSE_ROWS", "help_rows", "key_rows", "menu_actions"]
