@@ -22,8 +22,8 @@ class ExportActions(QObject):
     def __init__(self, ctx: AppContext, files: FileActions, theme: Theme):
         super().__init__(ctx.window)
         self.ctx, self.files, self.prefs = ctx, files, ctx.prefs
-        self.animations = AnimationRunner(ctx.window, theme)
-        self.handouts = HandoutRunner(ctx.window)
+        self.animations = AnimationRunner(ctx, theme)
+        self.handouts = HandoutRunner(ctx)
 
     def menu_rows(self) -> tuple:
         """The File menu rows (key, text, shortcut, slot, tip), after a separator."""

@@ -30,7 +30,7 @@ class PointTools(QObject):
         generate.triggered.connect(lambda _=False: self.generate_dialog())
         edit.insertAction(item_after(edit, after), generate)
         ctx.actions.add("generate", generate)
-        self.brush = Brush(w)
+        self.brush = Brush(ctx)
         brush = QAction("&Brush: drag to paint points", w, checkable=True)
         brush.setObjectName("action_brush")
         brush.setShortcut(QKeySequence("B"))
