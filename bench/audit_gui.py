@@ -174,12 +174,12 @@ def main(argv=None) -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication
 
-    from percviz.app.classroom import file_actions
+    from percviz.app import dialogs
     from percviz.app.main_window import MainWindow
+    dialogs.answer_with(dialogs.Answers())  # a script: nobody to ask (unsaved changes discarded)
     from percviz.core.solvers import load_all
 
     app = QApplication.instance() or QApplication([])
-    file_actions.ask_unsaved = lambda win, doing: "discard"
     errors = []
     sys.excepthook = lambda *e: errors.append("".join(traceback.format_exception(*e))[-600:])
     w = MainWindow()

@@ -114,12 +114,12 @@ def main() -> int:
     from PySide6.QtTest import QTest
     from PySide6.QtWidgets import QApplication, QMessageBox
 
-    from percviz.app.classroom import file_actions
+    from percviz.app import dialogs
     from percviz.app.main_window import MainWindow
+    dialogs.answer_with(dialogs.Answers())  # a script: nobody to ask (unsaved changes discarded)
     from percviz.core.presets import SHIPPED_DIR
 
     app = QApplication.instance() or QApplication([])
-    file_actions.ask_unsaved = lambda win, doing: "discard"
     errors = []
     sys.excepthook = lambda *e: errors.append("".join(traceback.format_exception(*e))[-800:])
     w = MainWindow()

@@ -264,7 +264,9 @@ def main(argv=None) -> int:
     from PySide6.QtWidgets import QApplication
 
     app = QApplication.instance() or QApplication(sys.argv)
+    from percviz.app import dialogs
     from percviz.app.main_window import MainWindow
+    dialogs.answer_with(dialogs.Answers())  # a script: nobody to ask (unsaved changes discarded)
 
     w = MainWindow()
     w.resize(1280, 800)

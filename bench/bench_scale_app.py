@@ -85,7 +85,9 @@ def _run(window, algorithm: str, seconds: float) -> dict:
 def measure(n: int, seconds: float, folder: Path) -> dict:
     from PySide6.QtWidgets import QApplication
 
+    from percviz.app import dialogs
     from percviz.app.main_window import MainWindow
+    dialogs.answer_with(dialogs.Answers())  # a script: nobody to ask (unsaved changes discarded)
     from percviz.core.scene import SceneModel, Settings
 
     path = _csv(n, folder)
@@ -130,7 +132,9 @@ def actions(n: int, folder: Path, stacks: bool, only: str = "") -> list[tuple[st
     from PySide6.QtCore import QTimer
     from PySide6.QtWidgets import QApplication
 
+    from percviz.app import dialogs
     from percviz.app.main_window import MainWindow
+    dialogs.answer_with(dialogs.Answers())  # a script: nobody to ask (unsaved changes discarded)
     from percviz.core.scene import SceneModel, Settings
 
     sys.path.insert(0, str(Path(__file__).parent))

@@ -35,7 +35,9 @@ def main() -> int:
     app = QApplication.instance() or QApplication([])
     from soak_driver import Soak
 
+    from percviz.app import dialogs
     from percviz.app.main_window import MainWindow
+    dialogs.answer_with(dialogs.Answers())  # a script: nobody to ask (unsaved changes discarded)
     from percviz.app.run.worker import live_threads
     from percviz.core.data import PointSet
     from percviz.core.scene import SceneModel, Settings

@@ -54,7 +54,9 @@ from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from kill_autosave import digest, settings
 from soak_driver import Soak, _spin
+from percviz.app import dialogs
 from percviz.app.main_window import MainWindow
+dialogs.answer_with(dialogs.Answers())  # nobody to ask: unsaved changes discarded, file dialogs cancelled
 log_path, save_path, seed = sys.argv[2], sys.argv[3], int(sys.argv[4])
 w = MainWindow()
 w.resize(1100, 750)
@@ -90,10 +92,10 @@ sys.path.insert(0, sys.argv[1])
 from PySide6.QtWidgets import QApplication
 app = QApplication([])
 from kill_autosave import digest, settings
-from percviz.app.classroom import file_actions
+from percviz.app import dialogs
 from percviz.app.main_window import MainWindow
 offers = []
-file_actions.ask_restore = lambda win, orphan: offers.append(orphan.path.name) or True
+dialogs.answer_with(dialogs.Answers(restore=lambda orphan: offers.append(orphan.path.name) or True))
 w = MainWindow()
 w.show()
 for _ in range(200):

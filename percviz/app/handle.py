@@ -35,6 +35,12 @@ class WindowHandle:
         self._last = None
         self._last_preset = None
         self._closed = False
+        window.destroyed.connect(lambda *_: self._on_closed())
+
+    def open(self) -> None:
+        """Show the window and wait for its iteration 0."""
+        self.window.show()
+        self._first_snapshot()
 
     # -- reading -------------------------------------------------------------------------------------------------
     @property
@@ -184,9 +190,7 @@ def show(X=None, y=None, *, algorithm: str | None = DEFAULT_ALGORITHM, kernel: s
     app = _application()
     window = build_window(scene, app)
     handle = WindowHandle(window, app)
-    window.destroyed.connect(lambda *_: handle._on_closed())
-    window.show()
-    handle._first_snapshot()
+    handle.open()
     if block is None:
         block = not event_loop_integrated()
     if block:

@@ -45,18 +45,23 @@ def default_scene():
                   explanation="Left click places +, right click places −; press Space to animate.")
 
 
+def _arg(args: Any, name: str):
+    """An option of the command line (None when this command has no such option)."""
+    return vars(args).get(name)
+
+
 def _scene_from_args(args: Any):
-    preset = getattr(args, "preset", None)
+    preset = _arg(args, "preset")
     if preset is not None:
         return preset
-    data = getattr(args, "data", None)
+    data = _arg(args, "data")
     if data:
         from percviz.cli_data import load_with_overrides
 
         return load_with_overrides(args, need_algorithm=False)
     preset = default_scene()
-    overrides = {k: getattr(args, k, None) for k in ("algorithm", "kernel", "features", "max_iter")}
-    params = getattr(args, "params", None) or []
+    overrides = {k: _arg(args, k) for k in ("algorithm", "kernel", "features", "max_iter")}
+    params = _arg(args, "params") or []
     if any(v is not None for v in overrides.values()) or params:
         from percviz.cli_data import parse_params
 
@@ -97,7 +102,7 @@ def save_screenshot(window, out: "str | Path", steps: int | None = None, panel: 
     out = Path(out)
     window.resize(DEFAULT_SIZE)  # screenshots have one size, whatever geometry was saved
     if panel in window.docks:
-        window._wanted[panel] = True
+        window.want_view(panel)
         window.docks[panel].show()
     window.show()
     QCoreApplication.processEvents()
@@ -133,8 +138,8 @@ def open_window(args: Any, app=None):
 
 def _remember_file(window, args: Any) -> None:
     """The title names the file, Ctrl+S saves to it, it joins the recent files (never a shipped scene)."""
-    classroom = getattr(window, "classroom", None)
-    data = getattr(args, "data", None)
+    classroom = window.classroom
+    data = _arg(args, "data")
     if not data or classroom is None:
         return
     path = Path(str(data))
@@ -145,24 +150,27 @@ def _remember_file(window, args: Any) -> None:
     if path.resolve().parent == Path(SHIPPED_DIR).resolve():
         return  # an example opens read-only: Save asks for a new name
     classroom.set_current_file(path)
-    overrides = [getattr(args, k, None) for k in ("algorithm", "kernel", "features", "max_iter", "params")]
-    if any(overrides) and not getattr(args, "screenshot", None):
+    overrides = [_arg(args, k) for k in ("algorithm", "kernel", "features", "max_iter", "params")]
+    if any(overrides) and not _arg(args, "screenshot"):
         window.scene.mark_modified()  # the flags changed the scene read from the file
 
 
 def launch(args: Any) -> int:
     """Open the window on args' scene; with args.screenshot, render offscreen, save the PNG and return 0."""
-    screenshot = getattr(args, "screenshot", None)
+    screenshot = _arg(args, "screenshot")
     if screenshot:
         os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
+        from percviz.app import dialogs
+
+        dialogs.answer_with(dialogs.Answers())  # a picture to save, nobody to ask (no restore offer, no dialogs)
     app = _application()
     window = open_window(args, app)
     try:
         if screenshot:
-            save_screenshot(window, screenshot, getattr(args, "steps", None), getattr(args, "panel", None))
+            save_screenshot(window, screenshot, _arg(args, "steps"), _arg(args, "panel"))
             return 0
         window.show()
-        steps = getattr(args, "steps", None)
+        steps = _arg(args, "steps")
         if steps:
             window.session.advance_sync(int(steps))
         return int(app.exec())

@@ -31,13 +31,9 @@ def restore_dock_state(window, state) -> bool:
     it hides and shows meanwhile are not taken as closed by the user (an F5 F5 used to untick the weight and
     feature views, and the next algorithm change closed them)."""
     before = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count() > 0]
-    updating = getattr(window, "_updating_docks", False)
-    window._updating_docks = True
-    try:
+    with window.updating_docks():
         done = window.restoreState(state)
         window.layout().activate()
-    finally:
-        window._updating_docks = updating
     after = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count() > 0]
     tabbed = any(window.tabifiedDockWidgets(d) for d in window.findChildren(QDockWidget) if not d.isHidden())
     if len(after) > len(before) or not tabbed:  # new bars were made, or none is needed: the old ones are ghosts
@@ -77,14 +73,12 @@ class Layouts(QObject):
         self._fit_timer.timeout.connect(self.fit_small_screen)
         for name in GEOMETRY:
             window.docks[name].installEventFilter(self)
-            plot = getattr(window.panels[name], "plot", None)
-            if plot is not None:
-                plot.installEventFilter(self)
+            window.panels[name].plot.installEventFilter(self)
 
     # -- the two layouts ---------------------------------------------------------------------------
     def _docks(self) -> list[QDockWidget]:
         w = self.window
-        return [w.docks[n] for n in GEOMETRY if w._wanted.get(n, True) and not w.docks[n].isHidden()]
+        return [w.docks[n] for n in GEOMETRY if w.view_wanted(n) and not w.docks[n].isHidden()]
 
     def _right_width(self, fraction: float) -> int:
         w = self.window
@@ -147,9 +141,9 @@ class Layouts(QObject):
         for name in GEOMETRY:
             d = w.docks[name]
             panel = d.widget()
-            plot = getattr(panel, "plot", None)
-            if d in self._docks() and plot is not None and panel.isVisible() and not getattr(
-                    panel, "showing_message", False) and (plot.width() < MIN_PLOT[0] or plot.height() < MIN_PLOT[1]) \
+            plot = panel.plot
+            if d in self._docks() and panel.isVisible() and not panel.showing_message \
+                    and (plot.width() < MIN_PLOT[0] or plot.height() < MIN_PLOT[1]) \
                     and not w.tabifiedDockWidgets(d):
                 out.append(name)
         return out
@@ -232,16 +226,13 @@ class Layouts(QObject):
         w = self.window
         name = name or self._view_at_mouse()
         self._saved = (w.saveState(), w.splitter.sizes())
-        w._updating_docks = True  # hidden for the layout: not closed by the user
-        try:
+        with w.updating_docks():  # hidden for the layout: not closed by the user
             keep = w.docks.get(name)
             for dock in w.findChildren(QDockWidget):  # the classroom's docks (scene text, …) too
                 if dock is not keep and not dock.isHidden() and not dock.isFloating():
                     dock.hide()
             if name != "canvas":
                 w.centralWidget().hide()
-        finally:
-            w._updating_docks = False
         if name == "canvas":
             self._canvas_large()
         self.maximised = name
@@ -252,13 +243,10 @@ class Layouts(QObject):
             return
         w = self.window
         state, sizes = self._saved
-        w._updating_docks = True
-        try:
+        with w.updating_docks():
             w.centralWidget().show()
             restore_dock_state(w, state)
             w.splitter.setSizes(sizes)
-        finally:
-            w._updating_docks = False
         self.maximised, self._saved = None, None
 
     def eventFilter(self, obj: QObject, event: QEvent) -> bool:

@@ -6,13 +6,11 @@ from contextlib import suppress
 from typing import Any, Callable
 
 import numpy as np
-import shiboken6
 from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QGraphicsView,
     QLabel,
     QMainWindow,
     QMessageBox,
@@ -31,7 +29,11 @@ from percviz.app.panels.canvas import CanvasView
 from percviz.app.panels.controls import ControlsPanel
 from percviz.app.panels.curves import CurvesView
 from percviz.app.panels.feature_view import FeatureView
+from percviz.app import dialogs
+from percviz.app.context import AppContext, Menus
+from percviz.app.dock_views import DockViews
 from percviz.app.layouts import Layouts
+from percviz.app.prefs import Preferences
 from percviz.app.panels.overlays import ReadoutLabel
 from percviz.app.panels.panel import Panel
 from percviz.app.run.session import SPLIT_RESTART_N, RunSession
@@ -53,6 +55,8 @@ class MainWindow(QMainWindow):
 
     #: A scene was shown by `load_preset` (launch, Open, autosave restore): the preset.
     presetLoaded = Signal(object)
+    #: The scene became a new untitled one (Clear all points, Generate ▸ Replace): no title, explanation or file.
+    untitledScene = Signal()
 
     def __init__(self, scene: SceneModel | None = None, parent: QWidget | None = None, install_classroom: bool = True):
         super().__init__(parent)
@@ -65,13 +69,15 @@ class MainWindow(QMainWindow):
         self.view_settings = None
         #: Callables run before closing; any returning False cancels the close (unsaved work, …).
         self.close_guards: list[Callable[[], bool]] = []
-        self._wanted = {"weight": True, "feature": True}
-        self._user_panels: set[str] = set()  # the views ticked by hand (an example's own views close with it)
+        self.dock_views = DockViews(self)
         self._closed = False
+        #: the classroom features (percviz.app.classroom), None until installed
+        self.classroom = None
         self.theme = theme_for()
         self._build_panels()
         self._build_controls()
         self._build_menus()
+        self.context = self._build_context()
         self.layouts = Layouts(self)  # View ▸ Layout, Maximise view (app/layouts.py)
         self._build_status_bar()
         self._wire()
@@ -115,7 +121,7 @@ class MainWindow(QMainWindow):
                 panel.setObjectName(cls.view)
             self.panels[cls.view] = panel
         canvas, curves = self.panels["canvas"], self.panels["curves"]
-        self.session.busy_checks.append(lambda: getattr(canvas, "computing_picture", False))
+        self.session.busy_checks.append(lambda: canvas.computing_picture)
         if not canvas.accessibleName():
             canvas.setAccessibleName("canvas")
         self.splitter = QSplitter(Qt.Orientation.Vertical)
@@ -134,7 +140,7 @@ class MainWindow(QMainWindow):
             dock.setWidget(self.panels[name])
             dock.setMinimumWidth(260)
             self.addDockWidget(Qt.DockWidgetArea.RightDockWidgetArea, dock)
-            dock.visibilityChanged.connect(lambda vis, n=name: self._on_dock_visibility(n, vis))
+            dock.visibilityChanged.connect(lambda vis, n=name: self.dock_views.on_dock_visibility(n, vis))
             self.docks[name] = dock
         docks = list(self.docks.values())
         for upper, lower in zip(docks, docks[1:]):
@@ -229,7 +235,7 @@ class MainWindow(QMainWindow):
             if name == "controls":
                 continue
             act = QAction(DOCK_TITLES[name], self, checkable=True, checked=True)
-            act.toggled.connect(lambda on, n=name: self._want_panel(n, on))
+            act.toggled.connect(lambda on, n=name: self.dock_views.want_panel(n, on))
             self.view_menu.addAction(act)
             self.view_actions[name] = act
 
@@ -238,9 +244,6 @@ class MainWindow(QMainWindow):
 
     def _add_input_distances_action(self, canvas) -> None:
         """View ▸ Input distances: each point's segment to f = 0 (percviz.app.panels.input_distance_layer)."""
-        self.input_layer = None
-        if getattr(canvas, "plot", None) is None:
-            return
         from percviz.app.panels.input_distance_layer import InputDistanceLayer
 
         self.input_layer = InputDistanceLayer(canvas, self)
@@ -262,6 +265,14 @@ class MainWindow(QMainWindow):
             start()
 
         return run
+
+    def _build_context(self) -> AppContext:
+        """The services each feature receives (percviz.app.context)."""
+        menus = Menus(file=self.file_menu, edit=self.edit_menu, run=self.run_menu, view=self.view_menu,
+                      help=self.help_menu)
+        return AppContext(window=self, scene=self.scene, session=self.session, panels=self.panels, docks=self.docks,
+                          controls=self.controls, menus=menus, prefs=Preferences(), dialogs=dialogs.for_window(self),
+                          close_guards=self.close_guards)
 
     def _build_status_bar(self) -> None:
         """The cursor's position and the point counts on the right (permanent), messages on the left."""
@@ -295,7 +306,7 @@ class MainWindow(QMainWindow):
         self._update_edit_actions()
 
     def _install_classroom(self) -> None:
-        classroom.install(self)
+        self.classroom = classroom.install(self.context)
         self._settle_docks()
 
     def _settle_docks(self) -> None:
@@ -332,13 +343,13 @@ class MainWindow(QMainWindow):
         self.title = preset.title
         self.explanation = preset.explanation
         self.view_settings = preset.view
-        self._pending_view = preset.view
+        self.dock_views.set_pending_view(preset.view)
         if self.scene.n > SPLIT_RESTART_N:  # the view (docks, curves, theme) in a turn after the points' drawing
             # (timers: 0 would be a posted call, same turn; two in a row, so that the view comes a turn after the
             # split restart's, which the edit's timer runs in the next one)
-            QTimer.singleShot(1, self, lambda: QTimer.singleShot(1, self, self._apply_pending_view))
+            QTimer.singleShot(1, self, lambda: QTimer.singleShot(1, self, self.dock_views.apply_pending_view))
         else:
-            self._apply_pending_view()
+            self.dock_views.apply_pending_view()
         self.setWindowTitle(f"{preset.title} — percviz" if preset.title else "percviz")
         self.presetLoaded.emit(preset)
 
@@ -348,7 +359,7 @@ class MainWindow(QMainWindow):
 
         s = self.scene.settings
         base = self.view_settings or ViewSettings()
-        panels = tuple(n for n in ("canvas", "curves", "weight", "feature") if self._panel_wanted(n))
+        panels = tuple(n for n in ("canvas", "curves", "weight", "feature") if self.dock_views.panel_wanted(n))
         changes: dict[str, Any] = {"panels": panels}
         r = self.panels["canvas"].view_range()
         if r is not None:
@@ -366,15 +377,17 @@ class MainWindow(QMainWindow):
             view=view,
         )
 
+    def start_untitled(self) -> None:
+        """The scene is a new untitled one: its title and explanation go (the files feature forgets its file)."""
+        self.scene.title, self.scene.explanation = "Untitled scene", ""
+        self.untitledScene.emit()
+
     def show_message(self, text: str, timeout_ms: int = 4000) -> None:
         self.statusBar().showMessage(text, timeout_ms)
 
     def show_error(self, title: str, text: str) -> None:
         """A window-modal message box that does not block the caller."""
-        box = QMessageBox(QMessageBox.Icon.Warning, title, text, QMessageBox.StandardButton.Ok, self)
-        box.setAttribute(Qt.WidgetAttribute.WA_DeleteOnClose)
-        box.open()
-        self._error_box = box
+        self._error_box = self.context.dialogs.warning(title, text)
         self.statusBar().showMessage(text, 8000)
 
     def apply_theme(self, theme) -> None:
@@ -395,8 +408,7 @@ class MainWindow(QMainWindow):
     def _restyle_held(self, panel) -> None:
         """A large scene's panel in its own turn: the current theme, then its held paints (one repaint); its new
         fonts' relayout (the curves dock's height) settled at once, the window and the canvas drawn next turn."""
-        classroom = getattr(self, "classroom", None)
-        hold = classroom is not None and self.updatesEnabled()
+        hold = self.classroom is not None and self.updatesEnabled()
         if hold:
             self.setUpdatesEnabled(False)
         try:
@@ -404,7 +416,7 @@ class MainWindow(QMainWindow):
         finally:
             panel.setUpdatesEnabled(True)
             if hold:
-                classroom._settle_layout()
+                self.classroom.settle_layout()
 
     def _grey_disabled(self, theme) -> None:
         """Disabled buttons, labels and menu entries drawn half-way between text and background."""
@@ -430,7 +442,8 @@ class MainWindow(QMainWindow):
         self.redo_action.setText(f"&Redo {sc.redo_text()}" if sc.can_redo else "&Redo")
         self.clear_action.setEnabled(sc.n > 0)
         counts = np.bincount(sc.points.classes, minlength=2) if sc.n else np.zeros(2, int)
-        multiclass = getattr(self.session.solver_cls, "representation", "") == "multiclass"
+        solver_cls = self.session.solver_cls
+        multiclass = solver_cls is not None and solver_cls.representation == "multiclass"
         if multiclass:  # classes 1…c, as on the class buttons and in the canvas tooltips
             parts = [f"{int(k)} in class {c + 1}" for c, k in enumerate(counts) if k]
         else:
@@ -439,12 +452,11 @@ class MainWindow(QMainWindow):
         self.points_label.setText("   " + "   ".join(parts) + "  ")  # apart from the cursor's "y = 1.245"
 
     def _show_curves(self, on: bool) -> None:
-        self._quiet_relayout(lambda: self.panels["curves"].setVisible(on))  # shown again, it catches up by itself
+        self.quiet_relayout(lambda: self.panels["curves"].setVisible(on))  # shown again, it catches up by itself
 
-    def _quiet_relayout(self, change) -> None:
+    def quiet_relayout(self, change) -> None:
         """A large scene: `change` (a view shown or hidden) relaid out in one pass, the window painted next turn."""
-        classroom = getattr(self, "classroom", None)
-        hold = (classroom is not None and self.scene.n > SPLIT_RESTART_N and self.isVisible()
+        hold = (self.classroom is not None and self.scene.n > SPLIT_RESTART_N and self.isVisible()
                 and self.updatesEnabled())
         if hold:
             self.setUpdatesEnabled(False)
@@ -452,7 +464,7 @@ class MainWindow(QMainWindow):
             change()
         finally:
             if hold:
-                classroom._settle_layout()
+                self.classroom.settle_layout()
 
     def _set_current_class(self, cls: int) -> None:
         self.panels["canvas"].set_current_class(cls)
@@ -466,99 +478,36 @@ class MainWindow(QMainWindow):
             if panel is not source:
                 panel.highlight_point(target)
 
-    def _panel_wanted(self, name: str) -> bool:
-        if name == "canvas":
-            return True
-        if name == "curves":
-            return self.curves_action.isChecked()
-        return name in self.docks and self._wanted.get(name, False)
+    # -- the docks (percviz.app.dock_views) ------------------------------------------------------------------------
+    @property
+    def closed(self) -> bool:
+        """Whether the window has shut down."""
+        return self._closed
 
-    def _want_panel(self, name: str, on: bool) -> None:
-        self._wanted[name] = on
-        (self._user_panels.add if on else self._user_panels.discard)(name)
-        self._quiet_relayout(lambda: self._update_docks(self.session.solver_cls))
+    @property
+    def _wanted(self) -> dict[str, bool]:
+        return self.dock_views.wanted
 
-    def _on_dock_visibility(self, name: str, visible: bool) -> None:
-        if self._closed or not shiboken6.isValid(self):  # docks hide while the window is destroyed (closed, or a
-            return  # script's exit without close: the C++ window is gone first): nothing to remember or feed
-        # (a panel shown again catches up by itself: percviz.app.run.panel_feed)
-        # The user closed a dock with its title-bar button: remember it and untick the menu entry.
-        if not visible and self.isVisible() and not self.docks[name].isVisible() and self._supported(name)[0]:
-            if self.docks[name].isHidden() and not self._updating_docks:
-                self._wanted[name] = False
-                self._user_panels.discard(name)
-                act = self.view_actions.get(name)
-                if act is not None:
-                    act.blockSignals(True)
-                    act.setChecked(False)
-                    act.blockSignals(False)
+    def updating_docks(self):
+        """Docks hidden or shown inside this block are a layout's doing: not taken as closed by the user."""
+        return self.dock_views.updating_docks()
 
-    _updating_docks = False
+    def want_view(self, name: str, on: bool = True) -> None:
+        self.dock_views.want_view(name, on)
 
-    def _supported(self, name: str, solver_cls=None) -> tuple[bool, str]:
-        solver_cls = solver_cls or self.session.solver_cls
-        panel = self.panels.get(name)
-        if panel is None or solver_cls is None:
-            return False, ""
-        ok, why = type(panel).supports(solver_cls)
-        return bool(ok), why
-
-    def _update_docks(self, solver_cls) -> None:
-        """Show the docks of the views the algorithm declares (and the user wants), hide the others.
-
-        Only the layout is the window's: a panel shown catches up by itself (percviz.app.run.panel_feed). Showing
-        and hiding docks is one layout pass and one repaint: updates are held until the layout is done.
-        """
-        changes = []
-        for name, dock in self.docks.items():
-            if name == "controls":
-                continue
-            ok, why = self._supported(name, solver_cls)
-            act = self.view_actions.get(name)
-            if act is not None:
-                act.setEnabled(ok)
-                act.setToolTip(why if not ok else "")
-                act.setStatusTip(why if not ok else "")
-            want = ok and self._wanted.get(name, False)
-            if dock.isHidden() == want:
-                changes.append((dock, want))
-        if not changes:
-            return
-        self._updating_docks = True
-        held = self.isVisible() and self.updatesEnabled()
-        if held:
-            self.setUpdatesEnabled(False)
-        try:
-            for dock, want in changes:
-                dock.setVisible(want)
-            if held and self.layout() is not None:
-                self.layout().activate()  # the new geometry now, while nothing repaints
-        finally:
-            self._updating_docks = False
-            if held:
-                # the new layout repaints every panel (20–40 ms each): the canvas now, each other panel in a
-                # turn of its own after it (FrameScheduler.first_draw), not all in this one
-                # (their graphics views are held, not the panels: a held widget has no visible region until it repaints)
-                later = [(name, p.findChildren(QGraphicsView)) for name, p in self.panels.items()
-                         if name != "canvas" and p.isVisible()]
-                for _, views in later:
-                    for view in views:
-                        view.setUpdatesEnabled(False)
-                self.setUpdatesEnabled(True)
-                for name, views in later:
-                    self.session.frames.first_draw(f"{name}:repaint", lambda vs=views: [v.setUpdatesEnabled(True)
-                                                                                       for v in vs])
+    def view_wanted(self, name: str) -> bool:
+        return self.dock_views.view_wanted(name)
 
     def user_panels(self) -> set[str]:
         """The views the user opened by hand (View menu) and has not closed since."""
-        return set(self._user_panels)
+        return self.dock_views.user_panels()
 
     def sync_docks(self) -> None:
         """The docks of the views the algorithm declares and the user wants, whatever a restored layout said."""
-        self._update_docks(self.session.solver_cls)
+        self.dock_views.sync_docks()
 
     def _on_problem(self, problem, solver_cls) -> None:
-        self._update_docks(solver_cls)  # the panels shown catch up by themselves
+        self.dock_views.update_docks(solver_cls)  # the panels shown catch up by themselves
         self._update_edit_actions()
 
     def _live(self, name: str) -> bool:
@@ -567,51 +516,6 @@ class MainWindow(QMainWindow):
 
     def _panel_failed(self, name: str) -> None:
         self.show_message(f"The {name} panel could not draw this run (details on the console).", 8000)
-
-    _pending_view = None
-
-    def _apply_pending_view(self) -> None:
-        """The last loaded preset's view, once (a large scene's load applies it in the next turn)."""
-        view, self._pending_view = self._pending_view, None
-        if not self._closed:
-            self._apply_view(view)
-
-    def _apply_view(self, view) -> None:
-        if view is None:
-            return
-        for name in ("weight", "feature"):
-            if name in self.docks:
-                self._wanted[name] = name in view.panels
-                act = self.view_actions.get(name)
-                if act is not None:
-                    act.blockSignals(True)
-                    act.setChecked(self._wanted[name])
-                    act.blockSignals(False)
-        self.curves_action.setChecked("curves" in view.panels)
-        self._update_docks(self.session.solver_cls)
-        canvas = self.panels["canvas"]
-        if view.range is not None:
-            canvas.set_view_range(*view.range)
-        else:
-            canvas.fit_to_data()
-        split = self.scene.n > SPLIT_RESTART_N and self.isVisible()
-        now = [p for name, p in self.panels.items() if not split or name == "canvas"]
-        for name, panel in self.panels.items():
-            if panel not in now:  # a large scene: each other panel takes the view and draws in a turn of its own
-                self.session.frames.first_draw(f"view:{name}", lambda p=panel: self._apply_panel_view(p, view))
-        for panel in now:
-            panel.apply_view(view)
-        for panel in now:  # drawn again with the view applied
-            panel.feed.invalidate()
-        for panel in now:  # (heavy ones after a drag's pause)
-            panel.catch_up(defer=True)
-
-    @staticmethod
-    def _apply_panel_view(panel, view) -> None:
-        """One panel takes a preset's view and draws the run again with it (if it is shown)."""
-        panel.apply_view(view)
-        panel.feed.invalidate()
-        panel.catch_up()
 
     def _about(self) -> None:
         from percviz import __version__

@@ -54,6 +54,20 @@ def no_thread_left_running(qapp):
                     + (f" ({', '.join(stuck)} still running 5 s later)" if stuck else ""))
 
 
+@pytest.fixture(autouse=True)
+def dialog_answers():
+    """Every window of a test asks these scripted answers (percviz.app.dialogs.Answers), never a person: unsaved
+    changes discarded, autosaves not offered, file dialogs cancelled; a test sets others with `.set(...)`."""
+    from percviz.app import dialogs
+
+    answers = dialogs.Answers()
+    previous = dialogs.answer_with(answers)
+    yield answers
+    dialogs.answer_with(None)
+    if previous is not dialogs.Dialogs:
+        dialogs._factory = previous
+
+
 @pytest.fixture
 def hall_window(qtbot, tmp_path, monkeypatch):
     """A factory: the real main window at 1280×800 on a preset, with its own settings folders; closed after."""

@@ -17,7 +17,6 @@ from PySide6.QtCore import QMimeData, QPoint, QPointF, Qt, QUrl
 from PySide6.QtGui import QDragEnterEvent, QDropEvent
 from PySide6.QtWidgets import QApplication, QPushButton
 
-from percviz.app.classroom import file_actions
 from percviz.app.main_window import MainWindow
 from percviz.core.presets import SHIPPED_DIR, load_preset, save_preset
 
@@ -251,7 +250,7 @@ def test_unknown_fields_load_with_a_warning(qtbot, window, tmp_path):
     assert any("Unknown field 'projector'" in m for m in messages)
 
 
-def test_save_open_recent_and_the_unsaved_guard(qtbot, window, tmp_path, monkeypatch):
+def test_save_open_recent_and_the_unsaved_guard(dialog_answers, qtbot, window, tmp_path, monkeypatch):
     w, files = window, window.classroom.files
     target = tmp_path / "lecture.json"
     w.scene.add_point(1.25, -0.5, 1)
@@ -264,23 +263,23 @@ def test_save_open_recent_and_the_unsaved_guard(qtbot, window, tmp_path, monkeyp
     assert any(a.text().endswith("lecture.json") for a in files.recent_menu.actions())
 
     w.scene.add_point(3.0, 3.0, 0)
-    monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "cancel")
+    dialog_answers.set(unsaved="cancel")
     assert not files.open_path(PRESET)
     assert w.scene.n == saved.points.n + 1  # still the edited scene
     w.close()
     assert w.isVisible()  # closing was cancelled too
-    monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "save")
+    dialog_answers.set(unsaved="save")
     assert files.open_path(PRESET)
     assert load_preset(target).points.n == saved.points.n + 1  # saved before opening
     # a shipped example (inside the installed package) is never saved over: Save will ask for a new name
     assert w.scene.n == 80 and files.current_path is None
 
 
-def test_ctrl_o_opens_and_ctrl_s_saves_over_the_file(qtbot, window, tmp_path, monkeypatch):
+def test_ctrl_o_opens_and_ctrl_s_saves_over_the_file(dialog_answers, qtbot, window, tmp_path, monkeypatch):
     w = window
     path = tmp_path / "copy.json"
     save_preset(load_preset(SHIPPED_DIR / "xor-rbf.json"), path)
-    monkeypatch.setattr(file_actions, "ask_open_path", lambda win, title, folder, filters: str(path))
+    dialog_answers.set(open_path=str(path))
     _key(qtbot, w, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
     assert w.scene.n == 12 and w.classroom.files.current_path == path.resolve()
     assert "copy.json" in w.windowTitle()
@@ -434,7 +433,7 @@ CHILD = textwrap.dedent("""
 """)
 
 
-def test_after_a_crash_the_next_start_offers_the_autosave(qtbot, dirs, monkeypatch):
+def test_after_a_crash_the_next_start_offers_the_autosave(dialog_answers, qtbot, dirs, monkeypatch):
     _, data = dirs
     env = {**os.environ, "QT_QPA_PLATFORM": "offscreen", "PERCVIZ_AUTOSAVE_MS": "100"}
     env.pop("PYTEST_CURRENT_TEST", None)
@@ -451,11 +450,11 @@ def test_after_a_crash_the_next_start_offers_the_autosave(qtbot, dirs, monkeypat
 
     offers = []
 
-    def accept(win, orphan):
+    def accept(orphan):
         offers.append(orphan)
         return True
 
-    monkeypatch.setattr(file_actions, "ask_restore", accept)
+    dialog_answers.set(restore=accept)
     w = _make_window(qtbot)
     qtbot.waitUntil(lambda: len(offers) == 1, timeout=5000)
     assert offers[0].title == load_preset(PRESET).title
@@ -472,9 +471,9 @@ def test_after_a_crash_the_next_start_offers_the_autosave(qtbot, dirs, monkeypat
     w2.close()
 
 
-def test_no_offer_after_a_clean_exit(qtbot, dirs, monkeypatch):
+def test_no_offer_after_a_clean_exit(dialog_answers, qtbot, dirs, monkeypatch):
     offers = []
-    monkeypatch.setattr(file_actions, "ask_restore", lambda win, orphan: offers.append(orphan) or False)
+    dialog_answers.set(restore=lambda orphan: offers.append(orphan) or False)
     w = _make_window(qtbot)
     w.scene.add_point(1, 1, 0)
     w.classroom.files.autosaver.save_now()

@@ -7,14 +7,13 @@ from pathlib import Path
 import pytest
 
 import percviz
-from percviz.app.classroom import file_actions
 from percviz.core.presets import SHIPPED_DIR, load_preset
 
 
 
 @pytest.fixture
-def window(hall_window, monkeypatch):
-    monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "discard")
+def window(dialog_answers, hall_window, monkeypatch):
+    dialog_answers.set(unsaved="discard")
     return hall_window(SHIPPED_DIR / "notes-80-separable.json")
 
 
@@ -37,7 +36,7 @@ def test_clear_all_points_starts_a_new_untitled_scene(window):
     assert w.classroom.files.current_path is None
 
 
-def test_an_edited_shipped_example_is_saved_as_a_copy_outside_the_package(window, monkeypatch, tmp_path):
+def test_an_edited_shipped_example_is_saved_as_a_copy_outside_the_package(dialog_answers, window, monkeypatch, tmp_path):
     w = window
     shipped = SHIPPED_DIR / "thin-margin.json"
     before = shipped.read_text()
@@ -46,7 +45,7 @@ def test_an_edited_shipped_example_is_saved_as_a_copy_outside_the_package(window
     w.scene.add_point(0.1, 0.2, 0)
     asked = []
     target = tmp_path / "mine.json"
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda win, title, path, filters: asked.append(path) or str(target))
+    dialog_answers.set(save_path=lambda title, path, filters: asked.append(path) or str(target))
     assert w.classroom.files.save()
     assert asked and not _inside(asked[0]), asked
     assert shipped.read_text() == before

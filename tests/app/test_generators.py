@@ -53,7 +53,7 @@ def test_the_dialog_replaces_the_points_in_one_undo_step(hall_window):
     w = hall_window(NOTES_80)
     before = w.scene.points.X.copy()
     w.classroom.actions["generate"].trigger()
-    dlg = w._generators_dialog
+    dlg = w.classroom.generators_dialog
     dlg.kind.setCurrentIndex(dlg.kind.findData("moons"))
     assert not dlg.margin.isVisible() and not dlg.classes.isVisible()
     dlg.n.setValue(60)

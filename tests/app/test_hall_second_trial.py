@@ -95,7 +95,7 @@ def test_menus_dialogs_and_the_algorithm_list_follow_the_dark_theme(thin_rbf):
     assert menu.palette().color(QPalette.ColorRole.Window) == QColor(t.panel)
     assert menu.palette().color(QPalette.ColorRole.WindowText) == QColor(t.foreground)
     w.classroom.generate_dialog()
-    dlg = w._generators_dialog
+    dlg = w.classroom.generators_dialog
     try:
         assert dlg.palette().color(QPalette.ColorRole.Window) == QColor(t.panel)
         assert dlg.palette().color(QPalette.ColorRole.WindowText) == QColor(t.foreground)
@@ -158,8 +158,7 @@ def test_a_dock_the_last_example_opened_closes_with_the_next(hall_window):
 
 # -- item 5: nothing stale after a scene change ---------------------------------------------------------------
 
-def test_generate_replace_gives_an_untitled_scene(hall_window, tmp_path, monkeypatch):
-    from percviz.app.classroom import file_actions
+def test_generate_replace_gives_an_untitled_scene(dialog_answers, hall_window, tmp_path, monkeypatch):
     from percviz.app.classroom.generators_dialog import apply_generated
     from percviz.core.presets import load_preset
 
@@ -172,7 +171,7 @@ def test_generate_replace_gives_an_untitled_scene(hall_window, tmp_path, monkeyp
     assert old_title not in w.windowTitle()
     asked = []
     target = tmp_path / "moons.json"
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda win, title, path, filters: asked.append(path) or str(target))
+    dialog_answers.set(save_path=lambda title, path, filters: asked.append(path) or str(target))
     assert w.classroom.files.save()
     words = old_title.lower().split()[:2]
     assert not all(word in asked[0].lower() for word in words), asked[0]
@@ -200,8 +199,7 @@ def test_max_iterations_follow_the_algorithm_unless_set_for_it(hall_window):
     assert w.scene.settings.max_iter == 777
 
 
-def test_an_example_leaves_the_users_last_folder(hall_window, tmp_path, monkeypatch):
-    from percviz.app.classroom import file_actions
+def test_an_example_leaves_the_users_last_folder(dialog_answers, hall_window, tmp_path, monkeypatch):
 
     w = hall_window(SHIPPED_DIR / "thin-margin.json")
     mine = tmp_path / "lectures"
@@ -212,7 +210,7 @@ def test_an_example_leaves_the_users_last_folder(hall_window, tmp_path, monkeypa
     stored = w.classroom.prefs.store.value("files/last_folder")
     assert Path(stored).resolve() == mine.resolve()
     seen = []
-    monkeypatch.setattr(file_actions, "ask_open_path", lambda win, title, folder, filters: seen.append(folder) or "")
+    dialog_answers.set(open_path=lambda title, folder, filters: seen.append(folder) or "")
     w.classroom.files.open_dialog()
     assert seen and Path(seen[0]).resolve() == mine.resolve()
 

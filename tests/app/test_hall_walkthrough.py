@@ -45,7 +45,7 @@ def test_the_generator_dialog_gives_the_keys_back_when_it_closes(window, leave):
     plot.setFocus()
     n0 = w.scene.n
     press_key(w, Qt.Key.Key_G, Qt.KeyboardModifier.ControlModifier)
-    dlg = w._generators_dialog
+    dlg = w.classroom.generators_dialog
     assert dlg.isVisible()
     dlg.n.setFocus()
     dlg.n.selectAll()
@@ -267,7 +267,7 @@ def test_every_generator_replaces_or_adds_its_points_in_one_undo_step(window, ad
     before = w.scene.points.X.copy()
     for name in GENERATORS:
         w.classroom.actions["generate"].trigger()
-        dlg = w._generators_dialog
+        dlg = w.classroom.generators_dialog
         dlg.kind.setCurrentIndex(dlg.kind.findData(name))
         dlg.n.setValue(30)
         QTest.mouseClick(dlg.add if add else dlg.replace, Qt.MouseButton.LeftButton)

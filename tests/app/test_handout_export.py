@@ -7,7 +7,6 @@ import re
 
 import pytest
 
-from percviz.app.classroom import file_actions
 from percviz.core.presets import SHIPPED_DIR
 
 pytestmark = [pytest.mark.slow, pytest.mark.filterwarnings("ignore::RuntimeWarning")]
@@ -20,10 +19,10 @@ def embedded(path) -> dict:
     return json.loads(m.group(1))
 
 
-def test_file_menu_writes_the_handout_of_the_scene(hall_window, qtbot, tmp_path, monkeypatch):
+def test_file_menu_writes_the_handout_of_the_scene(dialog_answers, hall_window, qtbot, tmp_path, monkeypatch):
     w = hall_window(SHIPPED_DIR / "notes-80-separable.json")
     target = tmp_path / "lecture"  # no suffix typed: .html is added
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda win, title, path, filters: str(target))
+    dialog_answers.set(save_path=str(target))
     action = w.classroom.actions["export_handout"]
     assert action.objectName() == "action_export_handout" and "HTML" in action.text()
     assert action in w.file_menu.actions()
@@ -41,8 +40,8 @@ def test_file_menu_writes_the_handout_of_the_scene(hall_window, qtbot, tmp_path,
     qtbot.waitUntil(lambda: "lecture.html" in w.statusBar().currentMessage(), timeout=5000)
 
 
-def test_a_cancelled_save_dialog_writes_nothing(hall_window, tmp_path, monkeypatch):
+def test_a_cancelled_save_dialog_writes_nothing(dialog_answers, hall_window, tmp_path, monkeypatch):
     w = hall_window(SHIPPED_DIR / "xor-rbf.json")
-    monkeypatch.setattr(file_actions, "ask_save_path", lambda win, title, path, filters: "")
+    dialog_answers.set(save_path="")
     assert w.classroom.export_handout_dialog() is False
     assert not w.classroom.handouts.busy and list(tmp_path.glob("*.html")) == []

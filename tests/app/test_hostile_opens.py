@@ -36,11 +36,10 @@ def _hostile(tmp_path, kind: str):
     ("folder", "is a folder, not a file"), ("fifo", "not a regular file"), ("symlink-loop", "symbolic links"),
     ("non-utf8", "not UTF-8"), ("deep-nesting", "nested too deeply"), ("nan", "finite number"),
 ])  # fmt: skip
-def test_a_hostile_file_is_refused_in_one_line_and_the_scene_stays(hall_window, tmp_path, monkeypatch, qtbot,
+def test_a_hostile_file_is_refused_in_one_line_and_the_scene_stays(dialog_answers, hall_window, tmp_path, monkeypatch, qtbot,
                                                                     kind, says):
-    from percviz.app.classroom import file_actions
 
-    monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "discard")
+    dialog_answers.set(unsaved="discard")
     w = hall_window(SHIPPED_DIR / "thin-margin.json")
     w.scene.add_point(0.123, 0.456, 0)  # the user's own edit, unsaved
     w.session.wait_idle()

@@ -162,9 +162,9 @@ def test_dark_themes_draw_check_box_and_field_borders(window):
 
 def test_help_page_defines_every_margin_with_its_formula(window):
     window.classroom.actions["glossary"].trigger()
-    text = window._glossary_dialog.findChild(QTextBrowser, "glossary_text").toPlainText()
+    text = window.classroom.glossary_dialog.findChild(QTextBrowser, "glossary_text").toPlainText()
     for t in MARGINS.values():
         assert t.name in text and t.formula in text
     for o in OUTCOMES.values():
         assert o.words in text
-    window._glossary_dialog.close()
+    window.classroom.glossary_dialog.close()

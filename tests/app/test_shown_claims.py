@@ -26,14 +26,13 @@ TWO = np.array([[1.0, 0.5], [-0.5, 1.0]])  # two distinct points, opposite label
 
 
 @pytest.fixture
-def opened(qtbot, tmp_path, monkeypatch):
+def opened(dialog_answers, qtbot, tmp_path, monkeypatch):
     """open(points, classes, algorithm, kernel=…, features=…) → the real window with the scene opened and run."""
-    from percviz.app.classroom import file_actions
     from percviz.app.main_window import MainWindow
 
     monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))
     monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))
-    monkeypatch.setattr(file_actions, "ask_unsaved", lambda win, doing: "discard")
+    dialog_answers.set(unsaved="discard")
     windows = []
 
     def open_scene(points, classes, algorithm, kernel="rbf:gamma=1", features="linear", panels=("canvas", "curves")):

@@ -193,7 +193,7 @@ class Autosaver(QObject):
         if preset is None:
             self.discard()
             return None
-        meta = {"source": self._source(), "time": time.time(), "title": getattr(preset, "title", ""),
+        meta = {"source": self._source(), "time": time.time(), "title": preset.title,
                 "pid": os.getpid()}
         return preset, meta
 

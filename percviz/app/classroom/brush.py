@@ -7,20 +7,25 @@ scene points, in one undoable edit, when the button is released (a click without
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import QEvent, QObject, QPointF, Qt
 
 from percviz.core.data import PointSet
 
+if TYPE_CHECKING:
+    from percviz.app.context import AppContext
+
 
 class Brush(QObject):
     """An event filter on the canvas viewport that paints points while on."""
 
-    def __init__(self, window, density: float = 4.0, spread: float = 0.3, seed: int = 0):
-        super().__init__(window)
-        self.window = window
-        self.canvas = window.panels["canvas"]
+    def __init__(self, ctx: "AppContext", density: float = 4.0, spread: float = 0.3, seed: int = 0):
+        super().__init__(ctx.window)
+        self.ctx = ctx
+        self.canvas = ctx.panels["canvas"]
         self.on = False
         self.density, self.spread = float(density), float(spread)
         self._rng = np.random.default_rng(seed)
@@ -77,14 +82,14 @@ class Brush(QObject):
         self.preview.setData([], [])
         if not stroke:
             return 0
-        scene = self.window.scene
-        cls = int(self.window.controls.current_class)
+        scene = self.ctx.scene
+        cls = int(self.ctx.controls.current_class)
         old = scene.points
         new = np.array(stroke, float)
         X = np.vstack([old.X, new]) if old.n else new
         classes = np.concatenate([old.classes, np.full(len(new), cls)]) if old.n else np.full(len(new), cls)
         scene.set_points(PointSet(X, classes))
-        self.window.show_message(f"Painted {len(new)} points (Ctrl+Z removes the stroke).")
+        self.ctx.show_message(f"Painted {len(new)} points (Ctrl+Z removes the stroke).")
         return len(new)
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from PySide6.QtCore import Qt
 from PySide6.QtWidgets import (
@@ -21,6 +22,9 @@ from PySide6.QtWidgets import (
 from percviz.app.run.background import Task
 from percviz.app.classroom.export import AnimationExport, save_picture
 from percviz.core.errors import PercvizError
+
+if TYPE_CHECKING:
+    from percviz.app.context import AppContext
 
 PANEL_LABELS = {"canvas": "Canvas (decision function)", "curves": "Convergence curves",
                 "weight": "Weight space", "feature": "Feature space"}
@@ -119,8 +123,8 @@ CLOSE_WAIT_S = 10.0
 class AnimationRunner:
     """Starts an AnimationExport for the window's scene and shows its progress with a Cancel button."""
 
-    def __init__(self, window, theme):
-        self.window, self.theme = window, theme
+    def __init__(self, ctx: "AppContext", theme):
+        self.ctx, self.window, self.theme = ctx, ctx.window, theme
         self.job: AnimationExport | None = None
         self.dialog: QProgressDialog | None = None
 
@@ -131,13 +135,13 @@ class AnimationRunner:
     def start(self, path, start: int, end: int, fps: float, panels=("canvas",), scale: float = 1.0,
               show_progress: bool = True) -> AnimationExport | None:
         if self.busy:
-            self.window.show_message("An animation is already being exported.")
+            self.ctx.show_message("An animation is already being exported.")
             return None
         try:
             job = AnimationExport(self.window.current_preset(), path, start=start, end=end, fps=fps, panels=panels,
                                   scale=scale, theme=self.theme.with_scale(1.0), parent=self.window)
         except (PercvizError, OSError) as e:
-            self.window.show_error("Cannot export the animation", str(e))
+            self.ctx.show_error("Cannot export the animation", str(e))
             return None
         self.job = job
         if show_progress:
@@ -176,22 +180,22 @@ class AnimationRunner:
         if result is None:
             return
         if result.cancelled:
-            self.window.show_message("Animation export cancelled; nothing was written.")
+            self.ctx.show_message("Animation export cancelled; nothing was written.")
         else:
             w, h = result.size
-            self.window.show_message(f"Saved {result.path.name}: {result.frames} frames, {w}×{h}, "
+            self.ctx.show_message(f"Saved {result.path.name}: {result.frames} frames, {w}×{h}, "
                                      f"iterations {result.first}–{result.last}.", 8000)
 
     def _failed(self, text: str) -> None:
         self._close_dialog()
-        self.window.show_error("Cannot export the animation", text)
+        self.ctx.show_error("Cannot export the animation", text)
 
 
 class HandoutRunner:
     """File ▸ Export handout (HTML)…: records the window's scene on a background Task and writes the page."""
 
-    def __init__(self, window):
-        self.window = window
+    def __init__(self, ctx: "AppContext"):
+        self.ctx, self.window = ctx, ctx.window
         self.task: Task | None = None
         self._stop = threading.Event()
 
@@ -203,20 +207,20 @@ class HandoutRunner:
         from percviz.handout import write_handout
 
         if self.busy:
-            self.window.show_message("A handout is already being written.")
+            self.ctx.show_message("A handout is already being written.")
             return None
         preset = self.window.current_preset()
         task = Task(self.window, "percviz-handout")
         task.done.connect(self._done)
-        task.failed.connect(lambda text: self.window.show_error("Cannot export the handout", text))
+        task.failed.connect(lambda text: self.ctx.show_error("Cannot export the handout", text))
         self.task, stop = task, threading.Event()  # the thread holds the flag, never the Task
         self._stop = stop
-        self.window.show_message(f"Recording the run for {Path(path).name}…")
+        self.ctx.show_message(f"Recording the run for {Path(path).name}…")
         return task.start(lambda: write_handout(preset, path, cancelled=stop.is_set))
 
     def _done(self, path) -> None:
         if path is not None:
-            self.window.show_message(f"Saved {Path(path).name}: a handout that plays the run in any browser "
+            self.ctx.show_message(f"Saved {Path(path).name}: a handout that plays the run in any browser "
                                      f"({Path(path).stat().st_size / 1e6:.1f} MB).", 8000)
 
     def cancel_and_wait(self) -> None:

@@ -1,34 +1,28 @@
 """Scene files in the window: open, save, recent files, CSV, drag-and-drop, unsaved-changes guard, autosave.
 
-Dialog hooks (tests replace these module functions with monkeypatch; without a screen — the offscreen or
-minimal Qt platform, which the test suite uses — they never block: unsaved changes are discarded, restores
-declined, file dialogs return ""):
-- `ask_unsaved(window, doing) -> "save" | "discard" | "cancel"`; the environment variable
-  `PERCVIZ_UNSAVED_ANSWER` (save/discard/cancel) answers it without a dialog too;
-- `ask_restore(window, orphan) -> bool` (an autosave left by a crashed session);
-- `ask_open_path(window, title, folder, filters) -> str` and `ask_save_path(window, title, path, filters) -> str`.
+Every question (unsaved changes, a crash's autosave, file choices) goes through the context's dialog service
+(percviz.app.dialogs): tests answer it with `dialogs.Answers`, a person with Qt dialogs.
 """
 
 from __future__ import annotations
 
 import os
-import time
 from pathlib import Path
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QKeySequence
-from PySide6.QtWidgets import QFileDialog, QMenu, QMessageBox
+from PySide6.QtWidgets import QMenu
 
 from percviz.app.classroom.autosave import Autosaver, Orphan, find_orphans
+from percviz.app.context import AppContext
+from percviz.app.dialogs import UNSAVED_ENV  # noqa: F401 - its old home
 from percviz.app.run.background import Task
-from percviz.app.prefs import Preferences
 from percviz.core.errors import PercvizError, PresetError
 
 PRESET_FILTER = "percviz scenes (*.json)"
 CSV_FILTER = "Points x,y,label (*.csv *.txt)"
 OPEN_FILTERS = f"Scenes and points (*.json *.csv *.txt);;{PRESET_FILTER};;{CSV_FILTER};;All files (*)"
 DROP_SUFFIXES = (".json", ".csv", ".txt")
-UNSAVED_ENV = "PERCVIZ_UNSAVED_ANSWER"
 #: Files larger than this (about 30,000 points of CSV) are read on a background Task by open_path.
 BACKGROUND_OPEN_BYTES = 1_000_000
 
@@ -52,68 +46,14 @@ def _load_or_message(path: Path):
         return None, f"{path}: {e.strerror or e}."
 
 
-def _no_screen() -> bool:
-    """True on the offscreen/minimal Qt platforms: nobody could answer a dialog."""
-    from PySide6.QtGui import QGuiApplication
-
-    return QGuiApplication.platformName() in ("offscreen", "minimal")
-
-
-# -- dialog hooks ------------------------------------------------------------------------------------
-def ask_unsaved(window, doing: str) -> str:
-    """Ask whether to save the unsaved scene before `doing` ("closing", "opening a file")."""
-    answer = os.environ.get(UNSAVED_ENV, "").strip().lower()
-    if answer in ("save", "discard", "cancel"):
-        return answer
-    if _no_screen():
-        return "discard"
-    box = QMessageBox(QMessageBox.Warning, "Unsaved changes",
-                      f"The scene has changes that are not saved. Save them before {doing}?",
-                      QMessageBox.Save | QMessageBox.Discard | QMessageBox.Cancel, window)
-    box.setDefaultButton(QMessageBox.Save)
-    return {QMessageBox.Save: "save", QMessageBox.Discard: "discard"}.get(box.exec(), "cancel")
-
-
-def ask_restore(window, orphan: Orphan) -> bool:
-    """Offer back the autosave of a session that ended without saving."""
-    if _no_screen():
-        return False
-    when = time.strftime("%Y-%m-%d %H:%M", time.localtime(orphan.saved_at))
-    src = f" (from {orphan.source})" if orphan.source else ""
-    box = QMessageBox(QMessageBox.Question, "Restore unsaved scene?",
-                      f"percviz did not close normally last time. An unsaved scene “{orphan.title}”{src} "
-                      f"was autosaved at {when}. Restore it?",
-                      QMessageBox.Yes | QMessageBox.No, window)
-    box.setDefaultButton(QMessageBox.Yes)
-    return box.exec() == QMessageBox.Yes
-
-
-def ask_open_path(window, title: str, folder: str, filters: str) -> str:
-    if _no_screen():
-        return ""
-    return QFileDialog.getOpenFileName(window, title, folder, filters)[0]
-
-
-def ask_save_path(window, title: str, path: str, filters: str) -> str:
-    if _no_screen():
-        return ""
-    return QFileDialog.getSaveFileName(window, title, path, filters)[0]
-
-
-def _hooks():
-    """The hook functions as currently set on this module (so monkeypatching works)."""
-    import percviz.app.classroom.file_actions as me
-
-    return me
-
-
 class FileActions(QObject):
     """Open/Save/Save As/Open Recent/Import CSV/Export CSV, drag-and-drop, close guard and autosave for a window."""
 
-    def __init__(self, window, prefs: Preferences, on_loaded=None):
-        super().__init__(window)
-        self.window, self.prefs, self.on_loaded = window, prefs, on_loaded
-        self.scene = window.scene
+    def __init__(self, ctx: AppContext, on_loaded=None):
+        super().__init__(ctx.window)
+        self.ctx, self.window, self.prefs, self.on_loaded = ctx, ctx.window, ctx.prefs, on_loaded
+        self.dialogs = ctx.dialogs
+        self.scene = ctx.scene
         self.current_path: Path | None = None
         self.actions: dict[str, QAction] = {}
         self.pending_orphans: list[Orphan] = []
@@ -123,10 +63,9 @@ class FileActions(QObject):
         for event in (self.scene.points_changed, self.scene.settings_changed):
             event.connect(self.autosaver.mark_dirty)
         self.scene.modified_changed.connect(self._on_modified)
-        self._close_guard = None
-        window.setAcceptDrops(True)
-        window.installEventFilter(self)
-        self._update_title()
+        ctx.window.setAcceptDrops(True)
+        ctx.window.installEventFilter(self)
+        self.update_title()
 
     # -- menu ------------------------------------------------------------------------------------------
     def build_menu(self, menu: QMenu, taken: set[str], extra=()) -> None:
@@ -205,7 +144,7 @@ class FileActions(QObject):
         the previous example opened close with it.
 
         Save then asks for a new name (the shipped file is never overwritten)."""
-        actions = getattr(self.window, "view_actions", {})
+        actions = self.window.view_actions
         by_hand = self.window.user_panels()
         opened = [name for name, act in actions.items() if name in by_hand and act.isChecked()]
         if not self.open_path(path):
@@ -215,12 +154,12 @@ class FileActions(QObject):
                 actions[name].setChecked(True)
         self.current_path = None
         self.prefs.remove_recent(str(Path(path).resolve()))
-        self._update_title()
+        self.update_title()
         return True
 
     # -- opening -----------------------------------------------------------------------------------
     def open_dialog(self) -> bool:
-        path = _hooks().ask_open_path(self.window, "Open a scene", self.prefs.last_folder, OPEN_FILTERS)
+        path = self.dialogs.open_path("Open a scene", self.prefs.last_folder, OPEN_FILTERS)
         return self.open_path(path) if path else False
 
     def open_path(self, path: "str | os.PathLike", confirm: bool = True) -> bool:
@@ -263,7 +202,7 @@ class FileActions(QObject):
         self.scene.mark_saved()
         self.autosaver.discard()
         self.prefs.add_recent(path)
-        self._update_title()
+        self.update_title()
         if preset.warnings:
             self.window.show_message(f"Opened {path.name} with warnings: " + " ".join(preset.warnings), 12000)
         else:
@@ -289,7 +228,7 @@ class FileActions(QObject):
         return True
 
     def import_csv_dialog(self) -> bool:
-        path = _hooks().ask_open_path(self.window, "Import points", self.prefs.last_folder, CSV_FILTER)
+        path = self.dialogs.open_path("Import points", self.prefs.last_folder, CSV_FILTER)
         return self.import_csv(path) if path else False
 
     def import_csv(self, path: "str | os.PathLike") -> bool:
@@ -313,8 +252,8 @@ class FileActions(QObject):
 
     def save_as(self) -> bool:
         current = self.current_path if self.current_path is not None and not inside_package(self.current_path) else None
-        suggested = str(current or Path(self.prefs.last_folder) / f"{_slug(self._title())}.json")
-        path = _hooks().ask_save_path(self.window, "Save the scene", suggested, PRESET_FILTER)
+        suggested = str(current or Path(self.prefs.last_folder) / f"{slug(self._title())}.json")
+        path = self.dialogs.save_path("Save the scene", suggested, PRESET_FILTER)
         if not path:
             return False
         path = Path(path)
@@ -336,13 +275,13 @@ class FileActions(QObject):
         self.scene.mark_saved()
         self.autosaver.discard()
         self.prefs.add_recent(path)
-        self._update_title()
+        self.update_title()
         self.window.show_message(f"Saved {path.name}")
         return True
 
     def export_csv_dialog(self) -> bool:
-        stem = self.current_path.stem if self.current_path else _slug(self._title())
-        path = _hooks().ask_save_path(self.window, "Export points", str(Path(self.prefs.last_folder) / f"{stem}.csv"),
+        stem = self.current_path.stem if self.current_path else slug(self._title())
+        path = self.dialogs.save_path("Export points", str(Path(self.prefs.last_folder) / f"{stem}.csv"),
                                       CSV_FILTER)
         return self.export_csv(path) if path else False
 
@@ -364,7 +303,7 @@ class FileActions(QObject):
         """True if it is fine to go on (nothing unsaved, saved now, or discarded)."""
         if not self.scene.modified:
             return True
-        answer = _hooks().ask_unsaved(self.window, doing)
+        answer = self.dialogs.unsaved(doing)
         if answer == "save":
             return self.save()
         return answer == "discard"
@@ -372,11 +311,7 @@ class FileActions(QObject):
     def eventFilter(self, obj, event) -> bool:
         if obj is self.window:
             kind = event.type()
-            if kind == QEvent.Close and self._close_guard is not None:
-                if not self._close_guard():
-                    event.ignore()
-                    return True
-            elif kind in (QEvent.DragEnter, QEvent.DragMove):
+            if kind in (QEvent.DragEnter, QEvent.DragMove):
                 if self._dropped_path(event) is not None:
                     event.acceptProposedAction()
                     return True
@@ -387,10 +322,6 @@ class FileActions(QObject):
                     QTimer.singleShot(0, lambda p=path: self.handle_drop(p))
                     return True
         return False
-
-    def guard_close_events(self, guard) -> None:
-        """For a window without `close_guards`: run `guard()` on close; False cancels the close."""
-        self._close_guard = guard
 
     def handle_drop(self, path: Path) -> bool:
         """A dropped CSV replaces the points (undoable); a dropped preset opens like File ▸ Open."""
@@ -443,8 +374,11 @@ class FileActions(QObject):
         newest, others = orphans[0], orphans[1:]
         for o in others:
             o.claim.unlock()  # leave them for a later start
+        accepted = self.dialogs.restore(newest)
+        if accepted is None:  # nobody was asked: kept for a start that can ask
+            newest.claim.unlock()
+            return False
         try:
-            accepted = _hooks().ask_restore(self.window, newest)
             if not accepted:
                 return False
             try:
@@ -458,7 +392,7 @@ class FileActions(QObject):
             self.current_path = src
             self.scene.mark_modified()
             self.autosaver.mark_dirty()
-            self._update_title()
+            self.update_title()
             self.window.show_message("Restored the autosaved scene; save it to keep it.", 8000)
             return True
         finally:
@@ -473,13 +407,13 @@ class FileActions(QObject):
 
     def _title(self) -> str:
         preset = self._safe_current()
-        return getattr(preset, "title", "") or "scene"
+        return (preset.title if preset is not None else "") or "scene"
 
     def _path_text(self) -> str | None:
         return str(self.current_path) if self.current_path else None
 
-    def _update_title(self) -> None:
-        title = getattr(self.window, "title", "") or "Untitled scene"
+    def update_title(self) -> None:
+        title = self.scene.title or "Untitled scene"
         where = f" ({self.current_path.name})" if self.current_path else ""
         self.window.setWindowTitle(f"{title}{where}[*] — percviz")
         self.window.setWindowModified(bool(self.scene.modified))
@@ -523,6 +457,7 @@ def inside_package(path: "str | os.PathLike") -> bool:
     return True
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """A file-name stem from a title ("Two moons, RBF" → "two-moons-rbf")."""
     keep = "".join(c if c.isalnum() or c in "-_ " else " " for c in text).strip()
     return "-".join(keep.lower().split())[:60] or "scene"

@@ -30,9 +30,8 @@ def apply_generated(window, name: str, n: int = 100, noise: float = 0.1, seed: i
         old = window.scene.points
         pts = PointSet(np.vstack([old.X, pts.X]), np.concatenate([old.classes, pts.classes]))
     window.scene.set_points(pts)
-    classroom = getattr(window, "classroom", None)  # (a window built without the classroom has no titles)
-    if not add and classroom is not None:  # new points, a new scene: no earlier title, explanation or file name
-        classroom.new_untitled()
+    if not add:  # new points, a new scene: no earlier title, explanation or file name
+        window.start_untitled()
     window.show_message(f"Generated {n} points ({GENERATORS[name].label}); Ctrl+Z restores the previous ones.")
     return True
 

@@ -97,8 +97,8 @@ def glossary_html() -> str:
             f"<table cellpadding='4'>{rows}</table><h2>How a run ends</h2><table cellpadding='4'>{outs}</table>")
 
 
-def show_glossary(window) -> None:
-    """Help ▸ What the numbers mean: the glossary in a dialog."""
+def glossary_dialog(window):
+    """Help ▸ What the numbers mean: the glossary in a dialog (not yet shown)."""
     from PySide6.QtWidgets import QDialog, QTextBrowser, QVBoxLayout
 
     dlg = QDialog(window)
@@ -110,8 +110,7 @@ def show_glossary(window) -> None:
     text.setHtml(glossary_html())
     lay.addWidget(text)
     dlg.resize(int(window.width() * 0.7), int(window.height() * 0.7))
-    dlg.show()
-    window._glossary_dialog = dlg
+    return dlg
 
 
 class HelpSheet(HelpOverlay):
@@ -159,4 +158,4 @@ class HelpSheet(HelpOverlay):
                 "<p><i>Every key, and every mouse action that changes something, is also in a menu. Press any key to close.</i></p>")
 
 
-__all__ = ["HelpSheet", "glossary_html", "show_glossary", "FIELD_ROWS", "MOUSE_ROWS", "help_rows", "key_rows", "menu_actions"]
+__all__ = ["HelpSheet", "glossary_html", "glossary_dialog", "FIELD_ROWS", "MOUSE_ROWS", "help_rows", "key_rows", "menu_actions"]

@@ -74,10 +74,7 @@ class FocusKeeper(QObject):
 
     def focus_canvas(self) -> None:
         """Give the keyboard to the canvas's plot (where Space, P, R, ← → act)."""
-        canvas = self.window.panels.get("canvas")
-        target = getattr(canvas, "plot", canvas)
-        if target is not None:
-            target.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.window.panels["canvas"].plot.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _ours(self, w) -> bool:
         try:
@@ -116,8 +113,7 @@ class FocusKeeper(QObject):
         return False
 
     def _after_enter(self) -> None:
-        controls = getattr(self.window, "controls", None)
-        if controls is not None and controls.forms_valid():
+        if self.window.controls.forms_valid():
             self.focus_canvas()
 
     def detach(self) -> None:
