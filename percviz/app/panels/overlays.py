@@ -372,8 +372,6 @@ class HelpOverlay(QWidget):
 def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     """Put the run caption over the canvas's plot area (replacing the canvas's own smaller caption)."""
     plot, viewbox, scene = canvas.plot, canvas.viewbox, canvas.scene_model
-    for own in (canvas.overlay, canvas.overlay_box):  # the canvas's own smaller caption: made transparent, not removed
-        own.setOpacity(0.0)
 
     def anchor():
         return plot.mapFromScene(viewbox.sceneBoundingRect()).boundingRect()
@@ -417,13 +415,10 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     note.setObjectName("run_caption_line")
     note.setAccessibleName("run caption")
     note.hide()
-    header = getattr(canvas, "header", None)
-    if header is not None:
-        header.insertWidget(1, note, 10)  # most of the row: the stretch after the title keeps a little
+    header = canvas.header
+    header.insertWidget(1, note, 10)  # most of the row: the stretch after the title keeps a little
 
     def elsewhere(texts: list[str]) -> None:
-        if header is None:
-            return
         if texts:
             note.apply_theme(overlay.theme)
             note.setContentsMargins(0, 0, 4, 0)
@@ -456,6 +451,7 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     made: dict = {}
     overlay = made["overlay"] = RunOverlay(plot, theme, anchor, crowding, elsewhere, boundary)
     overlay.line_label = note
+    canvas.caption_layer.take_over(overlay)  # the canvas's own smaller caption: transparent; restyled with the layers
     viewbox.sigResized.connect(overlay.refresh)
     viewbox.sigRangeChanged.connect(lambda *_: overlay.place())
 
