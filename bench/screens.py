@@ -1,8 +1,9 @@
 """Render every shipped preset in the real main window at 1280×800, light and dark, to PNG (before/after compares).
 
-    QT_QPA_PLATFORM=offscreen python bench/screens.py OUT_DIR [--compare OTHER_DIR]
+    QT_QPA_PLATFORM=offscreen python bench/screens.py OUT_DIR [--scale 3] [--input-distances] [--compare OTHER_DIR]
 
-Each scene is run to its end and drawn at full resolution before the window is grabbed. `--compare` prints, per
+Each scene is run to its end and drawn at full resolution before the window is grabbed; `--scale` presents it
+(F5) at that scale, `--input-distances` turns View ▸ Input distances on. `--compare` prints, per
 picture, how many pixels differ from the same file in OTHER_DIR and the largest channel difference.
 """
 
@@ -16,7 +17,7 @@ from pathlib import Path
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 
 
-def render(out: Path) -> None:
+def render(out: Path, scale: float = 1.0, distances: bool = False) -> None:
     """One PNG per (preset, theme) in out."""
     import tempfile
 
@@ -37,12 +38,18 @@ def render(out: Path) -> None:
             w.resize(1280, 800)
             w.show()
             w.classroom.set_theme(theme)
+            if scale > 1:
+                w.classroom.set_presentation_scale(scale)
+                w.classroom.set_presentation(True)
             w.session.wait_idle()
             w.session.run_to_end()
             w.session.wait_idle()
             for _ in range(30):
                 QCoreApplication.processEvents()
             canvas = w.panels["canvas"]
+            if distances and w.input_layer is not None:
+                w.input_layer.set_enabled(True)
+                w.input_layer.wait(120)
             canvas.redraw_now()
             while canvas.computing_picture:
                 QCoreApplication.processEvents()
@@ -81,8 +88,10 @@ if __name__ == "__main__":
     ap = argparse.ArgumentParser()
     ap.add_argument("out", type=Path)
     ap.add_argument("--compare", type=Path)
+    ap.add_argument("--scale", type=float, default=1.0)
+    ap.add_argument("--input-distances", action="store_true")
     ns = ap.parse_args()
     if ns.compare:
         compare(ns.out, ns.compare)
     else:
-        render(ns.out)
+        render(ns.out, ns.scale, ns.input_distances)

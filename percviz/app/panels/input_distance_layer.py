@@ -146,7 +146,7 @@ class InputDistanceLayer(QObject, CanvasLayer):
         pairs[0::2], pairs[1::2] = starts, ends
         self.segments.setData(pairs[:, 0], pairs[:, 1], connect="pairs")
         self.feet.setData(ends[:, 0], ends[:, 1])
-        est = getattr(snap, "feet", None)
+        est = snap.feet
         if est is not None and len(est) == len(X) and np.isfinite(est).all():
             self.estimates.setData(est[:, 0], est[:, 1])
         else:
