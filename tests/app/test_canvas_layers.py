@@ -126,3 +126,34 @@ def test_an_added_layer_gets_the_theme_the_snapshot_and_the_one_shared_picture(w
     pic = rec.pictures[-1]
     assert (pic.snap, pic.grid) == canvas.picture_of  # the picture the image layer drew, not a second evaluation
     assert canvas.image.image.shape == pic.F.shape
+
+
+def test_input_distances_are_a_layer_computed_on_a_background_task(qtbot, hall_window, monkeypatch):
+    """View ▸ Input distances: restyled with the canvas's layers, its distances computed through background.Task."""
+    import percviz.app.panels.input_distance_layer as idl
+    from percviz.app.theme import theme_for
+
+    started = []
+
+    class CountedTask(idl.Task):
+        def start(self, fn, *args):
+            started.append(self.name)
+            return super().start(fn, *args)
+
+    monkeypatch.setattr(idl, "Task", CountedTask)
+    window = hall_window(SHIPPED_DIR / "input-space-margin.json")
+    window.session.run_to_end()
+    window.session.wait_idle()
+    canvas, layer = window.panels["canvas"], window.input_layer
+    assert layer in canvas.layers
+    dark = theme_for("dark", 2.0)
+    canvas.apply_theme(dark)
+    assert layer.segments.opts["pen"].color() == QColor(dark.foreground)
+    layer.set_enabled(True)
+    qtbot.waitUntil(lambda: layer.result is not None, timeout=60000)
+    assert started and set(started) == {"percviz-input-distances"}
+    starts, ends = layer.segment_data()
+    assert len(starts) == window.scene.n
+    # each foot is on f = 0 of the snapshot shown (an independent check: f evaluated at the feet)
+    f_feet = canvas.snapshot.decision(ends)
+    assert abs(f_feet).max() < 1e-3 * abs(canvas.snapshot.decision(starts)).max()
