@@ -41,6 +41,7 @@ class CaptionLayer(CanvasLayer):
         self.text.setPos(12, 8)
         self.text.setZValue(100)
         self.run_overlay = None  # the classroom's caption, when it took this one's place
+        self.shown = True  # False: no caption over the plot (a race lane writes its own under the canvas)
 
     def attach(self, canvas) -> None:
         super().attach(canvas)
@@ -70,6 +71,9 @@ class CaptionLayer(CanvasLayer):
 
     def draw(self, snap) -> None:
         if snap is None:
+            return
+        if not self.shown:
+            self.clear()
             return
         parts = caption_parts(snap, self.canvas.solver_cls)
         self.text.setText("   ·   ".join(parts))
