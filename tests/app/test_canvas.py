@@ -10,6 +10,7 @@ from PySide6.QtGui import QMouseEvent
 from PySide6.QtWidgets import QApplication
 
 from percviz.app.panels.canvas import MAX_SLACK_LABELS, CanvasView, stepped_level
+from percviz.app.panels.canvas.tooltip import point_tooltip
 from percviz.core.data import PointSet
 from percviz.core.decision import FeatureLinear
 from percviz.core.features import parse_features
@@ -325,7 +326,7 @@ def test_soft_margin_svm_draws_margins_at_plus_minus_one_and_every_slack(qtbot):
     # (those that would cover a larger slack's label are left out)
     assert labels[0] == f"ξ={xi.max():.2g}" and 1 <= len(labels) <= min(len(inside), MAX_SLACK_LABELS)
     j = int(np.argmax(xi))
-    assert view._point_tooltip(j).endswith(f"slack ξ = {xi[j]:.3g}")
+    assert point_tooltip(view, j).endswith(f"slack ξ = {xi[j]:.3g}")
 
 
 def test_kernel_svm_margins_are_the_plus_minus_one_levels(qtbot):
@@ -433,7 +434,7 @@ def test_multiclass_regions_with_scores_near_the_float32_limit_are_finite_colour
     rect = QRectF(grid.x_min, grid.y_min, grid.x_max - grid.x_min, grid.y_max - grid.y_min)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        canvas._draw_regions(F, rect, grid.xs, grid.ys)
+        canvas.image_layer.draw_regions(F, rect)
     img = canvas.image.image
     assert img.ndim == 3 and img.dtype == np.uint8
     assert len(np.unique(img[..., :3].reshape(-1, 3), axis=0)) >= 3  # three regions, not one garbage colour

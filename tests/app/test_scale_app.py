@@ -69,16 +69,16 @@ def test_snkp_steps_on_100k_affine_points_without_any_dense_gram(big_window, qtb
 
 def test_zooming_in_draws_a_point_the_full_view_left_out_and_hover_finds_it(big_window, qtbot):
     canvas = big_window.panels["canvas"]
-    drawn = set(canvas._shown_points.tolist())
+    drawn = set(canvas.points_layer.shown.tolist())
     X = canvas.scene_model.points.X
     i = next(j for j in range(N) if j not in drawn and abs(X[j, 0]) < 1 and abs(X[j, 1]) < 1)
     # zoom in around point i until the view holds few points: the drawing is then exact
     canvas.viewbox.setRange(xRange=(X[i, 0] - 0.02, X[i, 0] + 0.02), yRange=(X[i, 1] - 0.02, X[i, 1] + 0.02), padding=0)
     QApplication.processEvents()
-    assert i in set(canvas._shown_points.tolist())
+    assert i in set(canvas.points_layer.shown.tolist())
     QTest.mouseMove(canvas.plot.viewport(), canvas_pos(canvas, X[i, 0], X[i, 1]))
     QApplication.processEvents()
-    assert canvas._hovered == i
+    assert canvas.hovered == i
 
 
 def test_decimator_is_stable_capped_and_exact_when_the_view_holds_few_points():

@@ -160,9 +160,9 @@ def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_t
     canvas, scene = w.panels["canvas"], w.session.scene
     item = canvas.points_item
     calls = []
-    real, real_all = item.setData, canvas._set_spots
+    real, real_all = item.setData, canvas.points_layer.set_spots
     item.setData = lambda *a, **k: (calls.append(1), real(*a, **k))  # counts the full redraws
-    canvas._set_spots = lambda *a, **k: (calls.append(1), real_all(*a, **k))
+    canvas.points_layer.set_spots = lambda *a, **k: (calls.append(1), real_all(*a, **k))
 
     def spots():
         d = item.data
@@ -170,25 +170,25 @@ def test_the_drawn_spots_after_each_edit_are_the_points_the_decimator_shows_in_t
 
     def expected():
         pts, t = scene.points, canvas.theme
-        shown = canvas._decimator.shown(pts.X, canvas.viewbox.viewRange())
+        shown = canvas.points_layer.decimator.shown(pts.X, canvas.viewbox.viewRange())
         X, cls = (pts.X, pts.classes) if shown is None else (pts.X[shown], pts.classes[shown])
-        brushes = canvas._styles["point_brushes"]
-        symbols = [canvas._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
+        brushes = canvas.points_layer.brushes
+        symbols = [canvas.points_layer.symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
         return sorted((float(x), float(y), id(brushes[k % 6]), symbols[k % 6]) for (x, y), k in zip(X, cls))
 
-    drawn = set(map(tuple, scene.points.X[canvas._shown_points].tolist()))
+    drawn = set(map(tuple, scene.points.X[canvas.points_layer.shown].tolist()))
     i = next(k for k in range(N) if tuple(scene.points.X[k]) in drawn)  # a drawn point
     scene.begin_drag()
     for k in range(5):
         scene.move_point(i, 0.3 + 0.01 * k, -0.2)
     scene.end_drag()
-    qtbot.waitUntil(lambda: canvas._drawn_for is scene.points.X)  # a dragged point waits for its rerun's boundary
+    qtbot.waitUntil(lambda: canvas.points_layer.drawn_for is scene.points.X)  # a dragged point waits for its rerun's boundary
     assert spots() == expected()
     scene.add_point(0.05, 0.05, 1)
     scene.remove_point(i)
     scene.add_point(-0.4, 0.6, 0)
     assert spots() == expected()
-    assert len(item.data) == canvas._decimator.cap
+    assert len(item.data) == canvas.points_layer.decimator.cap
     assert calls == []  # every edit was patched, not redrawn
     w.apply_theme(w.theme)
     assert spots() == expected() and calls == []  # the same look keeps the drawn spots
@@ -210,14 +210,14 @@ def test_the_full_draw_fills_the_same_spot_records_and_picture_as_pyqtgraphs_set
                 + [item.opts["size"], id(item.opts["pen"]), item.opts["symbol"], id(item.opts["brush"])])
 
     ours, picture = record(), canvas.plot.grab().toImage()
-    assert len(item.data) == canvas._decimator.cap
-    t, pts, shown = canvas.theme, w.scene.points, canvas._shown_points
-    symbols = [canvas._symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
-    brushes = canvas._styles["point_brushes"]
+    assert len(item.data) == canvas.points_layer.decimator.cap
+    t, pts, shown = canvas.theme, w.scene.points, canvas.points_layer.shown
+    symbols = [canvas.points_layer.symbols.get(s, s) for s in (t.class_symbol(k) for k in range(6))]
+    brushes = canvas.points_layer.brushes
     X, cls = pts.X[shown], pts.classes[shown]
     assert sorted(set(cls.tolist())) == [0, 1]
     item.setData(pos=X, size=t.marker_size * 1.35, symbol=[symbols[k % 6] for k in cls],
-                 brush=[brushes[k % 6] for k in cls], pen=canvas._styles["point_pen"])
+                 brush=[brushes[k % 6] for k in cls], pen=canvas.points_layer.pen)
     QApplication.processEvents()
     assert record() == ours
     assert canvas.plot.grab().toImage() == picture
@@ -456,7 +456,7 @@ def test_a_view_closed_and_opened_at_a_large_n_is_hidden_and_shown_and_the_windo
             assert not w.updatesEnabled()  # the relayout's turn paints nothing
             qtbot.waitUntil(lambda: w.updatesEnabled() and not canvas._redraw_pending)
             assert widget.isVisible() == on, (name, on)
-            drawn = [(id(canvas.snapshot), canvas._grid(r).key, id(canvas.theme))
+            drawn = [(id(canvas.snapshot), canvas.grid(r).key, id(canvas.theme))
                      for r in (canvas.coarse_resolution, canvas.fine_resolution)]
             assert canvas._drawn_key in drawn, (name, on)  # the canvas drew the run for its new view
     _close(w)

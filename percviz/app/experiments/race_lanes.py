@@ -24,9 +24,9 @@ def fmt(v) -> str:
 class LaneCanvas(CanvasView):
     """A canvas whose run caption is drawn under it by its lane, not over the points."""
 
-    def _draw_overlay(self, snap) -> None:
-        self.overlay.setText("")
-        self._fit_overlay_box()
+    def __init__(self, *args, **kwargs):
+        super().__init__(*args, **kwargs)
+        self.caption_layer.shown = False
 
 
 class WrappedLabel(QLabel):

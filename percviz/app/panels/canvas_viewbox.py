@@ -62,3 +62,15 @@ class CanvasViewBox(pg.ViewBox):
         if ev.isFinish():
             self._dragging = None
             self._scene.end_drag()
+
+
+def skip_hover_while_dragging(scene, model: SceneModel) -> None:
+    """pyqtgraph looks for the items under the cursor on every mouse move (hover events, which no item may
+    accept mid-drag); while a point is dragged that search is skipped (the canvas's own hover follows the mouse)."""
+    send = scene.sendHoverEvents
+
+    def send_hover(ev, exitOnly=False):  # noqa: N803 (pyqtgraph's name)
+        if not (model.dragging and not exitOnly):
+            send(ev, exitOnly)
+
+    scene.sendHoverEvents = send_hover

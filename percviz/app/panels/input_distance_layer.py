@@ -1,24 +1,22 @@
 """View ▸ input distances: on the canvas, a segment from each point to the nearest point of the curve f = 0.
 
-Self-contained: the layer adds its own pyqtgraph items to a canvas's plot and is fed snapshots (the main window
-connects it to the session). The distances come from percviz.core.input_distance, computed on one worker
-thread (a plain executor, not a QThread) and picked up by a timer; a newer snapshot makes an older result stale.
+A canvas layer (percviz.app.panels.canvas.layer): the canvas draws it with the others and restyles it on every
+theme or scale change. The distances come from percviz.core.input_distance, computed on a
+percviz.app.run.background.Task (the app's one way off the UI thread; no polling); a newer snapshot cancels an
+older computation.
 """
 
 from __future__ import annotations
 
-from concurrent.futures import Future, ThreadPoolExecutor
-
 import numpy as np
 import pyqtgraph as pg
-from PySide6.QtCore import QObject, QTimer, Signal
+from PySide6.QtCore import QObject, Signal
 from PySide6.QtWidgets import QLabel
 
+from percviz.app.panels.canvas.layer import CanvasLayer
+from percviz.app.run.background import Task
 from percviz.core.glossary import MARGINS, margin_text
 from percviz.core.input_distance import InputDistances, input_distances
-
-#: How often a pending computation is polled (ms).
-POLL_MS = 25
 
 
 def _compute(decision, X, y) -> InputDistances | None:
@@ -39,41 +37,44 @@ def caption_text(res: InputDistances | None, snap, solver_cls=None) -> str:
     return "  ·  ".join(parts)
 
 
-class InputDistanceLayer(QObject):
+class InputDistanceLayer(QObject, CanvasLayer):
     """Segments x_i → foot of the perpendicular on f = 0 (and Akaho's x̂_i when the snapshot has them)."""
 
+    name = "input distances"
     updated = Signal()
 
     def __init__(self, canvas, parent=None):
-        super().__init__(parent or canvas)
-        self.canvas = canvas
+        QObject.__init__(self, parent or canvas)
         self.segments = pg.PlotCurveItem(connect="pairs", antialias=True)
         self.feet = pg.ScatterPlotItem(pxMode=True, size=6, symbol="o")
         self.estimates = pg.ScatterPlotItem(pxMode=True, size=9, symbol="x")
-        for z, it in ((15, self.segments), (16, self.feet), (16, self.estimates)):
-            it.setZValue(z)
-            canvas.plot.addItem(it)
         self.caption = QLabel("")
         self.caption.setObjectName("input_margin")
         self.caption.setAccessibleName("input margin")
         self.result: InputDistances | None = None
         self.enabled = False
-        self._pool = ThreadPoolExecutor(max_workers=1, thread_name_prefix="input-distances")
-        self._pending: Future | None = None
-        self._wanted = 0
+        self._task: Task | None = None  # the computation whose result is wanted
+        self._cancelled: list[Task] = []  # cancelled ones whose threads may still run (shutdown waits)
         self._snap = None
-        self._timer = QTimer(self)
-        self._timer.setInterval(POLL_MS)
-        self._timer.timeout.connect(self._poll)
-        self.apply_theme(getattr(canvas, "theme", None))
+        canvas.add_layer(self)  # attach, theme, problem and the snapshot shown
         self.set_enabled(False)
 
-    def apply_theme(self, theme) -> None:
-        colour = getattr(theme, "foreground", None) or "#303030"
+    def attach(self, canvas) -> None:
+        super().attach(canvas)
+        for z, it in ((15, self.segments), (16, self.feet), (16, self.estimates)):
+            it.setZValue(z)
+            canvas.plot.addItem(it)
+
+    def apply_theme(self, theme, scale=None) -> None:
+        colour = theme.foreground if theme is not None else "#303030"
         self.segments.setPen(pg.mkPen(colour, width=1.5, style=pg.QtCore.Qt.PenStyle.DotLine))
         self.feet.setPen(pg.mkPen(colour, width=1.2))
         self.feet.setBrush(pg.mkBrush(255, 255, 255, 230))
         self.estimates.setPen(pg.mkPen("#b06000", width=1.6))
+
+    def draw(self, snapshot) -> None:
+        if snapshot is not None and snapshot is not self._snap:  # the canvas shows a snapshot not computed yet
+            self.set_snapshot(snapshot)
 
     def set_enabled(self, on: bool) -> None:
         self.enabled = bool(on)
@@ -93,36 +94,37 @@ class InputDistanceLayer(QObject):
             return
         X = np.array(pts.X, dtype=float)
         y = pts.y if pts.n and pts.classes.max() <= 1 else None
-        self._wanted += 1
-        if self._pending is not None:
-            self._pending.cancel()  # not started yet: drop it (a running one finishes and is ignored)
-        self._pending = self._pool.submit(_compute, snap.decision, X, y)
-        self._pending.generation = self._wanted  # type: ignore[attr-defined]
-        self._pending.inputs = (X, snap)  # type: ignore[attr-defined]
-        self._timer.start()
+        self._cancel()
+        task = self._task = Task(self, name="percviz-input-distances")
+        task.done.connect(lambda res, t=task: self._finished(t, X, res, snap))
+        task.failed.connect(lambda text, t=task: self._failed(t, text))
+        task.start(_compute, snap.decision, X, y)
+
+    def _cancel(self) -> None:
+        task, self._task = self._task, None
+        if task is not None:
+            task.cancel()  # a running computation finishes on its thread; its result is dropped
+            self._cancelled = [t for t in self._cancelled if t.running] + [task]
 
     def wait(self, timeout: float = 30.0) -> None:
-        """Block until the pending computation is drawn (tests, screenshots)."""
-        if self._pending is not None:
-            self._pending.result(timeout)
-            self._poll()
+        """Block until the pending computation is drawn (tests, screenshots); TimeoutError after `timeout` s."""
+        task = self._task
+        if task is None:
+            return
+        if not task.wait(int(1000 * timeout)):
+            raise TimeoutError(f"input distances not computed within {timeout} s")
+        task.deliver()
 
-    def _poll(self) -> None:
-        fut = self._pending
-        if fut is None or not fut.done():
-            return
-        self._timer.stop()
-        self._pending = None
-        if fut.cancelled() or fut.generation != self._wanted:  # type: ignore[attr-defined]
-            return
-        X, snap = fut.inputs  # type: ignore[attr-defined]
-        try:
-            res = fut.result()
-        except Exception as exc:  # say it, draw nothing
+    def _finished(self, task, X, res, snap) -> None:
+        if task is self._task:
+            self._task = None
+            self._draw(X, res, snap)
+
+    def _failed(self, task, text: str) -> None:
+        if task is self._task:  # say it, draw nothing
+            self._task = None
             self._clear()
-            self.caption.setText(f"input distances unavailable: {exc}")
-            return
-        self._draw(X, res, snap)
+            self.caption.setText(f"input distances unavailable: {text}")
 
     def _clear(self) -> None:
         self.segments.setData([], [])
@@ -131,7 +133,7 @@ class InputDistanceLayer(QObject):
 
     def _draw(self, X: np.ndarray, res: InputDistances | None, snap) -> None:
         self.result = res
-        self.caption.setText(caption_text(res, snap, getattr(self.canvas, "solver_cls", None)))
+        self.caption.setText(caption_text(res, snap, self.canvas.solver_cls))
         self.caption.setToolTip(f"{MARGINS['input'].tooltip}")
         self.caption.setMinimumWidth(self.caption.sizeHint().width())  # the status bar would squeeze it
         if res is None or not res.has_curve:
@@ -144,7 +146,7 @@ class InputDistanceLayer(QObject):
         pairs[0::2], pairs[1::2] = starts, ends
         self.segments.setData(pairs[:, 0], pairs[:, 1], connect="pairs")
         self.feet.setData(ends[:, 0], ends[:, 1])
-        est = getattr(snap, "feet", None)
+        est = snap.feet
         if est is not None and len(est) == len(X) and np.isfinite(est).all():
             self.estimates.setData(est[:, 0], est[:, 1])
         else:
@@ -159,6 +161,7 @@ class InputDistanceLayer(QObject):
         P = np.column_stack([x, y])
         return P[0::2], P[1::2]
 
-    def shutdown(self) -> None:
-        self._timer.stop()
-        self._pool.shutdown(wait=True, cancel_futures=True)
+    def shutdown(self, wait_ms: int = 3000) -> bool:
+        """The window closes: drop the computation and wait for its threads (True when none runs)."""
+        self._cancel()
+        return all(t.wait(wait_ms) for t in self._cancelled)

@@ -66,9 +66,9 @@ class ReadoutLabel(QLabel):
 class _Follow(QObject):
     """Keeps an overlay placed over its parent when the parent is resized."""
 
-    def __init__(self, overlay: QWidget):
+    def __init__(self, overlay: QWidget, refresh):
         super().__init__(overlay)
-        self.overlay = overlay
+        self.overlay, self.refresh = overlay, refresh
         self._pending = False
         overlay.parentWidget().installEventFilter(self)
 
@@ -83,8 +83,7 @@ class _Follow(QObject):
 
     def place(self) -> None:
         self._pending = False
-        refresh = getattr(self.overlay, "refresh", None) or self.overlay.place
-        refresh()
+        self.refresh()
 
 
 class RunOverlay(QLabel):
@@ -118,8 +117,11 @@ class RunOverlay(QLabel):
         self._snapshot = None
         self._enabled = True
         self.line_label: LineLabel | None = None  # the caption's place in the title row (attach_run_overlay)
+        self._fit = 0  # the fit level reached (see OFF_PLOT)
+        self._sized_for: tuple | None = None  # (text, font, margins) the label was last sized for
+        self._elsewhere_texts: list[str] | None = None  # what `elsewhere` was last given
         self.apply_theme(theme or theme_for())
-        _Follow(self)
+        _Follow(self, self.refresh)
         self.hide()
 
     def apply_theme(self, theme: Theme) -> None:
@@ -150,6 +152,16 @@ class RunOverlay(QLabel):
         p.drawRoundedRect(self.rect(), r, r)
         p.end()
         super().paintEvent(event)
+
+    @property
+    def solver_cls(self):
+        """The solver class the caption speaks of."""
+        return self._solver_cls
+
+    @property
+    def snapshot(self):
+        """The snapshot the caption shows (None: none yet)."""
+        return self._snapshot
 
     def set_solver(self, solver_cls) -> None:
         self._solver_cls = solver_cls
@@ -214,7 +226,7 @@ class RunOverlay(QLabel):
     def _may_shrink(self) -> bool:
         """Presentation type is large enough to hide the data: there the caption shrinks, else hides, rather than
         cover a point (at the desk it only moves to the emptiest corner)."""
-        return self.theme.presentation and getattr(self, "_fit", 0) < self.OFF_PLOT and self.isVisible()
+        return self.theme.presentation and self._fit < self.OFF_PLOT and self.isVisible()
 
     def _area(self) -> QRect:
         """The plot area in the parent's coordinates (the whole parent without an anchor)."""
@@ -229,7 +241,7 @@ class RunOverlay(QLabel):
     def place(self) -> None:
         m = self.contentsMargins()
         size_key = (self.text(), self.font().key(), m.left(), m.top(), m.right(), m.bottom())
-        if size_key != getattr(self, "_sized_for", None):  # a rich-text size costs ~2 ms at presentation type
+        if size_key != self._sized_for:  # a rich-text size costs ~2 ms at presentation type
             self.adjustSize()
             self._sized_for = size_key
         area = self._area()
@@ -259,12 +271,12 @@ class RunOverlay(QLabel):
                     self.corner = clear[0]
                 if self._may_shrink() and (least > 0 or self.corner in crossed):
                     # never over a data point, nor (presenting) over the boundary: smaller, else in the title row
-                    self._refresh(getattr(self, "_fit", 0) + 1)
+                    self._refresh(self._fit + 1)
                     return
         else:
             self.corner = "top-left"
             if self._crowding is not None and self._may_shrink():
-                self._refresh(getattr(self, "_fit", 0) + 1)  # larger than the plot's corners: smaller, else hidden
+                self._refresh(self._fit + 1)  # larger than the plot's corners: smaller, else hidden
                 return
         self.move(*corners[self.corner])
         self.raise_()
@@ -274,9 +286,9 @@ class RunOverlay(QLabel):
         """Once the fit is decided: the caption in `elsewhere` when it is off the plot, else nothing there."""
         if self._elsewhere is None:
             return
-        off = getattr(self, "_fit", 0) >= self.OFF_PLOT and self._enabled
+        off = self._fit >= self.OFF_PLOT and self._enabled
         texts = caption_lines(self._snapshot, self._solver_cls) if off else []
-        if texts != getattr(self, "_elsewhere_texts", None):
+        if texts != self._elsewhere_texts:
             self._elsewhere_texts = texts
             self._elsewhere(texts)
 
@@ -309,7 +321,7 @@ class HelpOverlay(QWidget):
         self.label.setAlignment(Qt.AlignCenter)
         self.setFocusPolicy(Qt.StrongFocus)
         self.apply_theme(theme or theme_for())
-        _Follow(self)
+        _Follow(self, self.place)
         self.hide()
 
     def apply_theme(self, theme: Theme) -> None:
@@ -372,8 +384,6 @@ class HelpOverlay(QWidget):
 def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     """Put the run caption over the canvas's plot area (replacing the canvas's own smaller caption)."""
     plot, viewbox, scene = canvas.plot, canvas.viewbox, canvas.scene_model
-    for own in (canvas.overlay, canvas.overlay_box):  # the canvas's own smaller caption: made transparent, not removed
-        own.setOpacity(0.0)
 
     def anchor():
         return plot.mapFromScene(viewbox.sceneBoundingRect()).boundingRect()
@@ -417,13 +427,10 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     note.setObjectName("run_caption_line")
     note.setAccessibleName("run caption")
     note.hide()
-    header = getattr(canvas, "header", None)
-    if header is not None:
-        header.insertWidget(1, note, 10)  # most of the row: the stretch after the title keeps a little
+    header = canvas.header
+    header.insertWidget(1, note, 10)  # most of the row: the stretch after the title keeps a little
 
     def elsewhere(texts: list[str]) -> None:
-        if header is None:
-            return
         if texts:
             note.apply_theme(overlay.theme)
             note.setContentsMargins(0, 0, 4, 0)
@@ -437,8 +444,9 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     def boundary(rect: QRect) -> bool:
         """Whether f = 0 of the finished run shown crosses rect (sampled on a 9×5 grid; never while dragging, so
         the caption does not hop between corners during a run or a drag)."""
-        snap = getattr(made.get("overlay"), "_snapshot", None)  # (None while the overlay is being built)
-        if snap is None or not snap.status.done or scene.dragging or getattr(snap, "decision", None) is None:
+        overlay = made.get("overlay")  # (None while the overlay is being built)
+        snap = None if overlay is None else overlay.snapshot
+        if snap is None or not snap.status.done or scene.dragging or snap.decision is None:
             return False
         o = plot.mapFromScene(viewbox.mapViewToScene(QPointF(0.0, 0.0)))
         e = plot.mapFromScene(viewbox.mapViewToScene(QPointF(1.0, 1.0)))
@@ -456,6 +464,7 @@ def attach_run_overlay(canvas, theme: Theme | None = None) -> RunOverlay:
     made: dict = {}
     overlay = made["overlay"] = RunOverlay(plot, theme, anchor, crowding, elsewhere, boundary)
     overlay.line_label = note
+    canvas.caption_layer.take_over(overlay)  # the canvas's own smaller caption: transparent; restyled with the layers
     viewbox.sigResized.connect(overlay.refresh)
     viewbox.sigRangeChanged.connect(lambda *_: overlay.place())
 
