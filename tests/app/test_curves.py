@@ -231,7 +231,7 @@ def test_objectives_share_the_criteria_plot_not_the_margin_plot():
 
 
 def test_iteration_axis_writes_thousands_and_millions_compactly(qapp):
-    from percviz.app.panels.curves import _IterationAxis
+    from percviz.app.panels.curves.axes import _IterationAxis
 
     ax = _IterationAxis("bottom")
     assert ax.tickStrings([0, 10000, 20000], 1, 10000) == ["0", "10k", "20k"]
@@ -244,7 +244,7 @@ def test_iteration_axis_writes_thousands_and_millions_compactly(qapp):
 def test_iteration_ticks_keep_their_labels_apart_on_a_narrow_axis(qapp):
     from PySide6.QtGui import QFont, QFontMetricsF
 
-    from percviz.app.panels.curves import _IterationAxis
+    from percviz.app.panels.curves.axes import _IterationAxis
 
     ax = _IterationAxis("bottom")
     font = QFont()
@@ -281,7 +281,7 @@ def test_a_curve_without_two_finite_values_in_a_row_is_drawn_as_dots(curves):
 
 
 def test_iteration_axis_ticks_are_whole_numbers_and_narrow_log_axes_have_labels(qapp):
-    from percviz.app.panels.curves import _DecadeAxis, _IterationAxis
+    from percviz.app.panels.curves.axes import _DecadeAxis, _IterationAxis
 
     axis = _IterationAxis("bottom")
     for step, _offset in axis.tickSpacing(0.0, 1.0, 400):
@@ -311,7 +311,7 @@ def test_a_presets_curves_and_log_y_choose_the_plotted_metrics_and_their_axes(qt
 
 
 def test_a_log_axis_within_one_decade_labels_at_least_two_values(qapp):
-    from percviz.app.panels.curves import _DecadeAxis
+    from percviz.app.panels.curves.axes import _DecadeAxis
 
     log = _DecadeAxis("left")
     log.setLogMode(False, True)
