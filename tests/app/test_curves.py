@@ -321,3 +321,25 @@ def test_a_log_axis_within_one_decade_labels_at_least_two_values(qapp):
         assert len(shown) >= 2 and all(lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9) for v in shown), (lo, hi, shown)
         labels = log.tickStrings(values, 1.0, 1.0)
         assert len(set(labels)) == len(labels), labels
+
+
+def test_a_theme_or_scale_change_restyles_the_curves_in_place(curves, run):
+    from PySide6.QtGui import QColor
+
+    from percviz.app.theme import theme_for
+
+    prob, cls, snaps = run
+    curves.set_problem(prob, cls)
+    curves.set_history(snaps)
+    curves.flush()
+    items = dict(curves.curves)
+    for theme in (theme_for("dark"), theme_for("dark", 3.0), theme_for("light", 2.0)):
+        curves.apply_theme(theme)
+        assert curves.curves == items  # the same items, not new ones
+        palette = [theme.foreground, *theme.class_colors]
+        for i, key in enumerate(k for k in cls.metric_keys if k != "bound"):
+            pen = items[key].opts["pen"]
+            assert pen.color().name() == QColor(palette[i % len(palette)]).name()
+            assert pen.widthF() == pytest.approx(theme.line_width)
+        x, y = _plotted(curves, "margin")  # the data stay
+        np.testing.assert_allclose(y, [s.metrics["margin"] for s in snaps])

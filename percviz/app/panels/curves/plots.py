@@ -52,13 +52,7 @@ class CurvesPlots:
         self._blank_ranges = set()
         self._single = False  # new curves have no dots yet: a lone first value gets them again (a theme change)
         groups = {g: [k for k in keys if group_of(k, keys) == g] for g, _ in GROUPS}
-        palette = self._palette()
-        solid = [k for k in keys if k != "bound"]
-        self.colors = {k: palette[i % len(palette)] for i, k in enumerate(solid)}
-        # a colour used twice is told apart by its line style (and its legend mark)
-        self._styles = {k: Qt.PenStyle.SolidLine if i < len(palette) else Qt.PenStyle.DashDotLine
-                        for i, k in enumerate(solid)}
-        self.colors["bound"], self._styles["bound"] = t.margin, Qt.PenStyle.DashLine
+        self._curve_styles(keys)
         first = None
         for g, title in GROUPS:
             members = groups[g]
@@ -98,6 +92,28 @@ class CurvesPlots:
             p.vb.disableAutoRange()  # setLogMode turns pyqtgraph's auto-range back on
         self._arrange()
         self._update_references()
+
+    def _curve_styles(self, keys) -> None:
+        """Each curve's colour and line style in the current theme (colours unique across the plots)."""
+        t = self.theme
+        palette = self._palette()
+        solid = [k for k in keys if k != "bound"]
+        self.colors = {k: palette[i % len(palette)] for i, k in enumerate(solid)}
+        # a colour used twice is told apart by its line style (and its legend mark)
+        self._styles = {k: Qt.PenStyle.SolidLine if i < len(palette) else Qt.PenStyle.DashDotLine
+                        for i, k in enumerate(solid)}
+        self.colors["bound"], self._styles["bound"] = t.margin, Qt.PenStyle.DashLine
+
+    def _restyle_curves(self) -> None:
+        """The curves shown, in the theme's pens, in place: their data, ranges and plots stay (a theme or scale
+        change rebuilt them all, and pushed every value again)."""
+        t = self.theme
+        self._curve_styles(self._keys)
+        for k, c in self.curves.items():
+            c.setPen(pg.mkPen(self.colors[k], width=t.line_width, style=self._styles[k]))
+            if c.opts.get("symbol") is not None:
+                _show_as_dots(c)  # a lone value's dots take the new colour
+        self._update_legend()
 
     def _new_plot(self, g: str, title: str):
         """A group's plot with its axes, cursor line, reference line and log box (kept in the pool)."""

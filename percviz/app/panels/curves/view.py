@@ -60,6 +60,7 @@ class CurvesView(CurvesPlots, CurvesLegend, QWidget, Panel):
         self.buffers = _Buffers(())
         self.plots: dict[str, pg.PlotItem] = {}
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self._keys: tuple | None = None  # the metrics the curves are built for (None: none built yet)
         self.colors: dict[str, str] = {}
         self.log_boxes: dict[str, QCheckBox] = {}
         self.cursors: dict[str, pg.InfiniteLine] = {}
@@ -228,7 +229,11 @@ class CurvesView(CurvesPlots, CurvesLegend, QWidget, Panel):
         for g, entry in getattr(self, "_pool", {}).items():  # restyled in place: a new PlotItem costs ~15 ms
             self._style_plot(g, *entry)
             _fit_axis_label(entry[0])  # the name's room at the new type size
-        self._build_plots(self.buffers.keys)  # new curves in the theme's pens
+        if self._keys == tuple(self.buffers.keys):
+            self._restyle_curves()  # the same curves in the theme's pens; data and ranges stay
+            self._arrange()
+        else:
+            self._build_plots(self.buffers.keys)
         self._dirty = True
         self.flush()
 
