@@ -123,7 +123,7 @@ def measure(ns: list[int], repeats: int) -> dict:
                 meter.stop()
                 t_first = 1e3 * ((first.at or float("nan")) - start["t"])
                 rows[change].append((t_first, meter.worst_cpu))
-        out[str(n)] = {c: [float(np.median([r[0] for r in v])), float(np.median([r[1] for r in v]))]
+        out[str(n)] = {c: [float(np.nanmedian([r[0] for r in v])), float(np.median([r[1] for r in v]))]
                        for c, v in rows.items()}
         app.removeEventFilter(first.filter)
         w.close()

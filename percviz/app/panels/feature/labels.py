@@ -67,14 +67,15 @@ class FeatureLabels:
                                   br.height())
                     if not any(rect.intersects(r) for r in taken):
                         free.append((spot, anchor, rect))
-            if free:
-                spot, anchor, rect = next((f for f in free if inside.contains(f[2])), free[0])
+            whole = next((f for f in free if inside.contains(f[2])), None)
+            if whole is not None:
+                spot, anchor, rect = whole
                 item.setPos(*spot)
                 item.setAnchor(anchor)
                 item.setVisible(True)
                 taken.append(rect)
-            else:
-                item.setVisible(False)
+            else:  # no room in the plot (a short dock at 3×): dropped, never cut at the edge (the readout above
+                item.setVisible(False)  # names each mark with its value)
         self._fit_point_labels(taken=taken)
 
     def _fit_point_labels(self, *_args, taken: list | None = None) -> None:

@@ -48,15 +48,11 @@ class WeightLabels:
             item.show()
         # no label over another: the earlier ones (the cone's walls first) win; the hover label always shows
         vb = self.plot.getViewBox()
-
-        def box(item) -> QRectF:
-            # the label's box in scene pixels, from its anchor (its own transform may not be updated yet)
-            br = item.textItem.boundingRect()
-            at = vb.mapViewToScene(item.pos())
-            return QRectF(at.x() - item.anchor.x() * br.width(), at.y() - item.anchor.y() * br.height(),
-                          br.width(), br.height())
-
+        box = self._label_box
         taken = [box(item) for item in getattr(self, "_fixed_labels", [])]
+        iterate = getattr(self, "_iter_label", None)
+        if iterate is not None and iterate.isVisible():
+            taken.append(box(iterate))  # a(k) is what the audience follows: no line label over it
         # a narrow plot or a projector's big font has room for fewer labels: about one per 45 px of width
         room = max(4, int(vb.sceneBoundingRect().width() / (45.0 * self.theme.scale)))
         hover = (self._hover_label or (None,))[0]
@@ -70,6 +66,13 @@ class WeightLabels:
             else:
                 taken.append(rect)
                 shown += item is not hover
+
+    def _label_box(self, item) -> QRectF:
+        """The label's box in scene pixels, from its anchor (its own transform may not be updated yet)."""
+        br = item.textItem.boundingRect()
+        at = self.plot.getViewBox().mapViewToScene(item.pos())
+        return QRectF(at.x() - item.anchor.x() * br.width(), at.y() - item.anchor.y() * br.height(),
+                      br.width(), br.height())
 
     def _iterate_label(self) -> str:
         """a(k) of the iterate drawn: the snapshot's, or the last drawable one before it (a diverged a is not drawn)."""
@@ -89,4 +92,8 @@ class WeightLabels:
             self._iter_label.setPos(float(pos[0]), float(pos[1]))
             if inside.contains(self._iter_label.sceneBoundingRect()):
                 break  # whole in the view (a narrow dock at a projector's font cut the long one)
+        mine = self._label_box(self._iter_label)
+        for item, *_ in self._line_labels:  # a line label under the moved a(k) gives way (back at the next placing)
+            if item.isVisible() and self._label_box(item).intersects(mine):
+                item.hide()
         return [self._iter_label]
