@@ -37,9 +37,8 @@ class CurvesPlots:
         PlotItem costs ~15 ms, three per algorithm change were the soak's worst stall. Only its curves are new;
         the layout is only rebuilt when the plots shown change."""
         t = self.theme
-        pool = getattr(self, "_pool", {})
-        self._pool = pool
-        for k, g in getattr(self, "_curve_group", {}).items():  # the last algorithm's curves leave their plots
+        pool = self._pool
+        for k, g in self._curve_group.items():  # the last algorithm's curves leave their plots
             if g in pool and k in self.curves:
                 pool[g][0].removeItem(self.curves[k])
         for box in self.log_boxes.values():
@@ -166,7 +165,7 @@ class CurvesPlots:
         shown = list(self.plots.values())
         room = self.layout_widget.height() if self.layout_widget.isVisible() else self.height()
         wide = self.width() > 2.2 * max(1, self.height()) or room < len(shown) * self.plot_floor()
-        if wide == getattr(self, "_wide", None) and shown == getattr(self, "_arranged", None):
+        if wide == self._wide and shown == self._arranged:
             return  # the same plots in the same places: re-adding them cost a layout pass (~5 ms a plot)
         self._wide, self._arranged = wide, shown
         ci = self.layout_widget.ci
@@ -204,7 +203,7 @@ class CurvesPlots:
 
     def _mark_single(self, single: bool) -> None:
         """A lone value (iteration 0) has no line to draw: show it as a dot until a second one arrives."""
-        if single == getattr(self, "_single", False):
+        if single == self._single:
             return
         self._single = single
         for c in self.curves.values():
@@ -216,7 +215,7 @@ class CurvesPlots:
     def _mark_lonely(self) -> None:
         """A curve with values but no two finite ones in a row (the margin is undefined at α = 0) has no segment
         to draw either: it keeps its dots, so every plot shows something from the first step."""
-        if getattr(self, "_single", False):
+        if self._single:
             return
         for k, c in self.curves.items():
             if k not in self.buffers.keys:

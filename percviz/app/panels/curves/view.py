@@ -60,6 +60,10 @@ class CurvesView(CurvesPlots, CurvesLegend, QWidget, Panel):
         self.buffers = _Buffers(())
         self.plots: dict[str, pg.PlotItem] = {}
         self.curves: dict[str, pg.PlotDataItem] = {}
+        self._pool: dict = {}  # each metric group's plot, axes, cursor, reference line and log box, kept
+        self._curve_group: dict = {}
+        self._wide = self._arranged = None  # the arrangement last laid out
+        self._single = False  # the curves show a lone first value as dots
         self._keys: tuple | None = None  # the metrics the curves are built for (None: none built yet)
         self.colors: dict[str, str] = {}
         self.log_boxes: dict[str, QCheckBox] = {}
@@ -226,7 +230,7 @@ class CurvesView(CurvesPlots, CurvesLegend, QWidget, Panel):
         self.title.setText("Convergence" if theme.presentation else "Convergence  (x axis: iteration k)")
         self.legend.setFont(theme.font(theme.font_pt * (0.8 if theme.presentation else 1.0)))
         self.message.setFont(theme.font())
-        for g, entry in getattr(self, "_pool", {}).items():  # restyled in place: a new PlotItem costs ~15 ms
+        for g, entry in self._pool.items():  # restyled in place: a new PlotItem costs ~15 ms
             self._style_plot(g, *entry)
             _fit_axis_label(entry[0])  # the name's room at the new type size
         if self._keys == tuple(self.buffers.keys):

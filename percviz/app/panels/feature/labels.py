@@ -13,7 +13,7 @@ class FeatureLabels:
 
     def _make_point_labels(self, drawing: int | None = None) -> None:
         """The number labels of the heaviest points (placed by _fit_point_labels); drawing: of that redraw only."""
-        S = getattr(self, "_points_screen", None)
+        S = self._points_screen
         if (drawing is not None and drawing != self._drawing) or self.picture is None or S is None:
             return  # drawn again meanwhile, with its own labels
         self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, self.theme.foreground, fill=True)
@@ -23,7 +23,7 @@ class FeatureLabels:
 
     def _label_weights(self) -> np.ndarray | None:
         """The weight each point carries now: the snapshot's p or α, else the witness p of ρ_K (None: no weights)."""
-        S = getattr(self, "_points_screen", None)
+        S = self._points_screen
         n = 0 if S is None else len(S)
         if n == 0 or len(getattr(self, "classes", ())) != n:
             return None  # a new problem whose picture is not drawn yet
@@ -42,10 +42,10 @@ class FeatureLabels:
         vb = self.plot.getViewBox()
         inside = vb.sceneBoundingRect()
         taken: list[QRectF] = []
-        marks = list(getattr(self, "_static_labels", []))[:-1]  # "0 ∈ hull" / "ρ_K" first; the bare "0" last
-        marks += [lab for lab in (getattr(self, "_p_label", None), getattr(self, "_dir_label", None))
+        marks = list(self._static_labels)[:-1]  # "0 ∈ hull" / "ρ_K" first; the bare "0" last
+        marks += [lab for lab in (self._p_label, self._dir_label)
                   if lab is not None and any(lab is x for x in self._dynamic)]
-        marks += list(getattr(self, "_static_labels", []))[-1:]
+        marks += list(self._static_labels)[-1:]
         for item in marks:
             try:
                 own = (item.anchor.x(), item.anchor.y())
@@ -56,7 +56,7 @@ class FeatureLabels:
             # where it may go: by its mark; the direction's label also back along its arrow (the tip may be
             # beyond the plot's edge)
             x, y = getattr(item, "home_pos", None) or (item.pos().x(), item.pos().y())
-            spots = [(x, y)] + ([(f * x, f * y) for f in (0.85, 0.7, 0.55)] if item is getattr(self, "_dir_label", None)
+            spots = [(x, y)] + ([(f * x, f * y) for f in (0.85, 0.7, 0.55)] if item is self._dir_label
                                 else [])
             free = []  # (spot, anchor, box) of the places that cover no earlier label; inside the plot preferred
             br = item.textItem.boundingRect()  # once per label, the spot once per spot: 24 of each took ~1 ms
@@ -80,7 +80,7 @@ class FeatureLabels:
 
     def _fit_point_labels(self, *_args, taken: list | None = None) -> None:
         """Number the points that carry the most weight, never one label over another (nor in a narrow dock)."""
-        labels = getattr(self, "_point_labels", [])
+        labels = self._point_labels
         if not labels:
             return
         vb = self.plot.getViewBox()

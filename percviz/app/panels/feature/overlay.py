@@ -94,7 +94,7 @@ class FeatureOverlay:
 
     def _draw_dynamic(self) -> None:
         snap = self.snapshot
-        if self.picture is None or not hasattr(self, "_dynamic_items"):
+        if self.picture is None or not self._dynamic_items:
             return
         if snap is None:
             for item in self._dynamic_items:
@@ -197,7 +197,7 @@ class FeatureOverlay:
 
     # hover and highlight -----------------------------------------------------------------------------
     def _hover_index(self, point, pixel):
-        S = getattr(self, "_points_screen", None)
+        S = self._points_screen
         if self.picture is None or S is None or not len(S):
             return None
         dist = np.linalg.norm(S[:, :2] - point, axis=1)
@@ -209,7 +209,7 @@ class FeatureOverlay:
             self.plot.removeItem(item)
         self._highlight_items = []
         i = self.highlighted
-        S = getattr(self, "_points_screen", None)
+        S = self._points_screen
         if self.picture is None or S is None or i is None or i >= len(S):
             return
         t = self.theme

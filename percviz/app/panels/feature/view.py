@@ -73,6 +73,10 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
         self._trail_attr = ""
         self._user_rotated = False
         self._point_labels: list = []
+        self._points_screen: np.ndarray | None = None  # the points' (x, y, depth) on screen, once drawn
+        self._static_labels: list = []
+        self._p_label = self._dir_label = None  # the marks' labels (made with the dynamic items)
+        self._dynamic_items: list = []
         self.plot.getViewBox().sigResized.connect(self._declutter)
         self.plot.getViewBox().sigRangeChanged.connect(self._declutter)  # (labels keep their pixel size)
         app = QCoreApplication.instance()

@@ -49,8 +49,8 @@ class WeightLabels:
         # no label over another: the earlier ones (the cone's walls first) win; the hover label always shows
         vb = self.plot.getViewBox()
         box = self._label_box
-        taken = [box(item) for item in getattr(self, "_fixed_labels", [])]
-        iterate = getattr(self, "_iter_label", None)
+        taken = [box(item) for item in self._fixed_labels]
+        iterate = self._iter_label
         if iterate is not None and iterate.isVisible():
             taken.append(box(iterate))  # a(k) is what the audience follows: no line label over it
         # a narrow plot or a projector's big font has room for fewer labels: about one per 45 px of width

@@ -47,7 +47,7 @@ class WeightOverlay:
                                self._edge_arrow, self._iter_label]
 
     def _draw_dynamic(self) -> None:
-        if not self.mode or not hasattr(self, "_dynamic_items"):
+        if not self.mode or not self._dynamic_items:
             self._dynamic = []
             return
         shown: list = []
@@ -91,7 +91,7 @@ class WeightOverlay:
                 d = np.array([-z[1], z[0]]) / np.linalg.norm(z)
                 L = 4.0 * self._static_radius
                 segs.append(np.array([-L * d, L * d]))
-            elif int(i) in getattr(self, "_segments", {}):
+            elif int(i) in self._segments:
                 segs.append(self._segments[int(i)])
         if not segs:
             return []

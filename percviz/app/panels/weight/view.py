@@ -69,6 +69,9 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
         self._labels_to_make: list | None = None  # a split redraw's line labels, made in a turn of their own
         self._drawing = 0  # counts redraws: a queued label turn belongs to one
         self._fixed_labels: list = []
+        self._iter_label = None  # a(k)'s label (made with the dynamic items)
+        self._dynamic_items: list = []
+        self._segments: dict = {}  # each constraint's drawn segment, by point index
         self._empty_label = None
         self._static_readout: list = []
         self._hover_label: tuple | None = None
@@ -282,7 +285,7 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
             seg = np.array([-L * d, L * d])
             text, pos = f"point {i}: a·y{i} = 0", -0.6 * self._static_radius * (d if d[1] >= 0 else -d)
         else:
-            seg = getattr(self, "_segments", {}).get(i)
+            seg = self._segments.get(i)
             if seg is None:
                 return
             vis = self._visible.get(i, seg)
