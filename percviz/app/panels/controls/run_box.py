@@ -30,6 +30,8 @@ from percviz.core.solvers.base import MAX_ITER_SPEC
 class RunBox:
     """Builds the run box and follows the session's state, history and snapshots in it."""
 
+    _play_icon = None  # the Play button's icon last set
+
     def _build_run(self) -> QWidget:
         box, lay = _group("Run")
         st = self.style()
@@ -192,7 +194,7 @@ class RunBox:
             return
         playing = state in (PLAYING, RUNNING)
         icon = QStyle.StandardPixmap.SP_MediaPause if state == PLAYING else QStyle.StandardPixmap.SP_MediaPlay
-        if icon != getattr(self, "_play_icon", None):  # setIcon repaints the button even when it is the same
+        if icon != self._play_icon:  # setIcon repaints the button even when it is the same
             self._play_icon = icon
             self.play_button.setIcon(self.style().standardIcon(icon))
         self.play_button.setText("Pause" if playing else "Play")
