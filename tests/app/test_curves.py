@@ -231,7 +231,7 @@ def test_objectives_share_the_criteria_plot_not_the_margin_plot():
 
 
 def test_iteration_axis_writes_thousands_and_millions_compactly(qapp):
-    from percviz.app.panels.curves import _IterationAxis
+    from percviz.app.panels.curves.axes import _IterationAxis
 
     ax = _IterationAxis("bottom")
     assert ax.tickStrings([0, 10000, 20000], 1, 10000) == ["0", "10k", "20k"]
@@ -244,7 +244,7 @@ def test_iteration_axis_writes_thousands_and_millions_compactly(qapp):
 def test_iteration_ticks_keep_their_labels_apart_on_a_narrow_axis(qapp):
     from PySide6.QtGui import QFont, QFontMetricsF
 
-    from percviz.app.panels.curves import _IterationAxis
+    from percviz.app.panels.curves.axes import _IterationAxis
 
     ax = _IterationAxis("bottom")
     font = QFont()
@@ -281,7 +281,7 @@ def test_a_curve_without_two_finite_values_in_a_row_is_drawn_as_dots(curves):
 
 
 def test_iteration_axis_ticks_are_whole_numbers_and_narrow_log_axes_have_labels(qapp):
-    from percviz.app.panels.curves import _DecadeAxis, _IterationAxis
+    from percviz.app.panels.curves.axes import _DecadeAxis, _IterationAxis
 
     axis = _IterationAxis("bottom")
     for step, _offset in axis.tickSpacing(0.0, 1.0, 400):
@@ -311,7 +311,7 @@ def test_a_presets_curves_and_log_y_choose_the_plotted_metrics_and_their_axes(qt
 
 
 def test_a_log_axis_within_one_decade_labels_at_least_two_values(qapp):
-    from percviz.app.panels.curves import _DecadeAxis
+    from percviz.app.panels.curves.axes import _DecadeAxis
 
     log = _DecadeAxis("left")
     log.setLogMode(False, True)
@@ -321,3 +321,25 @@ def test_a_log_axis_within_one_decade_labels_at_least_two_values(qapp):
         assert len(shown) >= 2 and all(lo * (1 - 1e-9) <= v <= hi * (1 + 1e-9) for v in shown), (lo, hi, shown)
         labels = log.tickStrings(values, 1.0, 1.0)
         assert len(set(labels)) == len(labels), labels
+
+
+def test_a_theme_or_scale_change_restyles_the_curves_in_place(curves, run):
+    from PySide6.QtGui import QColor
+
+    from percviz.app.theme import theme_for
+
+    prob, cls, snaps = run
+    curves.set_problem(prob, cls)
+    curves.set_history(snaps)
+    curves.flush()
+    items = dict(curves.curves)
+    for theme in (theme_for("dark"), theme_for("dark", 3.0), theme_for("light", 2.0)):
+        curves.apply_theme(theme)
+        assert curves.curves == items  # the same items, not new ones
+        palette = [theme.foreground, *theme.class_colors]
+        for i, key in enumerate(k for k in cls.metric_keys if k != "bound"):
+            pen = items[key].opts["pen"]
+            assert pen.color().name() == QColor(palette[i % len(palette)]).name()
+            assert pen.widthF() == pytest.approx(theme.line_width)
+        x, y = _plotted(curves, "margin")  # the data stay
+        np.testing.assert_allclose(y, [s.metrics["margin"] for s in snaps])

@@ -269,7 +269,7 @@ def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
     import threading
     import time
 
-    from percviz.app.panels import feature_view as fv
+    from percviz.app.panels.feature import job as fv
     from percviz.core.gram import optimal_margin
 
     real = fv.compute_witness
@@ -311,7 +311,7 @@ def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
 def test_closing_the_feature_view_mid_computation_leaves_no_thread(qtbot, monkeypatch):
     import time
 
-    from percviz.app.panels import feature_view as fv
+    from percviz.app.panels.feature import job as fv
 
     monkeypatch.setattr(fv, "compute_witness", lambda *a: time.sleep(0.5) or None)
     pts = _big(400)

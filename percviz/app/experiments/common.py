@@ -198,9 +198,10 @@ class PlotTaskWindow(QWidget):
 
     #: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
     preferred_size = (1000, 700)
+    theme = None  # until the first apply_theme
 
     def apply_theme(self, theme) -> None:
-        was = getattr(self, "theme", None)
+        was = self.theme
         self.theme = theme
         if hasattr(theme, "palette"):
             self.setPalette(theme.palette())

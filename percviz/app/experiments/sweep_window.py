@@ -48,6 +48,7 @@ class SweepWindow(PlotTaskWindow):
 
     failure_text = "The sweep failed"
     export_stem = "sweep"
+    _left_words = "iterations to a separator"  # the y axis's words until a sweep says which outcome it counts
 
     def __init__(self, theme=None, workers: int = 2, parent=None):
         super().__init__(parent)
@@ -159,7 +160,7 @@ class SweepWindow(PlotTaskWindow):
 
     def _fit_left_label(self) -> None:
         """'iterations to a separator', or 'iterations' when the plot is too short for it (the line above says)."""
-        words = getattr(self, "_left_words", "iterations to a separator")
+        words = self._left_words
         axis = self.plot.getPlotItem().getAxis("left")
         room = self.plot.getPlotItem().vb.height()
         if room > 0 and QFontMetrics(axis.label.font()).horizontalAdvance(words) > room - 8:
