@@ -9,6 +9,7 @@ from percviz.core.data import PointSet
 from percviz.core.presets import preset_from_dict
 from percviz.core.problem import Problem
 from percviz.core.solvers import by_family, get_solver
+from percviz.core.solvers import _smo_loop
 from percviz.core.solvers._smo_loop import compiled_pairs
 from percviz.core.solvers.svm import SVMByInteriorPoint, SVMBySMO
 
@@ -73,7 +74,7 @@ def test_the_pure_numpy_loop_takes_the_same_pairs_as_the_compiled_one(kernel, C)
     runs = []
     for use_numpy in (False, True):
         s = SVM(problem, C=C, tol=1e-6)
-        s._use_numpy = use_numpy
+        s._use_numpy, s._numpy_fill = use_numpy, _smo_loop._fill  # the same columns (libm's exp) for both loops
         pairs = [snap.triggers for snap in s.snapshots()]
         runs.append((pairs, s.last.alpha.copy(), s._F.copy()))
     assert runs[0][0] == runs[1][0] and len(runs[0][0]) > 90
@@ -88,7 +89,7 @@ def test_the_two_loops_agree_when_the_cache_evicts_columns():
     for use_numpy in (False, True):
         s = SVM(problem, C=10.0, tol=1e-5, cache_mb=1.0)  # 1 MB holds 312 of the 420 columns
         assert len(s._cols.X) == 420 and s._cols.capacity < 420
-        s._use_numpy = use_numpy
+        s._use_numpy, s._numpy_fill = use_numpy, _smo_loop._fill
         last = s.run()
         runs.append((last.iteration, last.alpha.copy(), s._st.ints[0]))
     assert runs[0][0] == runs[1][0] and np.array_equal(runs[0][1], runs[1][1]) and runs[0][2] == runs[1][2]
@@ -138,3 +139,20 @@ def test_points_far_apart_with_the_linear_kernel_separate_and_are_certified():
     X = np.array([[0.0, 0.0], [0.5, 0.2], [3.0, 3.0], [3.5, 2.8]])
     final = SVM(Problem(PointSet.from_signed(X, [1, 1, -1, -1]), kernel="linear"), margin="hard").run()
     assert final.status.value == "separator" and final.decision(X[:2]).min() > 0 > final.decision(X[2:]).max()
+
+
+@pytest.mark.skipif(compiled_pairs() is None, reason="numba is not installed")
+@pytest.mark.parametrize("kernel", ["rbf:gamma=0.5", "linear", "affine"])
+def test_the_loop_fills_kernel_columns_as_the_kernel_computes_them(kernel):
+    problem = Problem(clouds(12, n=60, sep=2.0), kernel=kernel)
+    s = SVM(problem, C=10.0)
+    s.start()
+    st = s._st
+    assert st.kind != _smo_loop.FILL_NONE
+    K = problem.kernel(problem.X, problem.X)
+    for fill in (_smo_loop._fill, _smo_loop.fill_numpy):
+        for t in (0, 17, 59):
+            slot = int(fill(st.cache, st.slot, st.owner, st.stamp, st.ints, st.X, st.sq, st.diag, st.kind, st.gamma, t))
+            assert st.slot[t] == slot and st.owner[slot] == t
+            assert np.abs(st.cache[slot] - K[:, t]).max() <= 1e-14 * max(1.0, np.abs(K).max())
+    assert SVM(Problem(clouds(12, n=20), kernel="poly:degree=2"), C=1.0)._cols.loop_kernel()[0] == _smo_loop.FILL_NONE

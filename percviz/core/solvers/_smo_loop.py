@@ -13,9 +13,13 @@ before it reads them, see SMO._refresh).
 
 from __future__ import annotations
 
+import math
+
 import numpy as np
 
 DONE, OPTIMAL, NEED, UNBOUNDED, SHRINK = 0, 1, 2, 3, 4
+#: Kernels whose columns the loop computes itself (no return to Python): x·z, 1 + x·z, exp(−γ‖x − z‖²).
+FILL_NONE, FILL_LINEAR, FILL_AFFINE, FILL_RBF = 0, 1, 2, 3
 
 #: Set to 1 to run the pure-numpy loop (the compiled one is used when numba imports).
 NUMPY_ENV = "PERCVIZ_SMO_NUMPY"
@@ -24,8 +28,13 @@ NUMPY_ENV = "PERCVIZ_SMO_NUMPY"
 class PairState:
     """The arrays both loops work on (one object, so that the caller never copies them)."""
 
-    def __init__(self, y: np.ndarray, diag: np.ndarray, C: float, tau: float, tol: float, capacity: int):
+    def __init__(self, y: np.ndarray, diag: np.ndarray, C: float, tau: float, tol: float, capacity: int,
+                 kernel: tuple | None = None):
         n = len(y)
+        # (kind, X, ‖x‖², γ) of a kernel whose columns the loop fills itself (FILL_*), else kind 0 (NEED)
+        kind, X, sq, gamma = kernel if kernel is not None else (0, np.zeros((1, 1)), np.zeros(1), 0.0)
+        self.kind, self.gamma = int(kind), float(gamma)
+        self.X, self.sq = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(sq, dtype=np.float64)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.diag = np.ascontiguousarray(diag, dtype=np.float64)
         self.C, self.tau, self.tol = float(C), float(tau), float(tol)
@@ -88,7 +97,8 @@ class PairState:
         self.ints[0] += 1
 
 
-def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags):
+def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags,
+              owner, X, sq, kind, gamma):
     """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
     done = 0
     # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
@@ -107,8 +117,10 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
         i = act[ii]
         si = slot[i]
         if si < 0:
-            ints[1] = i
-            return done, NEED
+            if kind == 0:
+                ints[1] = i
+                return done, NEED
+            si = _fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, i)
         Ki = cache[si]
         big = 0.0  # the violation m − M is max b when positive
         best = -1.0
@@ -134,8 +146,12 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
         j = act[jj]
         sj = slot[j]
         if sj < 0:
-            ints[1] = j
-            return done, NEED
+            if kind == 0:
+                ints[1] = j
+                return done, NEED
+            stamp[si] = ints[0]  # i is the newest: its column is not evicted for j's
+            ints[0] += 1
+            sj = _fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, j)
         stamp[si] = ints[0]
         stamp[sj] = ints[0] + 1
         ints[0] += 2
@@ -184,8 +200,11 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
     return done, DONE
 
 
-def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags=None):
-    """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
+def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags,
+                owner, X, sq, kind, gamma, fill=None):
+    """The same loop with numpy vector operations on the active set (one pair per Python iteration); `fill`
+    computes a missing column (fill_numpy unless given: the tests pass the compiled one, for equal columns)."""
+    fill = fill or fill_numpy
     done = 0
     a_ = act[:n_act]
     pos = y[a_] > 0
@@ -202,8 +221,10 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
         i = int(a_[ii])
         si = int(slot[i])
         if si < 0:
-            ints[1] = i
-            return done, NEED
+            if kind == 0:
+                ints[1] = i
+                return done, NEED
+            si = int(fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, i))
         Ki = cache[si]
         low = np.where(pos, al > 0, al < C)
         b = np.where(low, m - Fa, 0.0)
@@ -220,8 +241,12 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
         j = int(a_[jj])
         sj = int(slot[j])
         if sj < 0:
-            ints[1] = j
-            return done, NEED
+            if kind == 0:
+                ints[1] = j
+                return done, NEED
+            stamp[si] = ints[0]
+            ints[0] += 1
+            sj = int(fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, j))
         stamp[si], stamp[sj] = ints[0], ints[0] + 1
         ints[0] += 2
         Kj = cache[sj]
@@ -247,6 +272,65 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
         if ints[4] >= ints[5]:
             return done, SHRINK
     return done, DONE
+
+
+def _fill_py(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t):
+    """Column t of the kernel into the least recently used slot (first minimum of stamp); returns the slot.
+
+    Each entry term by term: x_r·x_t summed over the coordinates in order, then x·z, 1 + x·z or
+    exp(−γ max(0, (−2 x·z + ‖x_r‖²) + ‖x_t‖²)), and K_tt from the diagonal (as KernelColumns.block)."""
+    s = 0
+    for k in range(1, len(stamp)):
+        if stamp[k] < stamp[s]:
+            s = k
+    old = owner[s]
+    if old >= 0:
+        slot[old] = -1
+    row = cache[s]
+    n, d = X.shape
+    for r in range(n):
+        dot = X[r, 0] * X[t, 0]
+        for k in range(1, d):
+            dot += X[r, k] * X[t, k]
+        if kind == 3:
+            v = dot * -2.0 + sq[r] + sq[t]
+            if v < 0.0:
+                v = 0.0
+            row[r] = math.exp(v * -gamma)
+        elif kind == 2:
+            row[r] = dot + 1.0
+        else:
+            row[r] = dot
+    row[t] = diag[t]
+    owner[s] = t
+    slot[t] = s
+    stamp[s] = ints[0]
+    ints[0] += 1
+    return s
+
+
+def fill_numpy(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t):
+    """_fill_py with numpy (the same slot; the entries agree to rounding: numpy's exp is not libm's)."""
+    s = int(stamp.argmin())
+    old = int(owner[s])
+    if old >= 0:
+        slot[old] = -1
+    dot = X[:, 0] * X[t, 0]
+    for k in range(1, X.shape[1]):
+        dot += X[:, k] * X[t, k]
+    if kind == 3:
+        dot *= -2.0
+        dot += sq
+        dot += sq[t]
+        np.maximum(dot, 0.0, out=dot)
+        np.exp(dot * -gamma, out=dot)
+    elif kind == 2:
+        dot += 1.0
+    dot[t] = diag[t]
+    cache[s] = dot
+    owner[s], slot[t], stamp[s] = t, s, ints[0]
+    ints[0] += 1
+    return s
 
 
 def _missing_py(alpha, F, y, C, slot, inactive, t, out):
@@ -295,8 +379,7 @@ def accumulate_numpy(acc, rows, cache, slots, coef):
 
 
 _compiled = None
-
-
+_fill = _fill_py  # (the compiled filler once compiled_pairs() has run; the loop calls it by this name)
 _jitted: dict = {}
 
 
@@ -326,15 +409,18 @@ def compiled_pairs():
         except ImportError:  # pragma: no cover - numba is a dependency, but the numpy loop does the same
             _compiled = False
         else:
+            global _fill
+            _fill = numba.njit(cache=True, nogil=True)(_fill_py)
             _compiled = numba.njit(cache=True, nogil=True)(_pairs_py)
     return _compiled or None
 
 
-def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tuple[int, int]:
-    """Up to max_pairs pair updates on state by the compiled loop (or the numpy one); (pairs done, why it stopped)."""
-    fn = None if use_numpy else compiled_pairs()
-    fn = fn or pairs_numpy
+def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False, fill=None) -> tuple[int, int]:
+    """Up to max_pairs pair updates on state by the compiled loop (or the numpy one, whose missing columns come
+    from `fill`, fill_numpy unless given); (pairs done, why it stopped)."""
     s = state
-    done, why = fn(s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.n_act, s.cache, s.slot, s.stamp,
-                   s.ints, s.viol, int(max_pairs), s.flags)
+    args = (s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.n_act, s.cache, s.slot, s.stamp, s.ints, s.viol,
+            int(max_pairs), s.flags, s.owner, s.X, s.sq, s.kind, s.gamma)
+    fn = None if use_numpy else compiled_pairs()
+    done, why = fn(*args) if fn is not None else pairs_numpy(*args, fill=fill)
     return int(done), int(why)

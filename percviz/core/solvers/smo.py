@@ -229,6 +229,8 @@ class SMO(Solver):
     default_max_iter = 10_000_000  # as LIBSVM's: max(10⁷, 100 n) pairs
     #: True: the pure-numpy loop; False: the compiled one; None: the compiled one unless PERCVIZ_SMO_NUMPY=1.
     _use_numpy: bool | None = None
+    #: The numpy loop's column filler (None: fill_numpy; the tests give it the compiled one, for equal columns).
+    _numpy_fill = None
     #: The margin lines of an SVM are the level sets f = ±1, whatever the kernel.
     margin_level: ClassVar[float] = 1.0
     #: Kernel columns are computed on demand (the memory budget does not count an n×n matrix).
@@ -363,7 +365,8 @@ class SMO(Solver):
     def _reset(self):
         y, C = self._y, self._C
         n = len(y)
-        st = PairState(y, self._cols.diag, C, TAU, float(self.values["tol"]), self._cols.capacity)
+        st = PairState(y, self._cols.diag, C, TAU, float(self.values["tol"]), self._cols.capacity,
+                       self._cols.loop_kernel())
         if self._warm is not None:
             alpha, F, self._solves = self._warm_state()
             st.alpha[:], st.F[:] = alpha, F
@@ -445,11 +448,11 @@ class SMO(Solver):
         """
         st, done = self._st, 0
         while done < count:
-            k, why = run_pairs(st, count - done, self._numpy)
+            k, why = run_pairs(st, count - done, self._numpy, self._numpy_fill)
             done += k
             if k and self._act is not None:
                 self._stale = True
-            if why == NEED:  # a column of the warm start's polish is reused; the loop's cache holds the rest
+            if why == NEED:  # (kernels the loop cannot fill) a column of the warm start's polish is reused
                 t = int(st.ints[1])
                 col = self._cols._cols.get(t)
                 if col is not None:
