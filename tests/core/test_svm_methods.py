@@ -74,7 +74,7 @@ def test_the_pure_numpy_loop_takes_the_same_pairs_as_the_compiled_one(kernel, C)
     runs = []
     for use_numpy in (False, True):
         s = SVM(problem, C=C, tol=1e-6)
-        s._use_numpy, s._numpy_fill = use_numpy, _smo_loop._fill  # the same columns (libm's exp) for both loops
+        s._use_numpy = use_numpy
         pairs = [snap.triggers for snap in s.snapshots()]
         runs.append((pairs, s.last.alpha.copy(), s._F.copy()))
     assert runs[0][0] == runs[1][0] and len(runs[0][0]) > 90
@@ -89,7 +89,7 @@ def test_the_two_loops_agree_when_the_cache_evicts_columns():
     for use_numpy in (False, True):
         s = SVM(problem, C=10.0, tol=1e-5, cache_mb=1.0)  # 1 MB holds 312 of the 420 columns
         assert len(s._cols.X) == 420 and s._cols.capacity < 420
-        s._use_numpy, s._numpy_fill = use_numpy, _smo_loop._fill
+        s._use_numpy = use_numpy
         last = s.run()
         runs.append((last.iteration, last.alpha.copy(), s._st.ints[0]))
     assert runs[0][0] == runs[1][0] and np.array_equal(runs[0][1], runs[1][1]) and runs[0][2] == runs[1][2]
@@ -150,9 +150,26 @@ def test_the_loop_fills_kernel_columns_as_the_kernel_computes_them(kernel):
     st = s._st
     assert st.kind != _smo_loop.FILL_NONE
     K = problem.kernel(problem.X, problem.X)
+    cols = []
     for fill in (_smo_loop._fill, _smo_loop.fill_numpy):
         for t in (0, 17, 59):
-            slot = int(fill(st.cache, st.slot, st.owner, st.stamp, st.ints, st.X, st.sq, st.diag, st.kind, st.gamma, t))
+            args = (st.cache, st.slot, st.owner, st.stamp, st.ints, st.X, st.sq, st.diag, st.kind, st.gamma)
+            slot = int(fill(*args, t, st.scratch))
             assert st.slot[t] == slot and st.owner[slot] == t
             assert np.abs(st.cache[slot] - K[:, t]).max() <= 1e-14 * max(1.0, np.abs(K).max())
+            cols.append(st.cache[slot].copy())
+    assert all(np.array_equal(a, b) for a, b in zip(cols[:3], cols[3:]))  # the same bits from both
     assert SVM(Problem(clouds(12, n=20), kernel="poly:degree=2"), C=1.0)._cols.loop_kernel()[0] == _smo_loop.FILL_NONE
+
+
+@pytest.mark.skipif(compiled_pairs() is None, reason="numba is not installed")
+def test_the_loops_exp_is_numpys_to_an_ulp_and_the_same_bits_compiled_and_in_numpy():
+    x = -np.random.default_rng(5).uniform(0, 760, 200_000)
+    x[:5] = [0.0, -1e-300, -0.5 * np.log(2), -707.9, -708.1]
+    out = np.empty_like(x)
+    _smo_loop._exp(x, out, np.empty_like(x))
+    assert np.array_equal(out, _smo_loop.exp_numpy(x))
+    ref = np.exp(x)
+    normal = x > -708.0
+    assert (np.abs(out - ref)[normal] <= 2.3e-16 * ref[normal]).all() and out[0] == 1.0
+    assert (out[~normal] == 0.0).all() and ref[~normal].max() < 3.3e-308

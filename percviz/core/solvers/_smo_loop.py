@@ -35,6 +35,7 @@ class PairState:
         kind, X, sq, gamma = kernel if kernel is not None else (0, np.zeros((1, 1)), np.zeros(1), 0.0)
         self.kind, self.gamma = int(kind), float(gamma)
         self.X, self.sq = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(sq, dtype=np.float64)
+        self.scratch = np.empty(n)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.diag = np.ascontiguousarray(diag, dtype=np.float64)
         self.C, self.tau, self.tol = float(C), float(tau), float(tol)
@@ -98,7 +99,7 @@ class PairState:
 
 
 def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags,
-              owner, X, sq, kind, gamma):
+              owner, X, sq, kind, gamma, scratch):
     """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
     done = 0
     # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
@@ -120,7 +121,7 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
             if kind == 0:
                 ints[1] = i
                 return done, NEED
-            si = _fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, i)
+            si = _fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, i, scratch)
         Ki = cache[si]
         big = 0.0  # the violation m − M is max b when positive
         best = -1.0
@@ -151,7 +152,7 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
                 return done, NEED
             stamp[si] = ints[0]  # i is the newest: its column is not evicted for j's
             ints[0] += 1
-            sj = _fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, j)
+            sj = _fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, j, scratch)
         stamp[si] = ints[0]
         stamp[sj] = ints[0] + 1
         ints[0] += 2
@@ -201,10 +202,9 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
 
 
 def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags,
-                owner, X, sq, kind, gamma, fill=None):
-    """The same loop with numpy vector operations on the active set (one pair per Python iteration); `fill`
-    computes a missing column (fill_numpy unless given: the tests pass the compiled one, for equal columns)."""
-    fill = fill or fill_numpy
+                owner, X, sq, kind, gamma, scratch):
+    """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
+    fill = fill_numpy
     done = 0
     a_ = act[:n_act]
     pos = y[a_] > 0
@@ -224,7 +224,7 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
             if kind == 0:
                 ints[1] = i
                 return done, NEED
-            si = int(fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, i))
+            si = int(fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, i, scratch))
         Ki = cache[si]
         low = np.where(pos, al > 0, al < C)
         b = np.where(low, m - Fa, 0.0)
@@ -246,7 +246,7 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
                 return done, NEED
             stamp[si] = ints[0]
             ints[0] += 1
-            sj = int(fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, j))
+            sj = int(fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, j, scratch))
         stamp[si], stamp[sj] = ints[0], ints[0] + 1
         ints[0] += 2
         Kj = cache[sj]
@@ -274,11 +274,58 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
     return done, DONE
 
 
-def _fill_py(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t):
+# exp(x) for the RBF columns, the same bits in numpy and in the compiled loop (numpy's SIMD exp and libm's differ
+# in the last bit): x = k ln2 + r with |r| ≤ ln2/2 (k by the 1.5·2⁵² rounding trick, ln2 in two parts so that
+# k·LN2_HI is exact), e^r by its Taylor polynomial of degree 13 (truncation < 0.8 ulp), times 2^k built from its
+# bits; below −708 (where 2^k would be subnormal) the value is 0. Accurate to about 1 ulp, and it vectorizes.
+LN2_HI, LN2_LO, INV_LN2 = 6.93147180369123816490e-01, 1.90821492927058770002e-10, 1.44269504088896338700e00
+SHIFT = 6755399441055744.0
+SHIFT_BITS = int(np.array([SHIFT]).view(np.int64)[0])
+EXP_FLOOR = -708.0
+_T = [1.0 / math.factorial(k) for k in range(14)]
+T0, T1, T2, T3, T4, T5, T6, T7, T8, T9, T10, T11, T12, T13 = _T
+
+
+def _exp_py(x, out, scratch):
+    """out = exp(x) elementwise (x ≤ 0; the scheme above), scratch a float array of the same length."""
+    n = len(x)
+    for r in range(n):
+        v = x[r] if x[r] > EXP_FLOOR else EXP_FLOOR
+        t = v * INV_LN2 + SHIFT
+        k = t - SHIFT
+        u = (v - k * LN2_HI) - k * LN2_LO
+        out[r] = ((((((((((((T13 * u + T12) * u + T11) * u + T10) * u + T9) * u + T8) * u + T7) * u + T6) * u + T5)
+                      * u + T4) * u + T3) * u + T2) * u + T1) * u + T0
+        scratch[r] = t
+    bits = scratch.view(np.int64)
+    for r in range(n):
+        bits[r] = (bits[r] - SHIFT_BITS + 1023) << 52
+    scale = bits.view(np.float64)
+    for r in range(n):
+        out[r] = out[r] * scale[r] if x[r] > EXP_FLOOR else 0.0
+
+
+def exp_numpy(x: np.ndarray) -> np.ndarray:
+    """_exp_py with numpy: the same operations, so the same bits."""
+    v = np.maximum(x, EXP_FLOOR)
+    t = v * INV_LN2 + SHIFT
+    k = t - SHIFT
+    u = (v - k * LN2_HI) - k * LN2_LO
+    p = T13 * u
+    for c in _T[12:0:-1]:
+        p += c
+        p *= u
+    p += T0
+    p *= ((t.view(np.int64) - SHIFT_BITS + 1023) << 52).view(np.float64)
+    p[~(x > EXP_FLOOR)] = 0.0
+    return p
+
+
+def _fill_py(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t, scratch):
     """Column t of the kernel into the least recently used slot (first minimum of stamp); returns the slot.
 
     Each entry term by term: x_r·x_t summed over the coordinates in order, then x·z, 1 + x·z or
-    exp(−γ max(0, (−2 x·z + ‖x_r‖²) + ‖x_t‖²)), and K_tt from the diagonal (as KernelColumns.block)."""
+    exp(−γ max(0, (−2 x·z + ‖x_r‖²) + ‖x_t‖²)) (by _exp_py), and K_tt from the diagonal."""
     s = 0
     for k in range(1, len(stamp)):
         if stamp[k] < stamp[s]:
@@ -296,11 +343,13 @@ def _fill_py(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t):
             v = dot * -2.0 + sq[r] + sq[t]
             if v < 0.0:
                 v = 0.0
-            row[r] = math.exp(v * -gamma)
+            row[r] = v * -gamma
         elif kind == 2:
             row[r] = dot + 1.0
         else:
             row[r] = dot
+    if kind == 3:
+        _exp(row, row, scratch)
     row[t] = diag[t]
     owner[s] = t
     slot[t] = s
@@ -309,8 +358,8 @@ def _fill_py(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t):
     return s
 
 
-def fill_numpy(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t):
-    """_fill_py with numpy (the same slot; the entries agree to rounding: numpy's exp is not libm's)."""
+def fill_numpy(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t, scratch=None):
+    """_fill_py with numpy: the same slot and the same bits."""
     s = int(stamp.argmin())
     old = int(owner[s])
     if old >= 0:
@@ -323,7 +372,7 @@ def fill_numpy(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t):
         dot += sq
         dot += sq[t]
         np.maximum(dot, 0.0, out=dot)
-        np.exp(dot * -gamma, out=dot)
+        dot = exp_numpy(dot * -gamma)
     elif kind == 2:
         dot += 1.0
     dot[t] = diag[t]
@@ -379,7 +428,7 @@ def accumulate_numpy(acc, rows, cache, slots, coef):
 
 
 _compiled = None
-_fill = _fill_py  # (the compiled filler once compiled_pairs() has run; the loop calls it by this name)
+_fill, _exp = _fill_py, _exp_py  # (compiled once compiled_pairs() has run; the loop calls them by these names)
 _jitted: dict = {}
 
 
@@ -409,18 +458,18 @@ def compiled_pairs():
         except ImportError:  # pragma: no cover - numba is a dependency, but the numpy loop does the same
             _compiled = False
         else:
-            global _fill
+            global _fill, _exp
+            _exp = numba.njit(cache=True, nogil=True)(_exp_py)
             _fill = numba.njit(cache=True, nogil=True)(_fill_py)
             _compiled = numba.njit(cache=True, nogil=True)(_pairs_py)
     return _compiled or None
 
 
-def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False, fill=None) -> tuple[int, int]:
-    """Up to max_pairs pair updates on state by the compiled loop (or the numpy one, whose missing columns come
-    from `fill`, fill_numpy unless given); (pairs done, why it stopped)."""
+def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tuple[int, int]:
+    """Up to max_pairs pair updates on state by the compiled loop (or the numpy one); (pairs done, why it stopped)."""
     s = state
     args = (s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.n_act, s.cache, s.slot, s.stamp, s.ints, s.viol,
-            int(max_pairs), s.flags, s.owner, s.X, s.sq, s.kind, s.gamma)
+            int(max_pairs), s.flags, s.owner, s.X, s.sq, s.kind, s.gamma, s.scratch)
     fn = None if use_numpy else compiled_pairs()
-    done, why = fn(*args) if fn is not None else pairs_numpy(*args, fill=fill)
+    done, why = (fn or pairs_numpy)(*args)
     return int(done), int(why)

@@ -229,8 +229,6 @@ class SMO(Solver):
     default_max_iter = 10_000_000  # as LIBSVM's: max(10⁷, 100 n) pairs
     #: True: the pure-numpy loop; False: the compiled one; None: the compiled one unless PERCVIZ_SMO_NUMPY=1.
     _use_numpy: bool | None = None
-    #: The numpy loop's column filler (None: fill_numpy; the tests give it the compiled one, for equal columns).
-    _numpy_fill = None
     #: The margin lines of an SVM are the level sets f = ±1, whatever the kernel.
     margin_level: ClassVar[float] = 1.0
     #: Kernel columns are computed on demand (the memory budget does not count an n×n matrix).
@@ -448,7 +446,7 @@ class SMO(Solver):
         """
         st, done = self._st, 0
         while done < count:
-            k, why = run_pairs(st, count - done, self._numpy, self._numpy_fill)
+            k, why = run_pairs(st, count - done, self._numpy)
             done += k
             if k and self._act is not None:
                 self._stale = True
