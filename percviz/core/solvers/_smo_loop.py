@@ -1,10 +1,12 @@
 """SMO's pair updates, many per call: a compiled loop (numba) and a pure-numpy loop that take the same pairs.
 
 Both run `pairs(state, max_pairs)` on the arrays of `PairState` and stop after max_pairs pairs, or when
-the KKT violation on the active set is below tol (OPTIMAL), or when the column cache lacks a column (NEED: the
-caller computes it with the kernel, stores it and calls again; the pair then restarts from its selection,
-which is a function of the state only), or when the step is unbounded (UNBOUNDED), or when the shrinking
-counter is due (SHRINK). The arithmetic is written in the same order in both, so that the iterates are equal
+the KKT violation on the active set is below tol (OPTIMAL), or when the column cache lacks a column of a kernel
+that the loop cannot compute itself (NEED: the caller computes it, stores it and calls again; the pair then
+restarts from its selection, which is a function of the state only), or when the step is unbounded (UNBOUNDED),
+or when the shrinking counter is due and every point must first come back (SHRINK: LIBSVM's unshrinking, which
+needs the caller to rebuild F). Other shrinking happens inside the loop (_shrink_py), so that a run of many
+cheap pairs does not return to Python every min(n, 1000) pairs. The arithmetic is written in the same order in both, so that the iterates are equal
 bit for bit: m = max F over I_up, b_t = m − F_t on I_low (0 elsewhere, clipped at 0), a_t = max(K_tt − 2K_it
 + K_ii, τ) in the order (K_it·(−2) + K_tt) + K_ii, the gain b²/a (first maximum wins), δ = b_j / a_j clipped,
 and F_t −= (K_ti − K_tj)·δ over the active set (as LIBSVM: the caller rebuilds F on the shrunk points
@@ -41,17 +43,24 @@ class PairState:
         self.C, self.tau, self.tol = float(C), float(tau), float(tol)
         self.alpha = np.zeros(n)
         self.F = self.y.copy()
-        self.act = np.arange(n, dtype=np.int64)  # the active set is act[:n_act]
-        self.n_act = n
+        self.act = np.arange(n, dtype=np.int64)  # the active set is act[:n_act] (n_act = ints[6])
         self.inactive = np.zeros(n, dtype=bool)  # (kept by the caller with act)
         self.cache = np.empty((max(2, min(capacity, n)), n))  # pages are touched only as columns arrive
         self.slot = np.full(n, -1, dtype=np.int64)
         self.owner = np.full(len(self.cache), -1, dtype=np.int64)
         self.stamp = np.zeros(len(self.cache), dtype=np.int64)
-        # ints: [clock, need, last i, last j, since shrink, shrink every]
-        self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000)], dtype=np.int64)
+        # ints: [clock, need, last i, last j, since shrink, shrink every, n_act, unshrunk, shrinking]
+        self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000), n, 0, 1], dtype=np.int64)
         self.viol = np.array([np.inf])  # m − M on the active set after the last call
         self.sync_flags()
+
+    @property
+    def n_act(self) -> int:
+        return int(self.ints[6])
+
+    @n_act.setter
+    def n_act(self, value: int) -> None:
+        self.ints[6] = value
 
     def sync_flags(self) -> None:
         """flags_t = 1 on I_up (α_t y_t can grow) + 2 on I_low (it can shrink), from α (the compiled loop's copy
@@ -98,10 +107,11 @@ class PairState:
         self.ints[0] += 1
 
 
-def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags,
+def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, ints, viol, max_pairs, flags,
               owner, X, sq, kind, gamma, scratch):
     """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
     done = 0
+    n_act = ints[6]
     # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
     # the same pass that updates F (the flags of i and j are final by then)
     m = -np.inf
@@ -197,16 +207,76 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, in
         done += 1
         ints[4] += 1
         if ints[4] >= ints[5]:
-            return done, SHRINK
+            ints[4] = 0
+            if ints[8]:
+                k = _shrink(F, flags, act, n_act, inactive, tol, ints)
+                if k < 0:
+                    return done, SHRINK
+                if k < n_act:
+                    n_act = k
+                    ints[6] = k
+                    m = -np.inf
+                    ii = -1
+                    for k in range(n_act):
+                        t = act[k]
+                        if flags[t] & 1 and F[t] > m:
+                            m = F[t]
+                            ii = k
     return done, DONE
 
 
-def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, ints, viol, max_pairs, flags,
+def _shrink_py(F, flags, act, n_act, inactive, tol, ints):
+    """LIBSVM's shrinking on the active set: the new n_act, or −1 when the caller must first bring every point
+    back (m − M at most 10·tol for the first time: ints[7] = 0). Out go the points at a bound that the KKT
+    conditions keep there for now: only in I_up with F_t < M, or only in I_low with F_t > m (m, M on the set)."""
+    m = -np.inf
+    M = np.inf
+    for k in range(n_act):
+        t = act[k]
+        f = F[t]
+        if flags[t] & 1 and f > m:
+            m = f
+        if flags[t] & 2 and f < M:
+            M = f
+    if ints[7] == 0:
+        v = -np.inf if m == -np.inf else max(m - M, 0.0)
+        if v <= 10.0 * tol:
+            return -1
+    w = 0
+    for k in range(n_act):
+        t = act[k]
+        f = F[t]
+        if (flags[t] == 1 and f < M) or (flags[t] == 2 and f > m):
+            inactive[t] = True
+        else:
+            act[w] = t
+            w += 1
+    return w
+
+
+def shrink_numpy(F, flags, act, n_act, inactive, tol, ints) -> int:
+    """_shrink_py with numpy (the same set, in the same order)."""
+    a_ = act[:n_act]
+    Fa, fl = F[a_], flags[a_]
+    m = float(Fa[(fl & 1) > 0].max(initial=-np.inf))
+    M = float(Fa[(fl & 2) > 0].min(initial=np.inf))
+    if ints[7] == 0:
+        v = -np.inf if m == -np.inf else max(m - M, 0.0)
+        if v <= 10.0 * tol:
+            return -1
+    stuck = ((fl == 1) & (Fa < M)) | ((fl == 2) & (Fa > m))
+    inactive[a_[stuck]] = True
+    keep = a_[~stuck]
+    act[: len(keep)] = keep
+    return len(keep)
+
+
+def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, ints, viol, max_pairs, flags,
                 owner, X, sq, kind, gamma, scratch):
     """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
     fill = fill_numpy
     done = 0
-    a_ = act[:n_act]
+    a_ = act[: ints[6]]
     pos = y[a_] > 0
     dg = diag[a_]
     while done < max_pairs:
@@ -265,12 +335,23 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, n_act, cache, slot, stamp, 
         ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
         aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
         alpha[i], alpha[j] = ai, aj
+        for t, at in ((i, ai), (j, aj)):  # the compiled loop's flags of the pair
+            flags[t] = int(at < C if y[t] > 0 else at > 0) + 2 * int(at > 0 if y[t] > 0 else at < C)
         F[a_] = Fa - (Ki[a_] - Kj[a_]) * delta
         ints[2], ints[3] = i, j
         done += 1
         ints[4] += 1
         if ints[4] >= ints[5]:
-            return done, SHRINK
+            ints[4] = 0
+            if ints[8]:
+                k = shrink_numpy(F, flags, act, len(a_), inactive, tol, ints)
+                if k < 0:
+                    return done, SHRINK
+                if k < len(a_):
+                    ints[6] = k
+                    a_ = act[:k]
+                    pos = y[a_] > 0
+                    dg = diag[a_]
     return done, DONE
 
 
@@ -428,7 +509,7 @@ def accumulate_numpy(acc, rows, cache, slots, coef):
 
 
 _compiled = None
-_fill, _exp = _fill_py, _exp_py  # (compiled once compiled_pairs() has run; the loop calls them by these names)
+_fill, _exp, _shrink = _fill_py, _exp_py, _shrink_py  # (compiled once compiled_pairs() has run; the loop calls them by these names)
 _jitted: dict = {}
 
 
@@ -458,8 +539,9 @@ def compiled_pairs():
         except ImportError:  # pragma: no cover - numba is a dependency, but the numpy loop does the same
             _compiled = False
         else:
-            global _fill, _exp
+            global _fill, _exp, _shrink
             _exp = numba.njit(cache=True, nogil=True)(_exp_py)
+            _shrink = numba.njit(cache=True, nogil=True)(_shrink_py)
             _fill = numba.njit(cache=True, nogil=True)(_fill_py)
             _compiled = numba.njit(cache=True, nogil=True)(_pairs_py)
     return _compiled or None
@@ -468,7 +550,7 @@ def compiled_pairs():
 def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tuple[int, int]:
     """Up to max_pairs pair updates on state by the compiled loop (or the numpy one); (pairs done, why it stopped)."""
     s = state
-    args = (s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.n_act, s.cache, s.slot, s.stamp, s.ints, s.viol,
+    args = (s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.inactive, s.cache, s.slot, s.stamp, s.ints, s.viol,
             int(max_pairs), s.flags, s.owner, s.X, s.sq, s.kind, s.gamma, s.scratch)
     fn = None if use_numpy else compiled_pairs()
     done, why = (fn or pairs_numpy)(*args)

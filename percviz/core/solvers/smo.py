@@ -375,9 +375,14 @@ class SMO(Solver):
         self._tol = st.tol
         self._pair: tuple[int, int] | None = None
         st.ints[5] = min(n, 1000)
-        self._act = None
+        st.ints[8] = int(bool(self.values["shrinking"]))
         self._stale = False  # F of the shrunk points is out of date (the loop updates the active set only)
-        self._unshrunk = False  # LIBSVM's policy: every point comes back once, when m − M first falls below 10 tol
+
+    @property
+    def _act(self) -> np.ndarray | None:
+        """The active set (None: every point); the loop shrinks it itself."""
+        st = self._st
+        return None if st.n_act == len(self._y) else st.act[: st.n_act]
 
     def _set_active(self, act: np.ndarray | None):
         """Restrict the pair updates to the indices act (None: all of them; F is rebuilt on the others first)."""
@@ -385,12 +390,11 @@ class SMO(Solver):
         if act is None:
             self._refresh()
         if act is None or len(act) == len(self._y):
-            self._act = None
             st.act[:] = np.arange(len(self._y))
             st.n_act = len(self._y)
             st.inactive[:] = False
         else:
-            self._act = act
+            act = np.array(act)  # (it may be a view of st.act)
             st.act[: len(act)] = act
             st.n_act = len(act)
             st.inactive[:] = True
@@ -469,10 +473,8 @@ class SMO(Solver):
                     st.store_all(idx, self._cols.block(idx))
                 else:
                     st.store(t, self._cols.block(idx)[0])
-            elif why == SHRINK:
-                st.ints[4] = 0
-                if self.values["shrinking"]:
-                    self._shrink()
+            elif why == SHRINK:  # (the loop shrinks by itself; it returns for the unshrinking only)
+                self._shrink()
             elif why == UNBOUNDED:
                 raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
             elif why == OPTIMAL:
@@ -515,8 +517,9 @@ class SMO(Solver):
         now: in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule,
         m and M over the active set). When m − M first falls below 10·tol, F is rebuilt and every point comes
         back once before shrinking again (LIBSVM's unshrinking)."""
-        if not self._unshrunk and self._violation() <= 10 * self._tol:
-            self._unshrunk = True
+        st = self._st
+        if not st.ints[7] and self._violation() <= 10 * self._tol:
+            st.ints[7] = 1
             self._set_active(None)
         idx = np.arange(len(self._y)) if self._act is None else self._act
         a, F, y, C = self._alpha[idx], self._F[idx], self._y[idx], self._C
