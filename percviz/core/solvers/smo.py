@@ -536,6 +536,7 @@ class SMO(Solver):
         if self._act is not None:  # optimal on the active set: check every point, go on with all if not
             self._set_active(None)
             if self._violation() >= self._tol:
+                self._st.ints[4] = self._st.ints[5] - 1  # and shrink again after the next pair (as LIBSVM)
                 return None
         self._refresh()
         scores = self._scores()
