@@ -132,6 +132,8 @@ def test_the_shrunk_points_gradient_is_rebuilt_before_a_snapshot_reads_it():
     K = problem.kernel(problem.X, problem.X)
     F = problem.y - K @ (snap.alpha * problem.y)
     assert np.abs(s._F - F).max() < 1e-9
+    at_c = snap.alpha == 100.0  # the loop's running sum over the coefficients at C (LIBSVM's G_bar)
+    assert at_c.sum() > 10 and np.abs(s._st.Fbar - K[:, at_c] @ (100.0 * problem.y[at_c])).max() < 1e-9
     assert snap.metrics["objective"] == pytest.approx(dual_objective(problem, snap.alpha), rel=1e-10)
 
 

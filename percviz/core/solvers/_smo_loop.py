@@ -38,6 +38,7 @@ class PairState:
         self.kind, self.gamma = int(kind), float(gamma)
         self.X, self.sq = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(sq, dtype=np.float64)
         self.scratch = np.empty(n)
+        self.Fbar = np.zeros(n)  # Σ over α_s = C of C y_s K(·, x_s), kept by the loops (soft margin)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.diag = np.ascontiguousarray(diag, dtype=np.float64)
         self.C, self.tau, self.tol = float(C), float(tau), float(tol)
@@ -108,7 +109,7 @@ class PairState:
 
 
 def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, ints, viol, max_pairs, flags,
-              owner, X, sq, kind, gamma, scratch):
+              owner, X, sq, kind, gamma, scratch, Fbar):
     """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
     done = 0
     n_act = ints[6]
@@ -189,8 +190,16 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
             aj = 0.0 if yj > 0 else C
         else:
             aj = aj - yj * delta
+        a0i, a0j = alpha[i], alpha[j]
         alpha[i] = ai
         alpha[j] = aj
+        if C < np.inf:  # F̄ = Σ_{α_s = C} C y_s K(·, x_s) on every point (LIBSVM's G_bar), for SMO._refresh
+            for t, new, old in ((i, ai, a0i), (j, aj, a0j)):
+                if (new == C) != (old == C):
+                    c = C * y[t] if new == C else -(C * y[t])
+                    Kt = Ki if t == i else Kj
+                    for r in range(len(Fbar)):
+                        Fbar[r] += c * Kt[r]
         flags[i] = (1 if (ai < C if yi > 0 else ai > 0) else 0) + (2 if (ai > 0 if yi > 0 else ai < C) else 0)
         flags[j] = (1 if (aj < C if yj > 0 else aj > 0) else 0) + (2 if (aj > 0 if yj > 0 else aj < C) else 0)
         m = -np.inf
@@ -272,7 +281,7 @@ def shrink_numpy(F, flags, act, n_act, inactive, tol, ints) -> int:
 
 
 def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, ints, viol, max_pairs, flags,
-                owner, X, sq, kind, gamma, scratch):
+                owner, X, sq, kind, gamma, scratch, Fbar):
     """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
     fill = fill_numpy
     done = 0
@@ -334,7 +343,12 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stam
             return done, UNBOUNDED
         ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
         aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
+        a0i, a0j = float(alpha[i]), float(alpha[j])
         alpha[i], alpha[j] = ai, aj
+        if C < np.inf:
+            for t, new, old, Kt in ((i, ai, a0i, Ki), (j, aj, a0j, Kj)):
+                if (new == C) != (old == C):
+                    Fbar += (C * y[t] if new == C else -(C * y[t])) * Kt
         for t, at in ((i, ai), (j, aj)):  # the compiled loop's flags of the pair
             flags[t] = int(at < C if y[t] > 0 else at > 0) + 2 * int(at > 0 if y[t] > 0 else at < C)
         F[a_] = Fa - (Ki[a_] - Kj[a_]) * delta
@@ -551,7 +565,7 @@ def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tupl
     """Up to max_pairs pair updates on state by the compiled loop (or the numpy one); (pairs done, why it stopped)."""
     s = state
     args = (s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.inactive, s.cache, s.slot, s.stamp, s.ints, s.viol,
-            int(max_pairs), s.flags, s.owner, s.X, s.sq, s.kind, s.gamma, s.scratch)
+            int(max_pairs), s.flags, s.owner, s.X, s.sq, s.kind, s.gamma, s.scratch, s.Fbar)
     fn = None if use_numpy else compiled_pairs()
     done, why = (fn or pairs_numpy)(*args)
     return int(done), int(why)

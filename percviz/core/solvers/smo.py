@@ -369,6 +369,9 @@ class SMO(Solver):
             alpha, F, self._solves = self._warm_state()
             st.alpha[:], st.F[:] = alpha, F
             st.sync_flags()
+            at_c = np.flatnonzero(alpha == C)
+            if np.isfinite(C) and at_c.size:
+                st.Fbar[:] = self._cols.expansion(at_c, C * y[at_c])
         self._st = st
         self._numpy = self._use_numpy if self._use_numpy is not None else os.environ.get(NUMPY_ENV, "") == "1"
         self._alpha, self._F = st.alpha, st.F  # views kept in step with the loop's arrays
@@ -401,7 +404,7 @@ class SMO(Solver):
             st.inactive[act] = False
 
     def _refresh(self):
-        """F = y − K(y∘α) recomputed on the shrunk points (from the kernel, in blocks), when out of date."""
+        """F = y − F̄ − K(y∘α_free) recomputed on the shrunk points (from the kernel, in blocks), when out of date."""
         if not self._stale or self._act is None:
             return
         self._stale = False
@@ -409,10 +412,11 @@ class SMO(Solver):
         out[self._act] = False
         rows = np.flatnonzero(out)
         a, y, st = self._alpha, self._y, self._st
-        sv = np.flatnonzero(a)
+        # the coefficients at C are summed up in F̄ by the loops (LIBSVM's G_bar): only the free ones here
+        sv = np.flatnonzero((a > 0) & (a < self._C))
         cached = st.slot[sv] >= 0  # from the loop's cached columns (no kernel evaluations), the rest in blocks
         X, kernel = self._cols.X, self.problem.kernel
-        acc = np.zeros(len(rows))
+        acc = st.Fbar[rows]
         far = sv[~cached]
         step = int(max(1, 32e6 // max(8 * len(rows), 1)))
         for s in range(0, len(far), step):
