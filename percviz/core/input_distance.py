@@ -19,6 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from percviz.core._projection_tail import compiled_rows, rbf_terms
 from percviz.core.batched_eval import evaluator, hessian
 from percviz.core.decision import DecisionFunction, DerivativeExpansion, KernelExpansion, ZeroDecision
 from percviz.core.grid import ViewGrid, contour_lines
@@ -28,6 +29,8 @@ from percviz.core.kernels import RBFKernel
 DEFAULT_RESOLUTION = 240
 #: |f|/‖∇f‖ (the linearized distance to the curve) below which a foot counts as on the curve.
 ON_CURVE = 1e-9
+#: When this few rows of (12) are still moving, each is finished in one compiled call (_projection_tail).
+TAIL_ROWS = 2
 
 
 @dataclass(frozen=True)
@@ -66,8 +69,18 @@ def project(
     ms = np.broadcast_to(np.asarray(max_step, dtype=float), (m,)).copy()
     Gi = None if Ginv is None else np.asarray(Ginv, dtype=float)
     left = np.broadcast_to(np.asarray(max_iter, dtype=int), (m,)).copy()  # iterations each row may still take
+    terms = rbf_terms(decision) if Gi is None else None
+    rows = compiled_rows() if terms is not None and terms[0].size else None
     for _ in range(int(left.max(initial=0))):
         if ids.size == 0:
+            break
+        if rows is not None and ids.size <= TAIL_ROWS:  # the last few rows: each to its end in one compiled call
+            xl, last, rate = xl.copy(), last.astype(float), rate.astype(float)
+            conv, slow = np.zeros(ids.size, dtype=bool), np.zeros(ids.size, dtype=bool)
+            rows(xi, xl, rate, last, sc.astype(float), ms.astype(float), left.astype(np.int64), *terms, ON_CURVE,
+                 conv, slow)
+            converged[ids[conv]] = True
+            slowed[ids[slow]] = True
             break
         with np.errstate(over="ignore", invalid="ignore"):  # a huge ∇f (f of points at 1e-300) is caught below
             f, g = fg(xl)  # one pass over the kernel rows of the live points

@@ -9,6 +9,7 @@ from percviz.core.data import PointSet
 from percviz.core.presets import preset_from_dict
 from percviz.core.problem import Problem
 from percviz.core.solvers import by_family, get_solver
+from percviz.core.solvers import _smo_loop
 from percviz.core.solvers._smo_loop import compiled_pairs
 from percviz.core.solvers.svm import SVMByInteriorPoint, SVMBySMO
 
@@ -131,6 +132,8 @@ def test_the_shrunk_points_gradient_is_rebuilt_before_a_snapshot_reads_it():
     K = problem.kernel(problem.X, problem.X)
     F = problem.y - K @ (snap.alpha * problem.y)
     assert np.abs(s._F - F).max() < 1e-9
+    at_c = snap.alpha == 100.0  # the loop's running sum over the coefficients at C (LIBSVM's G_bar)
+    assert at_c.sum() > 10 and np.abs(s._st.Fbar - K[:, at_c] @ (100.0 * problem.y[at_c])).max() < 1e-9
     assert snap.metrics["objective"] == pytest.approx(dual_objective(problem, snap.alpha), rel=1e-10)
 
 
@@ -138,3 +141,37 @@ def test_points_far_apart_with_the_linear_kernel_separate_and_are_certified():
     X = np.array([[0.0, 0.0], [0.5, 0.2], [3.0, 3.0], [3.5, 2.8]])
     final = SVM(Problem(PointSet.from_signed(X, [1, 1, -1, -1]), kernel="linear"), margin="hard").run()
     assert final.status.value == "separator" and final.decision(X[:2]).min() > 0 > final.decision(X[2:]).max()
+
+
+@pytest.mark.skipif(compiled_pairs() is None, reason="numba is not installed")
+@pytest.mark.parametrize("kernel", ["rbf:gamma=0.5", "linear", "affine"])
+def test_the_loop_fills_kernel_columns_as_the_kernel_computes_them(kernel):
+    problem = Problem(clouds(12, n=60, sep=2.0), kernel=kernel)
+    s = SVM(problem, C=10.0)
+    s.start()
+    st = s._st
+    assert st.kind != _smo_loop.FILL_NONE
+    K = problem.kernel(problem.X, problem.X)
+    cols = []
+    for fill in (_smo_loop._fill, _smo_loop.fill_numpy):
+        for t in (0, 17, 59):
+            args = (st.cache, st.slot, st.owner, st.stamp, st.ints, st.X, st.sq, st.diag, st.kind, st.gamma)
+            slot = int(fill(*args, t, st.scratch))
+            assert st.slot[t] == slot and st.owner[slot] == t
+            assert np.abs(st.cache[slot] - K[:, t]).max() <= 1e-14 * max(1.0, np.abs(K).max())
+            cols.append(st.cache[slot].copy())
+    assert all(np.array_equal(a, b) for a, b in zip(cols[:3], cols[3:]))  # the same bits from both
+    assert SVM(Problem(clouds(12, n=20), kernel="poly:degree=2"), C=1.0)._cols.loop_kernel()[0] == _smo_loop.FILL_NONE
+
+
+@pytest.mark.skipif(compiled_pairs() is None, reason="numba is not installed")
+def test_the_loops_exp_is_numpys_to_an_ulp_and_the_same_bits_compiled_and_in_numpy():
+    x = -np.random.default_rng(5).uniform(0, 760, 200_000)
+    x[:5] = [0.0, -1e-300, -0.5 * np.log(2), -707.9, -708.1]
+    out = np.empty_like(x)
+    _smo_loop._exp(x, out, np.empty_like(x))
+    assert np.array_equal(out, _smo_loop.exp_numpy(x))
+    ref = np.exp(x)
+    normal = x > -708.0
+    assert (np.abs(out - ref)[normal] <= 2.3e-16 * ref[normal]).all() and out[0] == 1.0
+    assert (out[~normal] == 0.0).all() and ref[~normal].max() < 3.3e-308

@@ -69,6 +69,16 @@ class KernelColumns:
         col.setflags(write=False)
         return col
 
+    def loop_kernel(self) -> tuple:
+        """(kind, X, ‖x‖², γ) for SMO's loop, which computes the columns of these kernels itself (kind 0: not)."""
+        from percviz.core.solvers._smo_loop import FILL_AFFINE, FILL_LINEAR, FILL_NONE, FILL_RBF
+
+        kind = {RBFKernel: FILL_RBF, LinearKernel: FILL_LINEAR, AffineKernel: FILL_AFFINE}.get(type(self.kernel))
+        if kind is None or self.X.shape[1] == 0:
+            return (FILL_NONE, np.zeros((1, 1)), np.zeros(1), 0.0)
+        sq = self._sq if self._sq is not None else np.zeros(len(self.X))
+        return (kind, self.X, sq, float(self.kernel.gamma) if kind == FILL_RBF else 0.0)
+
     def block(self, idx: np.ndarray) -> np.ndarray:
         """The columns K(X, x_i) for i in idx as the rows of one array.
 

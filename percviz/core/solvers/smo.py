@@ -363,20 +363,29 @@ class SMO(Solver):
     def _reset(self):
         y, C = self._y, self._C
         n = len(y)
-        st = PairState(y, self._cols.diag, C, TAU, float(self.values["tol"]), self._cols.capacity)
+        st = PairState(y, self._cols.diag, C, TAU, float(self.values["tol"]), self._cols.capacity,
+                       self._cols.loop_kernel())
         if self._warm is not None:
             alpha, F, self._solves = self._warm_state()
             st.alpha[:], st.F[:] = alpha, F
             st.sync_flags()
+            at_c = np.flatnonzero(alpha == C)
+            if np.isfinite(C) and at_c.size:
+                st.Fbar[:] = self._cols.expansion(at_c, C * y[at_c])
         self._st = st
         self._numpy = self._use_numpy if self._use_numpy is not None else os.environ.get(NUMPY_ENV, "") == "1"
         self._alpha, self._F = st.alpha, st.F  # views kept in step with the loop's arrays
         self._tol = st.tol
         self._pair: tuple[int, int] | None = None
         st.ints[5] = min(n, 1000)
-        self._act = None
+        st.ints[8] = int(bool(self.values["shrinking"]))
         self._stale = False  # F of the shrunk points is out of date (the loop updates the active set only)
-        self._unshrunk = False  # LIBSVM's policy: every point comes back once, when m − M first falls below 10 tol
+
+    @property
+    def _act(self) -> np.ndarray | None:
+        """The active set (None: every point); the loop shrinks it itself."""
+        st = self._st
+        return None if st.n_act == len(self._y) else st.act[: st.n_act]
 
     def _set_active(self, act: np.ndarray | None):
         """Restrict the pair updates to the indices act (None: all of them; F is rebuilt on the others first)."""
@@ -384,19 +393,18 @@ class SMO(Solver):
         if act is None:
             self._refresh()
         if act is None or len(act) == len(self._y):
-            self._act = None
             st.act[:] = np.arange(len(self._y))
             st.n_act = len(self._y)
             st.inactive[:] = False
         else:
-            self._act = act
+            act = np.array(act)  # (it may be a view of st.act)
             st.act[: len(act)] = act
             st.n_act = len(act)
             st.inactive[:] = True
             st.inactive[act] = False
 
     def _refresh(self):
-        """F = y − K(y∘α) recomputed on the shrunk points (from the kernel, in blocks), when out of date."""
+        """F = y − F̄ − K(y∘α_free) recomputed on the shrunk points (from the kernel, in blocks), when out of date."""
         if not self._stale or self._act is None:
             return
         self._stale = False
@@ -404,10 +412,11 @@ class SMO(Solver):
         out[self._act] = False
         rows = np.flatnonzero(out)
         a, y, st = self._alpha, self._y, self._st
-        sv = np.flatnonzero(a)
+        # the coefficients at C are summed up in F̄ by the loops (LIBSVM's G_bar): only the free ones here
+        sv = np.flatnonzero((a > 0) & (a < self._C))
         cached = st.slot[sv] >= 0  # from the loop's cached columns (no kernel evaluations), the rest in blocks
         X, kernel = self._cols.X, self.problem.kernel
-        acc = np.zeros(len(rows))
+        acc = st.Fbar[rows]
         far = sv[~cached]
         step = int(max(1, 32e6 // max(8 * len(rows), 1)))
         for s in range(0, len(far), step):
@@ -449,7 +458,7 @@ class SMO(Solver):
             done += k
             if k and self._act is not None:
                 self._stale = True
-            if why == NEED:  # a column of the warm start's polish is reused; the loop's cache holds the rest
+            if why == NEED:  # (kernels the loop cannot fill) a column of the warm start's polish is reused
                 t = int(st.ints[1])
                 col = self._cols._cols.get(t)
                 if col is not None:
@@ -468,10 +477,8 @@ class SMO(Solver):
                     st.store_all(idx, self._cols.block(idx))
                 else:
                     st.store(t, self._cols.block(idx)[0])
-            elif why == SHRINK:
-                st.ints[4] = 0
-                if self.values["shrinking"]:
-                    self._shrink()
+            elif why == SHRINK:  # (the loop shrinks by itself; it returns for the unshrinking only)
+                self._shrink()
             elif why == UNBOUNDED:
                 raise DataError("The SMO step is unbounded: the hard margin has no solution here; use the soft margin.")
             elif why == OPTIMAL:
@@ -514,8 +521,9 @@ class SMO(Solver):
         now: in I_up only with F_t < M (never the max m, never a j) or in I_low only with F_t > m (LIBSVM's rule,
         m and M over the active set). When m − M first falls below 10·tol, F is rebuilt and every point comes
         back once before shrinking again (LIBSVM's unshrinking)."""
-        if not self._unshrunk and self._violation() <= 10 * self._tol:
-            self._unshrunk = True
+        st = self._st
+        if not st.ints[7] and self._violation() <= 10 * self._tol:
+            st.ints[7] = 1
             self._set_active(None)
         idx = np.arange(len(self._y)) if self._act is None else self._act
         a, F, y, C = self._alpha[idx], self._F[idx], self._y[idx], self._C
@@ -532,6 +540,7 @@ class SMO(Solver):
         if self._act is not None:  # optimal on the active set: check every point, go on with all if not
             self._set_active(None)
             if self._violation() >= self._tol:
+                self._st.ints[4] = self._st.ints[5] - 1  # and shrink again after the next pair (as LIBSVM)
                 return None
         self._refresh()
         scores = self._scores()

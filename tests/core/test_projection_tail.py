@@ -1,0 +1,47 @@
+"""The compiled tail of the projection (12) (issue 26): the rows it finishes end where numpy's batch takes them."""
+
+import numpy as np
+import pytest
+
+from percviz.core import input_distance
+from percviz.core._projection_tail import compiled_rows, rbf_terms
+from percviz.core.decision import DerivativeExpansion, KernelExpansion
+from percviz.core.input_distance import project
+from percviz.core.kernels import parse_kernel
+
+pytestmark = pytest.mark.skipif(compiled_rows() is None, reason="numba is not installed")
+
+
+def _decisions():
+    rng = np.random.default_rng(3)
+    B = rng.normal(size=(25, 2))
+    k = parse_kernel("rbf:gamma=1.5")
+    yield DerivativeExpansion(k, B, rng.normal(size=25), 0.3 * rng.normal(size=(25, 2)), 0.1)
+    yield KernelExpansion(k, B, rng.normal(size=25), -0.2)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_the_compiled_tail_ends_where_the_numpy_batch_does(which, monkeypatch):
+    dec = list(_decisions())[which]
+    X = np.random.default_rng(4).uniform(-2.5, 2.5, size=(40, 2))
+    runs = []
+    for tail in (0, 40):  # 0: numpy all the way; 40: every row by the compiled loop
+        monkeypatch.setattr(input_distance, "TAIL_ROWS", tail)
+        runs.append(project(dec, X, X))
+    (numpy_run, tail_run) = runs
+    both = numpy_run.converged & tail_run.converged
+    assert both.sum() >= 30 and (numpy_run.converged == tail_run.converged).mean() >= 0.95
+    np.testing.assert_allclose(tail_run.feet[both], numpy_run.feet[both], atol=1e-9)
+    f, g = dec.value_and_gradient(tail_run.feet[tail_run.converged])
+    assert (np.abs(f) / np.linalg.norm(g, axis=1)).max() <= 1e-8  # its converged feet are on f = 0
+    # and each is a critical point of the distance: x − foot parallel to ∇f
+    d = X[tail_run.converged] - tail_run.feet[tail_run.converged]
+    cross = d[:, 0] * g[:, 1] - d[:, 1] * g[:, 0]
+    assert np.abs(cross).max() <= 1e-7 * (1 + np.linalg.norm(d, axis=1).max()) * np.linalg.norm(g, axis=1).max()
+
+
+def test_only_rbf_expansions_take_the_compiled_tail():
+    k = parse_kernel("poly:degree=2")
+    B = np.eye(2)
+    assert rbf_terms(DerivativeExpansion(k, B, np.ones(2), np.zeros((2, 2)), 0.0)) is None
+    assert rbf_terms(next(_decisions()))[0].shape == (25, 2)
