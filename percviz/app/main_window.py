@@ -303,6 +303,7 @@ class MainWindow(QMainWindow):
         self.controls.classChanged.connect(self._set_current_class)
         canvas.cursorMoved.connect(self._on_cursor)
         self.scene.points_changed.connect(lambda _kind: self._update_edit_actions())
+        self.scene.settings_changed.connect(lambda _settings: self._update_edit_actions())
         self._update_edit_actions()
 
     def _install_classroom(self) -> None:
@@ -333,6 +334,7 @@ class MainWindow(QMainWindow):
         with self.session.batch():
             self.scene.set_points(preset.points, undoable=False)
             self.scene.set_settings(
+                undoable=False,
                 kernel=preset.kernel,
                 features=preset.features,
                 algorithm=preset.algorithm,

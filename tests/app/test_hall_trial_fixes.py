@@ -1,0 +1,90 @@
+"""Issue 25, the lecturer's second trial: the points still open after the first fixes, each on the real main window
+at 1280×800 driven by clicks and keys."""
+
+from __future__ import annotations
+
+import pytest
+from helpers import spin
+from PySide6.QtCore import Qt
+from PySide6.QtTest import QTest
+from PySide6.QtWidgets import QApplication, QComboBox, QLineEdit
+
+from percviz.core.presets import SHIPPED_DIR, load_preset
+
+pytestmark = [pytest.mark.filterwarnings("ignore::RuntimeWarning")]
+
+
+def _choose(combo: QComboBox, text_part: str) -> None:
+    """Open the combo's list and click the first entry whose text contains text_part (as a person picks it)."""
+    combo.showPopup()
+    spin(0.05)
+    model, view = combo.model(), combo.view()
+    row = next(r for r in range(model.rowCount()) if text_part in str(model.index(r, 0).data()))
+    rect = view.visualRect(model.index(row, 0))
+    view.scrollTo(model.index(row, 0))
+    rect = view.visualRect(model.index(row, 0))
+    QTest.mouseClick(view.viewport(), Qt.MouseButton.LeftButton, pos=rect.center())
+    spin(0.05)
+
+
+def _type_into(w, name: str, text: str) -> None:
+    field = next(f for f in w.controls.findChildren(QLineEdit) if f.accessibleName() == name and f.isVisible())
+    field.setFocus()
+    field.selectAll()
+    QTest.keyClicks(field, text)
+    QTest.keyClick(field, Qt.Key.Key_Return)
+    QApplication.processEvents()
+
+
+def _ctrl_z(w, shift: bool = False) -> None:
+    mods = Qt.KeyboardModifier.ControlModifier | (Qt.KeyboardModifier.ShiftModifier if shift else Qt.KeyboardModifier.NoModifier)
+    QTest.keyClick(w, Qt.Key.Key_Z, mods)
+    QApplication.processEvents()
+    w.session.wait_idle()
+
+
+# -- point 4: Undo covers algorithm, kernel and parameter changes -------------------------------------------------
+
+def test_undo_and_redo_cover_algorithm_kernel_and_parameter_changes(hall_window):
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    first = w.scene.settings
+    assert first.algorithm == "snkp" and first.kernel.startswith("affine")
+    _choose(w.controls.algorithm, "(NKP)")
+    w.session.wait_idle()
+    assert w.scene.settings.algorithm == "nkp"
+    _choose(w.controls.kernel, "Gaussian RBF")
+    w.session.wait_idle()
+    assert w.scene.settings.kernel.startswith("rbf")
+    _type_into(w, "param:gamma", "3")
+    w.session.wait_idle()
+    assert w.scene.settings.kernel.replace(" ", "") == "rbf:gamma=3"
+    after = w.scene.settings
+    assert w.undo_action.isEnabled() and "kernel" in w.undo_action.text().lower()
+    _ctrl_z(w)  # γ = 3 → the RBF's own γ
+    assert w.scene.settings.kernel.startswith("rbf") and "gamma=3" not in w.scene.settings.kernel.replace(" ", "")
+    _ctrl_z(w)  # the RBF → the affine kernel
+    assert w.scene.settings.kernel == first.kernel and w.controls.kernel.currentData() == "affine"
+    assert w.session.problem.kernel.spec.startswith("affine")  # the run follows, not only the settings
+    _ctrl_z(w)  # NKP → SNKP, the controls showing it
+    assert w.scene.settings == first
+    assert w.controls.algorithm.currentData(Qt.ItemDataRole.UserRole) == "snkp"
+    assert w.session.solver_cls.name == "snkp"
+    assert not w.undo_action.isEnabled()  # the example's own settings are where its history starts
+    for _ in range(3):
+        _ctrl_z(w, shift=True)
+    assert w.scene.settings == after and w.session.solver_cls.name == "nkp"
+    assert w.controls.algorithm.currentData(Qt.ItemDataRole.UserRole) == "nkp"
+
+
+def test_undo_after_a_point_edit_and_a_kernel_change_takes_them_back_in_order(hall_window):
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    n, kernel = w.scene.n, w.scene.settings.kernel
+    w.scene.add_point(0.5, 0.5, 0)
+    _choose(w.controls.kernel, "Gaussian RBF")
+    w.session.wait_idle()
+    _ctrl_z(w)
+    assert w.scene.settings.kernel == kernel and w.scene.n == n + 1
+    _ctrl_z(w)
+    assert w.scene.n == n and w.scene.settings.kernel == kernel
+    w.load_preset(load_preset(SHIPPED_DIR / "xor-rbf.json"))  # a new scene: a fresh history
+    assert not w.scene.can_undo
