@@ -88,3 +88,58 @@ def test_undo_after_a_point_edit_and_a_kernel_change_takes_them_back_in_order(ha
     assert w.scene.n == n and w.scene.settings.kernel == kernel
     w.load_preset(load_preset(SHIPPED_DIR / "xor-rbf.json"))  # a new scene: a fresh history
     assert not w.scene.can_undo
+
+
+# -- point 1: the status bar's message at 3× is whole, or whole words and an ellipsis with the rest in a tooltip ----
+
+def _status_message_shown(w):
+    """What a person reads of the status bar's message: (the text painted, its room, the widget's tooltip)."""
+    from PySide6.QtGui import QFontMetrics
+    from PySide6.QtWidgets import QLabel
+
+    bar = w.statusBar()
+    message = bar.currentMessage()
+    labels = [lab for lab in bar.findChildren(QLabel) if lab.isVisible() and message
+              and lab.text() and lab.text().rstrip("…").strip() and message.startswith(lab.text().rstrip(" …"))]
+    if labels:
+        lab = labels[0]
+        return lab.text(), lab.contentsRect().width(), lab.toolTip(), QFontMetrics(lab.font())
+    # QStatusBar paints its message itself between 6 px and the first permanent widget
+    first = min((lab.geometry().left() for lab in bar.findChildren(QLabel) if lab.isVisible()), default=bar.width())
+    return message, first - 2 - 6, bar.toolTip(), QFontMetrics(bar.font())
+
+
+@pytest.mark.parametrize("scale", ["2×", "3×"])
+def test_the_status_message_is_whole_or_cut_at_a_word_with_the_rest_in_a_tooltip(hall_window, scale):
+    from helpers import press_key
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    press_key(w, Qt.Key.Key_F5)
+    spin(0.3)
+    next(a for a in w.findChildren(type(w.undo_action)) if a.text() == scale).trigger()
+    spin(0.3)
+    w.classroom.set_presentation(False)  # F5 F5 at this scale: the message says how to leave again
+    spin(0.3)
+    press_key(w, Qt.Key.Key_F5)
+    spin(0.3)
+    full = w.statusBar().currentMessage()
+    assert full == "Presentation mode: F5 to leave, F11 full screen.", full
+    text, room, _tip, fm = _status_message_shown(w)
+    assert text == full and fm.horizontalAdvance(text) <= room + 2, (text, room)  # the mouse is off the canvas
+    w.show_message("Iteration 7283 · m(α) = 2.655e-04 · separator found, ρ_K ≈ 1.2e-4 for this kernel", 0)
+    spin(0.1)
+    full = w.statusBar().currentMessage()
+    text, room, tip, fm = _status_message_shown(w)
+    assert fm.horizontalAdvance(text) <= room + 2, (text, fm.horizontalAdvance(text), room)
+    if text != full:
+        assert text.endswith("…") and tip == full, (text, tip)
+        kept = text[:-1].rstrip()
+        assert kept and full.startswith(kept) and full[len(kept)] in " ,·", (kept, full)  # cut between words
+        assert len(kept.split()) >= 3  # and a readable part of it, not a lone word
+    w.resize(1920, 1080)
+    spin(0.3)
+    text, room, tip, fm = _status_message_shown(w)
+    assert fm.horizontalAdvance(text) <= room + 2
+    w.statusBar().clearMessage()
+    spin(0.05)
+    assert _status_message_shown(w)[0] == ""
