@@ -6,12 +6,11 @@ from contextlib import suppress
 from typing import Any, Callable
 
 import numpy as np
-from PySide6.QtCore import QEvent, QSize, Qt, QTimer, Signal
+from PySide6.QtCore import QSize, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QScrollArea,
@@ -34,10 +33,9 @@ from percviz.app.context import AppContext, Menus
 from percviz.app.dock_views import DockViews
 from percviz.app.layouts import Layouts
 from percviz.app.prefs import Preferences
-from percviz.app.panels.overlays import ReadoutLabel
 from percviz.app.panels.panel import Panel
 from percviz.app.run.session import SPLIT_RESTART_N, RunSession
-from percviz.app.status_line import StatusLine
+from percviz.app.status_line import StatusParts
 from percviz.app.theme import theme_for
 from percviz.app.panels.weight_view import WeightView
 from percviz.core.errors import PercvizError
@@ -276,19 +274,10 @@ class MainWindow(QMainWindow):
                           close_guards=self.close_guards)
 
     def _build_status_bar(self) -> None:
-        """The cursor's position and the point counts on the right (permanent), messages on the left."""
-        bar = self.statusBar()
-        self.status_line = StatusLine(bar)  # whole words, never cut mid-number ('Presentation mode: F5 to lea')
-        self.cursor_label = ReadoutLabel("x = -00.000   y = -00.000")  # as wide as its widest text, at any scale
-        self.cursor_label.setObjectName("cursor")
-        self.cursor_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        bar.addPermanentWidget(self.cursor_label)
-        self.cursor_label.hide()  # until the mouse is over the canvas
-        self.points_label = QLabel("")
-        self.points_label.setObjectName("point_count")
-        bar.addPermanentWidget(self.points_label)
-        if self.input_layer is not None:
-            bar.addPermanentWidget(self.input_layer.caption)
+        """The message on the left (whole words), the cursor's position and the point counts on the right."""
+        extra = self.input_layer.caption if self.input_layer is not None else None
+        self.status_parts = StatusParts(self.statusBar(), self.panels["canvas"].plot.viewport(), extra)
+        self.cursor_label, self.points_label = self.status_parts.cursor, self.status_parts.points
 
     def _wire(self) -> None:
         s = self.session
@@ -305,7 +294,6 @@ class MainWindow(QMainWindow):
         canvas = self.panels["canvas"]
         self.controls.classChanged.connect(self._set_current_class)
         canvas.cursorMoved.connect(self._on_cursor)
-        canvas.plot.viewport().installEventFilter(self)  # the mouse leaving the canvas hides the cursor's readout
         self.scene.points_changed.connect(lambda _kind: self._update_edit_actions())
         self.scene.settings_changed.connect(lambda _settings: self._update_edit_actions())
         self._update_edit_actions()
@@ -476,14 +464,7 @@ class MainWindow(QMainWindow):
         self.panels["canvas"].set_current_class(cls)
 
     def _on_cursor(self, x: float, y: float) -> None:
-        self.cursor_label.setText(f"x = {x:.3f}   y = {y:.3f}")
-        self.cursor_label.show()
-
-    def eventFilter(self, obj, event) -> bool:
-        """Off the canvas the cursor's readout gives its room to the status message (at 3×: 465 of 1280 px)."""
-        if event.type() == QEvent.Type.Leave and obj is self.panels["canvas"].plot.viewport():
-            self.cursor_label.hide()
-        return super().eventFilter(obj, event)
+        self.status_parts.show_cursor(x, y)
 
     def _link_hover(self, source: QWidget, index: int) -> None:
         target = None if index is None or index < 0 else int(index)
