@@ -143,3 +143,33 @@ def test_the_status_message_is_whole_or_cut_at_a_word_with_the_rest_in_a_tooltip
     w.statusBar().clearMessage()
     spin(0.05)
     assert _status_message_shown(w)[0] == ""
+
+
+# -- point 1: the colour bar's tick labels are not clipped at the plot's edges -------------------------------------
+
+@pytest.mark.parametrize("scale", ["desk", "2×", "3×"])
+def test_the_colour_bars_tick_labels_are_whole_inside_the_plot(hall_window, scale):
+    """concentric-circles-rbf in dark at 2× drew '0.15' at the bar's top, half above the plot (its top edge)."""
+    from PySide6.QtCore import QRectF
+    from text_probe import axis_label_rects
+
+    w = hall_window(SHIPPED_DIR / "concentric-circles-rbf.json")
+    w.findChild(type(w.undo_action), "theme_dark").trigger()
+    if scale != "desk":
+        press_f5 = w.classroom.actions["presentation"]
+        press_f5.trigger()
+        next(a for a in w.findChildren(type(w.undo_action)) if a.text() == scale).trigger()
+    w.session.run_to_end()
+    w.session.wait_idle()
+    spin(0.5)
+    canvas = w.panels["canvas"]
+    canvas.redraw_now()
+    spin(0.3)
+    axis = canvas.colorbar.axis
+    seen = canvas.plot.mapToScene(canvas.plot.viewport().rect()).boundingRect()
+    bar = axis.mapRectToScene(QRectF(0, 0, axis.size().width(), axis.size().height()))
+    labels = [(axis.mapRectToScene(r), t) for r, t in axis_label_rects(axis)]
+    assert len(labels) >= 2, [t for _r, t in labels]  # the scale is still read
+    for rect, text in labels:
+        assert seen.top() - 1 <= rect.top() and rect.bottom() <= seen.bottom() + 1, (text, rect, seen)
+        assert bar.top() - 1 <= rect.center().y() <= bar.bottom() + 1, (text, rect, bar)
