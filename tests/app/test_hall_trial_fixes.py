@@ -173,3 +173,34 @@ def test_the_colour_bars_tick_labels_are_whole_inside_the_plot(hall_window, scal
     for rect, text in labels:
         assert seen.top() - 1 <= rect.top() and rect.bottom() <= seen.bottom() + 1, (text, rect, seen)
         assert bar.top() - 1 <= rect.center().y() <= bar.bottom() + 1, (text, rect, bar)
+
+
+# -- point 4: Open… starts in the user's last folder, never in the installed package -------------------------------
+
+def test_open_starts_in_the_last_folder_and_never_in_the_package(dialog_answers, hall_window, tmp_path):
+    from pathlib import Path
+
+    import percviz
+
+    package = Path(percviz.__file__).resolve().parent
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    files, prefs = w.classroom.files, w.classroom.prefs
+    prefs.store.setValue("files/last_folder", str(SHIPPED_DIR))  # what an older version stored
+    seen = []
+    dialog_answers.set(open_path=lambda title, folder, filters: seen.append(folder) or "")
+    QTest.keyClick(w, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)  # File ▸ Open…
+    QApplication.processEvents()
+    assert seen, "File ▸ Open… asked no folder"
+    assert package not in Path(seen[-1]).resolve().parents and Path(seen[-1]).resolve() != package, seen[-1]
+    assert Path(seen[-1]).is_dir()
+    mine = tmp_path / "lectures"
+    mine.mkdir()
+    target = mine / "moons.json"
+    dialog_answers.set(save_path=lambda title, path, filters: str(target))
+    QTest.keyClick(w, Qt.Key.Key_S, Qt.KeyboardModifier.ControlModifier | Qt.KeyboardModifier.ShiftModifier)
+    QApplication.processEvents()
+    assert target.exists()
+    assert files.open_example(SHIPPED_DIR / "xor-rbf.json")  # an example leaves the folder as it was
+    QTest.keyClick(w, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
+    QApplication.processEvents()
+    assert len(seen) == 2 and Path(seen[-1]).resolve() == mine.resolve()
