@@ -204,3 +204,28 @@ def test_open_starts_in_the_last_folder_and_never_in_the_package(dialog_answers,
     QTest.keyClick(w, Qt.Key.Key_O, Qt.KeyboardModifier.ControlModifier)
     QApplication.processEvents()
     assert len(seen) == 2 and Path(seen[-1]).resolve() == mine.resolve()
+
+
+# -- point 3: the race window after F5 F5 shows its curves and table again -----------------------------------------
+
+def test_the_race_shows_its_curves_and_table_after_f5_twice(qtbot, hall_window):
+    from PySide6.QtWidgets import QDialogButtonBox
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.experiments.race_action.trigger()  # Experiments ▸ Race the current scene…
+    dlg = w.experiments.setup_dialog
+    QTest.mouseClick(dlg.buttons.button(QDialogButtonBox.StandardButton.Ok), Qt.MouseButton.LeftButton)
+    race = w.experiments.windows[-1]
+    race.activateWindow()
+    spin(0.2)
+    QTest.mouseClick(race.end_button, Qt.MouseButton.LeftButton)
+    race.wait_idle(qtbot, 60000)
+    for presses in (1, 2, 3, 4):
+        QTest.keyClick(race, Qt.Key.Key_F5)
+        spin(0.2)
+        shown = [x for x in (race.curves_box, race.table) if x.isVisible() and x.width() > 50 and x.height() > 50]
+        if race.theme.presentation:
+            assert race.bottom_tabs.isVisible() and len(shown) == 1, presses  # one tab at a time, full width
+        else:
+            assert shown == [race.curves_box, race.table], (presses, [type(x).__name__ for x in shown])
+    race.close()

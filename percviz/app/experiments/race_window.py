@@ -415,6 +415,8 @@ class RaceWindow(QWidget):
         elif not presenting and self.bottom.currentIndex() == 1:
             self.bottom_split.addWidget(self.curves_box)
             self.bottom_split.addWidget(self.table)
+            for page in (self.curves_box, self.table):  # the tab not shown last was hidden, and stays so unless told
+                page.show()
             self.bottom_split.setSizes([500, 500])
             self.bottom.setCurrentIndex(0)
 
