@@ -229,3 +229,22 @@ def test_the_race_shows_its_curves_and_table_after_f5_twice(qtbot, hall_window):
         else:
             assert shown == [race.curves_box, race.table], (presses, [type(x).__name__ for x in shown])
     race.close()
+
+
+# -- point 1/3: a quick F5 F5 F5 at 3× keeps the window on a 1280 px screen ---------------------------------------
+
+def test_quick_f5_presses_at_3x_keep_the_window_its_size(hall_window):
+    """F5 pressed again within the desk layout's delayed restore (2 × 150 ms) had that restore land in presentation:
+    the controls dock came back and the window grew to 1329 px, its status bar cut at both ends."""
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    w.classroom.set_presentation_scale(3.0)
+    for presses in range(1, 6):
+        QTest.keyClick(w, Qt.Key.Key_F5)
+        spin(0.1)
+        assert w.width() == 1280, (presses, w.width())
+    spin(0.6)
+    assert w.classroom.presenting and w.width() == 1280
+    assert not w.docks["controls"].isVisible()  # presenting: the presentation bar, not the controls dock
+    QTest.keyClick(w, Qt.Key.Key_F5)
+    spin(0.6)
+    assert not w.classroom.presenting and w.docks["controls"].isVisible() and w.width() == 1280
