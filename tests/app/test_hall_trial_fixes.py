@@ -248,3 +248,32 @@ def test_quick_f5_presses_at_3x_keep_the_window_its_size(hall_window):
     QTest.keyClick(w, Qt.Key.Key_F5)
     spin(0.6)
     assert not w.classroom.presenting and w.docks["controls"].isVisible() and w.width() == 1280
+
+
+# -- point 2: menus and dialogs are read from the back of the hall too ------------------------------------------------
+
+def test_menus_and_dialogs_follow_the_presentation_scale(hall_window):
+    from PySide6.QtWidgets import QLabel, QMenu
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    desk = w.font().pointSizeF()
+    menu = next(m for m in w.findChildren(QMenu) if m.title() == "&File")
+    assert menu.font().pointSizeF() == pytest.approx(desk)
+    QTest.keyClick(w, Qt.Key.Key_F5)
+    spin(0.3)
+    next(a for a in w.findChildren(type(w.undo_action)) if a.text() == "2×").trigger()
+    spin(0.3)
+    big = 2 * w.classroom.look.base_font_pt
+    assert w.font().pointSizeF() == pytest.approx(big)
+    assert menu.font().pointSizeF() == pytest.approx(big), menu.font().pointSizeF()
+    w.classroom.generate_dialog()
+    dlg = w.classroom.generators_dialog
+    try:
+        assert dlg.font().pointSizeF() == pytest.approx(big)
+        label = next(lab for lab in dlg.findChildren(QLabel) if lab.text())
+        assert label.font().pointSizeF() == pytest.approx(big), label.text()
+    finally:
+        dlg.reject()
+    QTest.keyClick(w, Qt.Key.Key_F5)
+    spin(0.6)
+    assert menu.font().pointSizeF() == pytest.approx(desk)
