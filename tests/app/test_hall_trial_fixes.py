@@ -277,3 +277,30 @@ def test_menus_and_dialogs_follow_the_presentation_scale(hall_window):
     QTest.keyClick(w, Qt.Key.Key_F5)
     spin(0.6)
     assert menu.font().pointSizeF() == pytest.approx(desk)
+
+
+def test_a_race_opened_at_3x_on_an_800_px_screen_shows_every_caption_whole(qtbot, hall_window):
+    """At 3× the lanes' four-line captions were cut at the bottom ('γ(a) = 0.0068' half shown) and the curves'
+    y ticks ran into each other: on a screen 800 px high the race scales as far as it fits (2×), the rest stays."""
+    from PySide6.QtGui import QGuiApplication
+    from PySide6.QtWidgets import QDialogButtonBox
+    from text_probe import text_problems
+
+    w = hall_window(SHIPPED_DIR / "thin-margin.json")
+    assert QGuiApplication.primaryScreen().availableGeometry().height() <= 800
+    w.classroom.set_presentation_scale(3.0)
+    QTest.keyClick(w, Qt.Key.Key_F5)
+    spin(0.3)
+    w.experiments.race_action.trigger()
+    QTest.mouseClick(w.experiments.setup_dialog.buttons.button(QDialogButtonBox.StandardButton.Ok),
+                     Qt.MouseButton.LeftButton)
+    race = w.experiments.windows[-1]
+    race.resize(1200, 752)  # a 1280×800 screen less its frame
+    QTest.mouseClick(race.end_button, Qt.MouseButton.LeftButton)
+    race.wait_idle(qtbot, 60000)
+    spin(0.3)
+    assert race.theme.presentation and race.theme.scale >= 2.0
+    for lane in race.lane_views:
+        assert lane.caption.fits(), (lane.caption.text(), lane.caption.size())
+    assert [p for p in text_problems(race)] == []
+    race.close()
