@@ -304,3 +304,57 @@ def test_a_race_opened_at_3x_on_an_800_px_screen_shows_every_caption_whole(qtbot
         assert lane.caption.fits(), (lane.caption.text(), lane.caption.size())
     assert [p for p in text_problems(race)] == []
     race.close()
+
+
+# -- point 2: the experiment windows' check boxes and fields are seen in a dark theme ----------------------------
+
+def _lum(c):
+    ch = [v / 255 for v in c.getRgb()[:3]]
+    ch = [v / 12.92 if v <= 0.03928 else ((v + 0.055) / 1.055) ** 2.4 for v in ch]
+    return 0.2126 * ch[0] + 0.7152 * ch[1] + 0.0722 * ch[2]
+
+
+def _indicator_contrast(box) -> float:
+    """The largest contrast between a pixel of an unchecked check box's indicator and the window behind it."""
+    from PySide6.QtGui import QColor
+    from PySide6.QtWidgets import QStyle, QStyleOptionButton
+
+    opt = QStyleOptionButton()
+    box.initStyleOption(opt)
+    rect = box.style().subElementRect(QStyle.SubElement.SE_CheckBoxIndicator, opt, box)
+    img = box.grab().toImage()
+    behind = box.palette().color(box.backgroundRole())
+    lb = _lum(behind)
+    best = 1.0
+    for x in range(max(0, rect.left()), min(img.width(), rect.right() + 1)):
+        for y in range(max(0, rect.top()), min(img.height(), rect.bottom() + 1)):
+            lp = _lum(QColor(img.pixel(x, y)))
+            hi, lo = max(lp, lb), min(lp, lb)
+            best = max(best, (hi + 0.05) / (lo + 0.05))
+    return best
+
+
+@pytest.mark.parametrize("make", ["race", "cover"])
+def test_the_experiment_windows_check_boxes_are_seen_in_the_dark_theme(qtbot, make):
+    from percviz.app.experiments.cover_window import CoverWindow
+    from percviz.app.experiments.race_window import RaceWindow
+    from percviz.app.theme import theme_for
+    from percviz.core import datasets
+    from percviz.core.experiments import Lane
+
+    dark = theme_for("dark")
+    if make == "race":
+        w = RaceWindow(datasets.thin_gap(0.1), (Lane("perceptron"), Lane("snkp")), dark, max_iter=100)
+        boxes = [w.live]
+    else:
+        w = CoverWindow(dark)
+        boxes = list(w.maps.values())
+    qtbot.addWidget(w)
+    w.show()
+    qtbot.waitExposed(w)
+    for box in boxes:
+        box.setChecked(False)
+    spin(0.05)
+    for box in boxes:
+        assert _indicator_contrast(box) >= 3.0, (box.text(), _indicator_contrast(box))  # WCAG: a control's edge
+    w.close()

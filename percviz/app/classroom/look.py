@@ -6,7 +6,7 @@ from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence
-from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QCheckBox, QLineEdit, QMenu, QWidget
+from PySide6.QtWidgets import QApplication, QMenu
 
 from percviz.app.context import AppContext
 from percviz.app.panels.presentation_bar import PresentationLayout
@@ -123,17 +123,7 @@ class Look(QObject):
 
     def style_fields(self, theme: Theme) -> None:
         """Field and check-box borders in dark themes, widget by widget (see Theme.field_style_sheet)."""
-        for field in self.ctx.window.findChildren(QWidget):
-            if isinstance(field, QCheckBox):
-                kind = "check"
-            elif isinstance(field, (QLineEdit, QAbstractSpinBox)) and not isinstance(field.parentWidget(), QAbstractSpinBox):
-                kind = "edit"
-            else:
-                continue
-            sheet = theme.field_style_sheet(kind)
-            field.setProperty("base_style", sheet)
-            if not field.property("marked_bad"):
-                field.setStyleSheet(sheet)
+        theme.style_fields(self.ctx.window)
 
     def set_presentation(self, on: bool) -> None:
         on = bool(on)

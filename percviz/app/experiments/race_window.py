@@ -478,6 +478,7 @@ class RaceWindow(QWidget):
         self.theme = theme
         if hasattr(theme, "palette"):
             self.setPalette(theme.palette())
+            theme.style_fields(self)  # the Live box's edge: black on a black window otherwise
         for v in self.lane_views:
             v.canvas.apply_theme(canvas_theme(theme))
             v.restyle()
