@@ -11,7 +11,6 @@ from PySide6.QtGui import QAction, QKeySequence
 from PySide6.QtWidgets import (
     QApplication,
     QDockWidget,
-    QLabel,
     QMainWindow,
     QMessageBox,
     QScrollArea,
@@ -34,9 +33,9 @@ from percviz.app.context import AppContext, Menus
 from percviz.app.dock_views import DockViews
 from percviz.app.layouts import Layouts
 from percviz.app.prefs import Preferences
-from percviz.app.panels.overlays import ReadoutLabel
 from percviz.app.panels.panel import Panel
 from percviz.app.run.session import SPLIT_RESTART_N, RunSession
+from percviz.app.status_line import StatusParts
 from percviz.app.theme import theme_for
 from percviz.app.panels.weight_view import WeightView
 from percviz.core.errors import PercvizError
@@ -275,17 +274,10 @@ class MainWindow(QMainWindow):
                           close_guards=self.close_guards)
 
     def _build_status_bar(self) -> None:
-        """The cursor's position and the point counts on the right (permanent), messages on the left."""
-        bar = self.statusBar()
-        self.cursor_label = ReadoutLabel("x = -00.000   y = -00.000")  # as wide as its widest text, at any scale
-        self.cursor_label.setObjectName("cursor")
-        self.cursor_label.setAlignment(Qt.AlignmentFlag.AlignRight | Qt.AlignmentFlag.AlignVCenter)
-        bar.addPermanentWidget(self.cursor_label)
-        self.points_label = QLabel("")
-        self.points_label.setObjectName("point_count")
-        bar.addPermanentWidget(self.points_label)
-        if self.input_layer is not None:
-            bar.addPermanentWidget(self.input_layer.caption)
+        """The message on the left (whole words), the cursor's position and the point counts on the right."""
+        extra = self.input_layer.caption if self.input_layer is not None else None
+        self.status_parts = StatusParts(self.statusBar(), self.panels["canvas"].plot.viewport(), extra)
+        self.cursor_label, self.points_label = self.status_parts.cursor, self.status_parts.points
 
     def _wire(self) -> None:
         s = self.session
@@ -303,6 +295,7 @@ class MainWindow(QMainWindow):
         self.controls.classChanged.connect(self._set_current_class)
         canvas.cursorMoved.connect(self._on_cursor)
         self.scene.points_changed.connect(lambda _kind: self._update_edit_actions())
+        self.scene.settings_changed.connect(lambda _settings: self._update_edit_actions())
         self._update_edit_actions()
 
     def _install_classroom(self) -> None:
@@ -333,6 +326,7 @@ class MainWindow(QMainWindow):
         with self.session.batch():
             self.scene.set_points(preset.points, undoable=False)
             self.scene.set_settings(
+                undoable=False,
                 kernel=preset.kernel,
                 features=preset.features,
                 algorithm=preset.algorithm,
@@ -470,7 +464,7 @@ class MainWindow(QMainWindow):
         self.panels["canvas"].set_current_class(cls)
 
     def _on_cursor(self, x: float, y: float) -> None:
-        self.cursor_label.setText(f"x = {x:.3f}   y = {y:.3f}")
+        self.status_parts.show_cursor(x, y)
 
     def _link_hover(self, source: QWidget, index: int) -> None:
         target = None if index is None or index < 0 else int(index)

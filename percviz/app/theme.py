@@ -155,6 +155,23 @@ class Theme:
         return (f"* {{ border: {w}px solid {self.grid}; background: {self.background}; color: {self.foreground}; "
                 f"padding: 1px 3px; {font} }}")
 
+    def style_fields(self, root) -> None:
+        """Every check box and text field under the widget `root` gets its field_style_sheet (a field marked bad
+        keeps its red until it is fixed: the sheet waits in its `base_style` property)."""
+        from PySide6.QtWidgets import QAbstractSpinBox, QCheckBox, QLineEdit, QWidget
+
+        for field in root.findChildren(QWidget):
+            if isinstance(field, QCheckBox):
+                kind = "check"
+            elif isinstance(field, (QLineEdit, QAbstractSpinBox)) and not isinstance(field.parentWidget(), QAbstractSpinBox):
+                kind = "edit"
+            else:
+                continue
+            sheet = self.field_style_sheet(kind)
+            field.setProperty("base_style", sheet)
+            if not field.property("marked_bad"):
+                field.setStyleSheet(sheet)
+
     def palette(self):
         """A QPalette for the window and its widgets; disabled widgets get greyed text (all groups otherwise)."""
         from PySide6.QtGui import QPalette

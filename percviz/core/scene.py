@@ -1,7 +1,8 @@
 """The scene model: the points a person places plus the run settings; every edit goes through here.
 
-Point edits are commands with undo/redo; `points_changed` fires after every edit (and undo/redo),
-`settings_changed` after a change of kernel, φ-map, algorithm, parameters or iteration limit.
+Point edits and setting changes are commands with one undo/redo history; `points_changed` fires after every point
+edit (and its undo/redo), `settings_changed` after a change of kernel, φ-map, algorithm, parameters or iteration
+limit (and its undo/redo).
 """
 
 from __future__ import annotations
@@ -27,8 +28,19 @@ class Settings:
     max_iter: int = 1000
 
 
+#: How the Undo entry names a change of each setting.
+_SETTING_WORDS = {"algorithm": "algorithm", "kernel": "kernel", "features": "φ-map", "params": "parameters",
+                  "max_iter": "iteration limit"}
+
+
+def _settings_label(old: Settings, new: Settings) -> str:
+    """'change kernel', 'change algorithm', …: the undo step's name (with the algorithm, only the algorithm)."""
+    changed = [k for k in _SETTING_WORDS if getattr(old, k) != getattr(new, k)]
+    return "change " + _SETTING_WORDS["algorithm" if "algorithm" in changed else changed[0]]
+
+
 class SceneModel:
-    """Points (n×2) with class indices, undo/redo of point edits, settings, a modified flag."""
+    """Points (n×2) with class indices, settings, undo/redo of both, a modified flag."""
 
     def __init__(self, points: PointSet | None = None, settings: Settings | None = None):
         self.points_changed = Event()  # emit(kind: str) with kind in add/remove/move/clear/replace/undo/redo
@@ -39,8 +51,9 @@ class SceneModel:
         self.title = "Untitled scene"
         self.explanation = ""
         self._settings = settings or Settings()
-        self._undo: list[tuple[str, PointSet, PointSet]] = []  # (label, points before, points after)
-        self._redo: list[tuple[str, PointSet, PointSet]] = []
+        # (label, before, after): the points of a point edit, the settings of a setting change
+        self._undo: list[tuple[str, PointSet | Settings, PointSet | Settings]] = []
+        self._redo: list[tuple[str, PointSet | Settings, PointSet | Settings]] = []
         self._drag: PointSet | None = None
         self._modified = False
 
@@ -174,9 +187,7 @@ class SceneModel:
             return False
         label, before, after = self._undo.pop()
         self._redo.append((label, before, after))
-        self._restore(before)
-        self.points_changed.emit("undo")
-        self._set_modified(True)
+        self._restore(before, "undo")
         return True
 
     def redo(self) -> bool:
@@ -184,14 +195,13 @@ class SceneModel:
             return False
         label, before, after = self._redo.pop()
         self._undo.append((label, before, after))
-        self._restore(after)
-        self.points_changed.emit("redo")
-        self._set_modified(True)
+        self._restore(after, "redo")
         return True
 
     # -- settings -----------------------------------------------------------------------
-    def set_settings(self, **changes: Any) -> None:
-        """Change kernel/features/algorithm/params/max_iter; emits settings_changed if anything changed."""
+    def set_settings(self, undoable: bool = True, **changes: Any) -> None:
+        """Change kernel/features/algorithm/params/max_iter: one undo step (not undoable: a loaded scene's own
+        settings); emits settings_changed if anything changed."""
         current = self._settings.__dict__.copy()
         unknown = set(changes) - set(current)
         if unknown:
@@ -199,7 +209,9 @@ class SceneModel:
         current.update(changes)
         new = Settings(**current)
         if new != self._settings:
-            self._settings = new
+            before, self._settings = self._settings, new
+            if undoable:
+                self._push(_settings_label(before, new), before)
             self.settings_changed.emit(new)
             self._set_modified(True)
 
@@ -220,15 +232,22 @@ class SceneModel:
     def _state(self) -> PointSet:
         return self._points  # immutable: the undo stack shares it
 
-    def _restore(self, state: PointSet) -> None:
-        self._points = state
+    def _restore(self, state: PointSet | Settings, kind: str) -> None:
+        """Back (or forward) to a recorded state: the points or the settings it holds, with their event."""
+        if isinstance(state, Settings):
+            self._settings = state
+            self.settings_changed.emit(state)
+        else:
+            self._points = state
+            self.points_changed.emit(kind)
+        self._set_modified(True)
 
-    def _push(self, label: str, before: tuple) -> None:
-        self._undo.append((label, before, self._state()))
+    def _push(self, label: str, before: PointSet | Settings) -> None:
+        self._undo.append((label, before, self._settings if isinstance(before, Settings) else self._state()))
         self._redo.clear()
         self._set_modified(True)
 
-    def _record(self, label: str, before: tuple, kind: str) -> None:
+    def _record(self, label: str, before: PointSet, kind: str) -> None:
         self._push(label, before)
         self.points_changed.emit(kind)
 

@@ -6,7 +6,7 @@ from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QAction, QActionGroup, QFont, QKeySequence
-from PySide6.QtWidgets import QAbstractSpinBox, QApplication, QCheckBox, QLineEdit, QWidget
+from PySide6.QtWidgets import QApplication, QMenu
 
 from percviz.app.context import AppContext
 from percviz.app.panels.presentation_bar import PresentationLayout
@@ -35,6 +35,17 @@ class Look(QObject):
         self._was_maximized = False
         # forms are rebuilt when the algorithm or kernel changes: their new fields get the theme's borders too
         ctx.scene.settings_changed.connect(lambda _s: QTimer.singleShot(0, lambda: self.style_fields(self.theme)))
+        ctx.window.installEventFilter(self)
+
+    def eventFilter(self, obj, event) -> bool:
+        if event.type() == QEvent.Type.Close and obj is self.ctx.window:  # closed (not refused): menus and
+            QTimer.singleShot(0, self, self._release_fonts)  # dialogs of other windows get the desk font again
+        return super().eventFilter(obj, event)
+
+    def _release_fonts(self) -> None:
+        if not self.ctx.window.isVisible():
+            for kind in ("QMenu", "QDialog"):
+                QApplication.setFont(QApplication.font(), kind)
 
     def build_menu(self, info_toggle: QAction, caption_toggle: Callable[[bool], None]) -> None:
         """View ▸ Presentation mode, Full screen, Run caption, Theme, Presentation scale, then the info dock."""
@@ -95,6 +106,10 @@ class Look(QObject):
         font = QFont(w.font())
         font.setPointSizeF(self.base_font_pt * theme.scale)
         w.setFont(font)
+        for kind in ("QMenu", "QDialog"):  # windows of their own: they take no font from the main window
+            QApplication.setFont(font, kind)
+        for menu in w.findChildren(QMenu):  # those made already
+            menu.setFont(font)
         w.apply_theme(theme)
         split = self.ctx.scene.n > SPLIT_RESTART_N and w.isVisible()
         for item in self.restyled:
@@ -108,17 +123,7 @@ class Look(QObject):
 
     def style_fields(self, theme: Theme) -> None:
         """Field and check-box borders in dark themes, widget by widget (see Theme.field_style_sheet)."""
-        for field in self.ctx.window.findChildren(QWidget):
-            if isinstance(field, QCheckBox):
-                kind = "check"
-            elif isinstance(field, (QLineEdit, QAbstractSpinBox)) and not isinstance(field.parentWidget(), QAbstractSpinBox):
-                kind = "edit"
-            else:
-                continue
-            sheet = theme.field_style_sheet(kind)
-            field.setProperty("base_style", sheet)
-            if not field.property("marked_bad"):
-                field.setStyleSheet(sheet)
+        theme.style_fields(self.ctx.window)
 
     def set_presentation(self, on: bool) -> None:
         on = bool(on)

@@ -205,6 +205,7 @@ class PlotTaskWindow(QWidget):
         self.theme = theme
         if hasattr(theme, "palette"):
             self.setPalette(theme.palette())
+            theme.style_fields(self)  # check boxes and fields: black edges on a black window otherwise
         style_plot(self.plot, theme)
         self._style_axes(theme)
         font = QFont(self.font())

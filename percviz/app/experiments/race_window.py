@@ -33,6 +33,11 @@ SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
 TICK_MS = 40
 #: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
 PREFERRED_SIZE = (1200, 860)
+#: Presenting, the window asks for this much more (as much of the screen as it may have).
+PRESENTING_GROW = 1.25
+#: Pixels of window height the race needs per unit of presentation scale (lanes, four-line captions, curves,
+#: transport): at 2× it fills 752 px, a 1280×800 screen less its frame; a taller scale is capped to what fits.
+HEIGHT_PER_SCALE = 376
 #: The quantity key of one kind of margin in the quantity box ("margin:normalized", "margin:geometric").
 MARGIN_KEY = "margin:"
 
@@ -65,7 +70,8 @@ class RaceWindow(QWidget):
         self._on_restarted()
         if theme is not None:
             self.apply_theme(theme)
-        fit_to_screen(self, *PREFERRED_SIZE)
+        grow = PRESENTING_GROW if self.theme is not None and self.theme.presentation else 1.0
+        fit_to_screen(self, int(PREFERRED_SIZE[0] * grow), int(PREFERRED_SIZE[1] * grow))
 
     # -- layout ----------------------------------------------------------------------------------
     def _build(self) -> None:
@@ -415,6 +421,8 @@ class RaceWindow(QWidget):
         elif not presenting and self.bottom.currentIndex() == 1:
             self.bottom_split.addWidget(self.curves_box)
             self.bottom_split.addWidget(self.table)
+            for page in (self.curves_box, self.table):  # the tab not shown last was hidden, and stays so unless told
+                page.show()
             self.bottom_split.setSizes([500, 500])
             self.bottom.setCurrentIndex(0)
 
@@ -466,9 +474,11 @@ class RaceWindow(QWidget):
         """Colours and sizes of everything: text, lanes' canvases, the curves, the table's rows and the window's
         own size (presentation asks for more room, within the screen's available geometry)."""
         was = self.theme
+        theme = theme.with_scale(min(theme.scale, self._scale_that_fits())) if theme.presentation else theme
         self.theme = theme
         if hasattr(theme, "palette"):
             self.setPalette(theme.palette())
+            theme.style_fields(self)  # the Live box's edge: black on a black window otherwise
         for v in self.lane_views:
             v.canvas.apply_theme(canvas_theme(theme))
             v.restyle()
@@ -486,11 +496,23 @@ class RaceWindow(QWidget):
         self._fit_table()
         self._draw_curves()
         if was is not None and theme.scale != was.scale and self.isVisible():
-            grow = 1.25 if theme.presentation else 1.0  # presenting: as much of the screen as it may have
+            grow = PRESENTING_GROW if theme.presentation else 1.0
             fit_to_screen(self, int(PREFERRED_SIZE[0] * grow), int(PREFERRED_SIZE[1] * grow))
 
     def toggle_presentation(self) -> None:
         self.apply_theme(toggled_theme(self.theme))
+
+    def _scale_that_fits(self) -> float:
+        """The largest presentation scale whose layout fits the screen's available height (at least 2×)."""
+        from PySide6.QtGui import QGuiApplication
+
+        from percviz.app.experiments.common import FRAME_ROOM
+        from percviz.app.theme import PRESENTATION_SCALE
+
+        screen = self.screen() or QGuiApplication.primaryScreen()
+        if screen is None:
+            return PRESENTATION_SCALE
+        return max(PRESENTATION_SCALE, (screen.availableGeometry().height() - FRAME_ROOM[1]) / HEIGHT_PER_SCALE)
 
     def save_png(self, path) -> bool:
         return save_png(self, path)

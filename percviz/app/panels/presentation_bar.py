@@ -167,6 +167,8 @@ class PresentationLayout:
     def _restore_desk(self, state, sizes=None, size=None) -> None:
         """The saved desk layout again; the status bar re-measured first (it kept the presentation font's
         height, 33 px instead of 22, and took that from the left docks)."""
+        if self._state is not None:  # F5 again before this delayed restore: presenting, the desk comes back later
+            return
         bar = self.window.statusBar()
         for label in bar.findChildren(QWidget):
             label.updateGeometry()

@@ -72,6 +72,8 @@ class DecisionImageLayer(CanvasLayer):
         self.image.setZValue(-10)
         self.colorbar = pg.ColorBarItem(values=(-1.0, 1.0), interactive=False, width=14)
         self.colorbar.axis.enableAutoSIPrefix(False)
+        # a tick label at the bar's end would hang half over the plot's edge (cut there: '0.15' in dark at 2×)
+        self.colorbar.axis.setStyle(hideOverlappingLabels=True)
         self.map_level: float | None = None
         self.level_fixed = False  # fix_colour_scale: the map's range no longer follows the snapshot
         self.mode = ""  # "map" (diverging colour map) or "regions" (multi-class RGBA)
