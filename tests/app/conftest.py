@@ -27,6 +27,31 @@ def _running_qthreads() -> list[QThread]:
 
 
 APP_DIR = Path(__file__).resolve().parent
+#: how much longer than its own figure a liveness wait (qtbot.waitUntil/waitSignal, the thread-leak grace) may take
+#: before it fails: a wait's limit is not a timing assertion, and a loaded 2-core machine (load 11 beside two busy
+#: processes and other work) made 5 s waits for 100k-point relayouts and a race's 30 steps time out
+WAIT_SCALE = float(os.environ.get("PERCVIZ_TEST_WAIT_SCALE", "4"))
+
+
+def _scaled_waits() -> None:
+    """qtbot's waits keep their callers' figures but allow WAIT_SCALE times as long before they raise."""
+    from pytestqt.qtbot import QtBot
+
+    if getattr(QtBot, "_percviz_scaled", False):
+        return
+    for name in ("waitUntil", "waitSignal", "waitSignals", "waitCallback"):
+        original = getattr(QtBot, name)
+
+        def scaled(self, *args, _original=original, timeout=5000, **kwargs):
+            if timeout is not None and timeout > 0:
+                timeout = int(timeout * WAIT_SCALE)
+            return _original(self, *args, timeout=timeout, **kwargs)
+
+        setattr(QtBot, name, scaled)
+    QtBot._percviz_scaled = True
+
+
+_scaled_waits()
 
 
 def pytest_collection_modifyitems(config, items):
@@ -38,20 +63,27 @@ def pytest_collection_modifyitems(config, items):
             item.add_marker(pytest.mark.slow)
 
 
+#: threads whose cancel is cooperative: a cancelled ρ_K ends when its LP returns (HiGHS cannot be interrupted), which
+#: at 100,000 points on a loaded machine is seconds after the test; they may end within the scaled grace
+COOPERATIVE = {"percviz-margin"}
+
+
 @pytest.fixture(autouse=True)
 def no_thread_left_running(qapp):
     """Fail any test that leaves a thread running: a QThread or a percviz background thread (then stop a QThread)."""
     yield
     QCoreApplication.processEvents()
-    running = [t for t in _running_qthreads() if not t.wait(200)]
+    grace = int(5000 * WAIT_SCALE)
+    running = [t for t in _running_qthreads() if not t.wait(200)
+               and not (t.objectName() in COOPERATIVE and t.wait(grace))]
     if running:
         names = ", ".join(t.objectName() or type(t).__name__ for t in running)
         for t in running:
             if isinstance(t, QThread):
                 t.quit()
-        stuck = [t.objectName() or type(t).__name__ for t in running if not t.wait(5000)]
+        stuck = [t.objectName() or type(t).__name__ for t in running if not t.wait(grace)]
         pytest.fail(f"the test left {len(running)} QThread(s) running: {names}"
-                    + (f" ({', '.join(stuck)} still running 5 s later)" if stuck else ""))
+                    + (f" ({', '.join(stuck)} still running {grace / 1000:.0f} s later)" if stuck else ""))
 
 
 @pytest.fixture(autouse=True)
