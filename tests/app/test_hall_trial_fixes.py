@@ -252,6 +252,7 @@ def test_quick_f5_presses_at_3x_keep_the_window_its_size(hall_window):
 
 # -- point 2: menus and dialogs are read from the back of the hall too ------------------------------------------------
 
+@pytest.mark.xfail(strict=True, reason="the per-class QMenu/QDialog font shrank the curves below four lines at 3× in 1920×1080 (test_curves_scale_readable); taken back until it keeps the layout")
 def test_menus_and_dialogs_follow_the_presentation_scale(hall_window):
     from PySide6.QtWidgets import QLabel, QMenu
 

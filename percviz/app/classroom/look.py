@@ -106,10 +106,6 @@ class Look(QObject):
         font = QFont(w.font())
         font.setPointSizeF(self.base_font_pt * theme.scale)
         w.setFont(font)
-        for kind in ("QMenu", "QDialog"):  # windows of their own: they take no font from the main window
-            QApplication.setFont(font, kind)
-        for menu in w.findChildren(QMenu):  # those made already
-            menu.setFont(font)
         w.apply_theme(theme)
         split = self.ctx.scene.n > SPLIT_RESTART_N and w.isVisible()
         for item in self.restyled:
