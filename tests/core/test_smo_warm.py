@@ -77,13 +77,12 @@ def test_each_edit_reaches_the_cold_optimum_and_svcs(kind, kernel, margin):
     assert warm.alpha.min() >= 0 and warm.alpha.max() <= C and abs(warm.alpha @ problem.y) < 1e-9
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25, deadline=None, derandomize=True)
 @given(
     case=st.sampled_from(CASES),
     seed=st.integers(0, 10**6),
     kinds=st.lists(st.sampled_from(EDITS), min_size=1, max_size=5),
 )
-@pytest.mark.xfail(strict=False, reason="after the SMO rewrite (svm26) a warm chain can end a few pairs off the cold optimum; seen in both merged full runs, not investigated this stop")
 def test_a_chain_of_random_edits_stays_on_the_cold_optimum(case, seed, kinds):
     """Each run starts from the previous warm run's α, as Live does while a person keeps editing."""
     kernel, margin = case

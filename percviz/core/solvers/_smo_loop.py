@@ -112,6 +112,7 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
               owner, X, sq, kind, gamma, scratch, Fbar):
     """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
     done = 0
+    snap = 1e-14 * C if 1.0 < C < np.inf else 1e-14
     n_act = ints[6]
     # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
     # the same pass that updates F (the flags of i and j are final by then)
@@ -190,6 +191,15 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
             aj = 0.0 if yj > 0 else C
         else:
             aj = aj - yj * delta
+        # within rounding of a bound is on it (a 1e-16 left by ai + yi·delta is not a support vector)
+        if ai <= snap:
+            ai = 0.0
+        elif ai >= C - snap:
+            ai = C
+        if aj <= snap:
+            aj = 0.0
+        elif aj >= C - snap:
+            aj = C
         a0i, a0j = alpha[i], alpha[j]
         alpha[i] = ai
         alpha[j] = aj
@@ -285,6 +295,7 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stam
     """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
     fill = fill_numpy
     done = 0
+    snap = 1e-14 * C if 1.0 < C < np.inf else 1e-14
     a_ = act[: ints[6]]
     pos = y[a_] > 0
     dg = diag[a_]
@@ -343,6 +354,8 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stam
             return done, UNBOUNDED
         ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
         aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
+        ai = 0.0 if ai <= snap else (C if ai >= C - snap else ai)
+        aj = 0.0 if aj <= snap else (C if aj >= C - snap else aj)
         a0i, a0j = float(alpha[i]), float(alpha[j])
         alpha[i], alpha[j] = ai, aj
         if C < np.inf:

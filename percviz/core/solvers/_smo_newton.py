@@ -80,10 +80,15 @@ def newton_polish(
                 break  # unbounded along u (hard margin without a solution): SMO reports it
             alpha[work] = aw + step * da
             F -= cols @ (step * u)
-            hit = room <= step  # coefficients that reached a bound are put on it and leave W
+            # coefficients that reached a bound, or came within rounding of one (1e-14·max(1, C), as in the pair
+            # loop: a 1e-17 left by aw + step·da is not a support vector), are put on it and leave W
+            new, snap = alpha[work], 1e-14 * C if 1.0 < C < np.inf else 1e-14
+            at_c = ((room <= step) & (da > 0)) | (new >= C - snap)
+            at_0 = (((room <= step) & (da < 0)) | (new <= snap)) & ~at_c
+            hit = at_c | at_0
             if hit.any():
-                alpha[work[hit & (da > 0)]] = C
-                alpha[work[hit & (da < 0)]] = 0.0
+                alpha[work[at_c]] = C
+                alpha[work[at_0]] = 0.0
                 if step > 0:
                     stuck[:] = False
                 stuck[work[hit]] = step == 0
