@@ -165,13 +165,25 @@ def _certificate_norm(problem, snap) -> float | None:
 
 def _input_margin(problem, snap) -> float | None:
     """Input-space margin of the result: min distance from x_i to f = 0; None unless it separates the points."""
-    from percviz.core.input_distance import input_distances
+    from percviz.core.input_distance import input_distances, search_too_costly
 
     if snap.decision.n_outputs != 1 or problem.points.n_classes != 2 or _train_errors(problem, snap) > 0:
         return None
     if "input_margin" in snap.metrics:
         return float(snap.metrics["input_margin"])
+    if search_too_costly(snap.decision, *problem.X.shape) is not None:
+        return None  # declined, with the reason in input_margin_note
     return input_distances(snap.decision, problem.X, problem.y).margin
+
+
+def _input_margin_note(problem, snap) -> str | None:
+    """Why solve reports no input-space margin for a separator (the search would take too long), or None."""
+    from percviz.core.input_distance import search_too_costly
+
+    if ("input_margin" in snap.metrics or snap.decision.n_outputs != 1 or problem.points.n_classes != 2
+            or _train_errors(problem, snap) > 0):
+        return None
+    return search_too_costly(snap.decision, *problem.X.shape)
 
 
 def _scale_free(preset, algorithm: str | None = None):
@@ -220,6 +232,7 @@ def solve(preset) -> dict[str, Any]:
         "margin_kind": margin_term(type(solver)).key,  # which margin `margin` is (percviz.core.glossary.MARGINS)
         "margin_name": margin_term(type(solver)).short,
         "input_margin": _unscaled(_input_margin(problem, snap), scale),
+        "input_margin_note": _input_margin_note(problem, snap),
         "certificate_g_norm": _certificate_norm(problem, snap),
         "alpha": snap.alpha,
         "weights": snap.weights,
@@ -254,6 +267,8 @@ def _summary(result: dict[str, Any], title: str) -> str:
         lines.append(f"{result.get('margin_name', 'margin')} of the separator: {result['margin']:.6g}")
     if result.get("input_margin") is not None:
         lines.append(f"{MARGINS['input'].short} (input-space margin, to the curve f = 0): {result['input_margin']:.6g}")
+    elif result.get("input_margin_note"):
+        lines.append(f"input-space margin {result['input_margin_note']}")
     if result["certificate_g_norm"] is not None:
         lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator in this space has a "
                      "margin above ‖p‖_G)")
