@@ -119,3 +119,25 @@ def test_a_sweep_over_n_at_margin_1e_300_records_the_margin(capsys):
     for r in runs:
         assert r["rho"] == 1e-300 and r["rho_interval"][0] <= 1e-300 <= r["rho_interval"][1]
         assert r["bound"] is None or np.isfinite(r["bound"])
+
+
+class _Line(DecisionFunction):
+    """f = x₁ (not declared affine, so (12) iterates)."""
+
+    def __call__(self, Z):
+        return np.atleast_2d(Z)[:, 0].astype(float)
+
+    def gradient(self, Z):
+        g = np.zeros_like(np.atleast_2d(Z), dtype=float)
+        g[:, 0] = 1.0
+        return g
+
+
+def test_a_tiny_last_step_beside_points_at_1e12_does_not_overflow():
+    """The audit (d5-overlap × 1e12, snkp, RBF γ = 1e6): max_step/step overflowed for a step of 1e-300."""
+    X = np.array([[1e12, 0.0], [-1e12, 5.0]])
+    start = np.array([[1e-300, 0.0], [-1e-300, 5.0]])
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        p = project(_Line(), X, start)
+    np.testing.assert_allclose(p.feet, [[0.0, 0.0], [0.0, 5.0]], atol=1e-280)

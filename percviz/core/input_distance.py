@@ -131,7 +131,8 @@ def project(
         if grow.any():  # the step stopped shrinking: the unstable case of (17), so slow this point down
             rate[grow] *= 0.5
             slowed[ids[grow]] = True
-        move = (rate * np.minimum(1.0, ms / np.maximum(step, 1e-300)))[:, None] * delta
+        over = step > ms  # the full step, or one of length max_step (ms/step overflowed for points at 1e12)
+        move = (rate * np.where(over, ms / np.where(over, step, 1.0), 1.0))[:, None] * delta
         if anydone:
             move[done] = 0.0  # a converged row stays where it is
         xl = xl + move
