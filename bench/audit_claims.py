@@ -425,6 +425,8 @@ def _crash(res: dict) -> tuple[str, str] | None:
     text = res["out"] + res["err"]
     if "Traceback" in text or "internal error" in text or "ESCAPED" in text or res["signal"]:
         return "FINDING:traceback", (res["err"] or res["out"])[-400:]
+    if res["rc"] not in (0, 1, 2):  # the README's table: 1 data or a budget, 2 the command line (70 a bug)
+        return "FINDING:exit-status", f"status {res['rc']}: {res['err'][-300:]}"
     return None
 
 
@@ -629,6 +631,41 @@ def check_sweep(case, res):
     return "sweep-ok", ""
 
 
+def cover_formula(n: int, d_hat: int) -> float:
+    """Cover's fraction of separable labelings of n points in general position in R^d̂ (through the origin)."""
+    return min(1.0, 2 * sum(math.comb(n - 1, k) for k in range(d_hat)) / 2.0**n)
+
+
+def check_cover(case, res):
+    """Cover's rows against the theorem, computed here: every labeling of n ≤ d̂ points in general position is
+    separable (fraction exactly 1), and for n > d̂ the simulated fraction is within 5 standard errors of
+    C(n, d̂)/2ⁿ; the formula the command prints is that one; counts add up."""
+    if crashed := _crash(res):
+        return crashed
+    if res["rc"] != 0:
+        lines = [ln for ln in res["err"].splitlines() if ln.strip()]
+        return ("FINDING:refusal-not-one-line", res["err"][-400:]) if len(lines) != 1 else ("refused", lines[0][:160])
+    d = _strict_json(res["out"])
+    d_hat = int(d["d_hat"])
+    for r in d["rows"]:
+        n, frac, trials, undecided = int(r["n"]), r["fraction"], int(r["trials"]), int(r.get("undecided", 0))
+        expect = cover_formula(n, d_hat)
+        if abs(r["formula"] - expect) > 1e-12 * max(expect, 1e-300):
+            return "FINDING:cover-formula", f"n = {n}, d̂ = {d_hat}: {r['formula']!r}, expected {expect!r}"
+        decided = trials - undecided
+        if frac is None:
+            if decided > 0:
+                return "FINDING:cover-null-fraction", f"n = {n}: {decided} decided labelings"
+            continue
+        if not 0.0 <= frac <= 1.0 or decided <= 0:
+            return "FINDING:cover-fraction-range", f"n = {n}: {frac!r} over {decided}"
+        if n <= d_hat and frac != 1.0:
+            return "FINDING:cover-small-n-not-all-separable", f"n = {n} ≤ d̂ = {d_hat}: {frac!r}"
+        if abs(frac - expect) > 5 * math.sqrt(max(expect * (1 - expect), 1e-4) / decided) + 1e-12:
+            return "FINDING:cover-off-the-theorem", f"n = {n}, d̂ = {d_hat}: {frac:.4f} vs {expect:.4f} ({decided} trials)"
+    return "cover-ok", ""
+
+
 def check_special(case, res):
     """Hostile files must be refused in one line; big scenes refused in one line or solved within budget."""
     if crashed := _crash(res):
@@ -688,8 +725,12 @@ def generate(n_cases: int, seed: int, tmp: str) -> list[dict]:
                 cases.append({"cmd": "margin", "ds": ds, "spec": spec, "scale": scale})
     sweeps = [{"cmd": "sweep", "level": t, "ns": ns, "path": "", "ds": "fixed", "spec": "affine", "scale": 1.0}
               for t in (0.3, 1e-3, 1e-12, 1e-100, 1e-300) for ns in ("10", "10,100", "3,40")]  # issue 28
+    covers = [{"cmd": "cover", "features": f, "ns": ns, "trials": 40, "seed": sd, "path": "", "ds": "cover",
+               "spec": f, "scale": 1.0}  # issue 28: Cover's counting against the theorem
+              for f, ns in (("linear", "1,2,3,4,6,8"), ("quadratic", "3,6,9,12"), ("poly:degree=3", "5,10,15,20"),
+                            ("rff:dim=10", "6,11,16,22"), ("linear1d", "1,2,3,4")) for sd in (0, 7)]
     pick.shuffle(cases)
-    cases = special_cases(tmp, rng) + sweeps + cases[:n_cases]
+    cases = special_cases(tmp, rng) + sweeps + covers + cases[:n_cases]
     for i, c in enumerate(cases):
         c["id"] = i
         if "path" in c:
@@ -759,6 +800,9 @@ def special_cases(tmp: str, rng: np.random.Generator) -> list[dict]:
 
 
 def argv_of(c: dict, max_iter: int) -> list[str]:
+    if c["cmd"] == "cover":
+        return ["cover", "--features", c["features"], "--n", c["ns"], "--trials", str(c["trials"]), "--seed",
+                str(c["seed"]), "--json", "--time-budget", "120"]
     if c["cmd"] == "sweep":
         return ["sweep", "-a", "snkp", "--family", "fixed", "--over", "n", "--n", c["ns"], "--margin", repr(c["level"]),
                 "--json", "--max-iter", "50", "--workers", "1"]
@@ -801,14 +845,15 @@ def main(argv=None) -> int:
         for c in cases:
             res = run_child(argv_of(c, a.max_iter), a.timeout)
             try:
-                if c["cmd"] == "sweep":
+                if c["cmd"] in ("sweep", "cover"):
                     X = lab = None
                 elif "expect" in c or c.get("big"):
                     X = lab = None
                 else:
                     T = np.loadtxt(c["path"], delimiter=",", skiprows=1, ndmin=2)
                     X, lab = T[:, :-1], T[:, -1]
-                outcome, detail = check_sweep(c, res) if c["cmd"] == "sweep" else check_special(c, res) if X is None else (
+                outcome, detail = check_sweep(c, res) if c["cmd"] == "sweep" else check_cover(c, res) if (
+                    c["cmd"] == "cover") else check_special(c, res) if X is None else (
                     check_margin(c, res, X, lab) if c["cmd"] == "margin" else check_solve(c, res, X, lab))
             except Exception as e:  # noqa: BLE001 - a checker failure is reported, not fatal
                 outcome, detail = "checker-error", f"{type(e).__name__}: {e}"[:200]

@@ -1,8 +1,9 @@
 """The `percviz` command: the window (default), or `solve`, `margin`, `export` and `list` without one.
 
 Only the window and `export` load Qt, lazily; `solve`, `margin` and `list` use `percviz.core` alone.
-Errors a user can fix print one line on stderr and exit with status 2; a missing GUI/export part
-exits with 3; anything unexpected prints one line and exits with 1 (PERCVIZ_DEBUG=1 shows the traceback).
+Every error prints one line on stderr: status 2 for a command line that cannot be used as given, 1 for data that
+cannot be used (or a computation a budget refuses), 3 for a missing GUI/export part, 130 when interrupted, and
+70 for anything unexpected (a bug; PERCVIZ_DEBUG=1 shows the traceback).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from typing import Any, Sequence
 import numpy as np
 
 from percviz import __version__
-from percviz.core.errors import DataError, PercvizError, PresetError
+from percviz.core.errors import DataError, ParameterError, PercvizError, PresetError, SpecError
 from percviz.core.glossary import MARGINS, margin_term
-from percviz.cli_common import EXIT_INTERNAL, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError  # noqa: F401
+from percviz.cli_common import (  # noqa: F401
+    EXIT_DATA, EXIT_INTERNAL, EXIT_INTERRUPTED, EXIT_OK, EXIT_UNAVAILABLE, EXIT_USAGE, UsageError,
+)
 from percviz.cli_data import (  # noqa: F401  (the data helpers, under their old names here)
     _FROM_FLAGS, _flag_of, _is_flag_field, _load_scene_or_table, _looks_like_json, load_with_overrides, parse_params,
     resolve_data,
@@ -165,13 +168,25 @@ def _certificate_norm(problem, snap) -> float | None:
 
 def _input_margin(problem, snap) -> float | None:
     """Input-space margin of the result: min distance from x_i to f = 0; None unless it separates the points."""
-    from percviz.core.input_distance import input_distances
+    from percviz.core.input_distance import input_distances, search_too_costly
 
     if snap.decision.n_outputs != 1 or problem.points.n_classes != 2 or _train_errors(problem, snap) > 0:
         return None
     if "input_margin" in snap.metrics:
         return float(snap.metrics["input_margin"])
+    if search_too_costly(snap.decision, *problem.X.shape) is not None:
+        return None  # declined, with the reason in input_margin_note
     return input_distances(snap.decision, problem.X, problem.y).margin
+
+
+def _input_margin_note(problem, snap) -> str | None:
+    """Why solve reports no input-space margin for a separator (the search would take too long), or None."""
+    from percviz.core.input_distance import search_too_costly
+
+    if ("input_margin" in snap.metrics or snap.decision.n_outputs != 1 or problem.points.n_classes != 2
+            or _train_errors(problem, snap) > 0):
+        return None
+    return search_too_costly(snap.decision, *problem.X.shape)
 
 
 def _scale_free(preset, algorithm: str | None = None):
@@ -220,6 +235,7 @@ def solve(preset) -> dict[str, Any]:
         "margin_kind": margin_term(type(solver)).key,  # which margin `margin` is (percviz.core.glossary.MARGINS)
         "margin_name": margin_term(type(solver)).short,
         "input_margin": _unscaled(_input_margin(problem, snap), scale),
+        "input_margin_note": _input_margin_note(problem, snap),
         "certificate_g_norm": _certificate_norm(problem, snap),
         "alpha": snap.alpha,
         "weights": snap.weights,
@@ -254,6 +270,8 @@ def _summary(result: dict[str, Any], title: str) -> str:
         lines.append(f"{result.get('margin_name', 'margin')} of the separator: {result['margin']:.6g}")
     if result.get("input_margin") is not None:
         lines.append(f"{MARGINS['input'].short} (input-space margin, to the curve f = 0): {result['input_margin']:.6g}")
+    elif result.get("input_margin_note"):
+        lines.append(f"input-space margin {result['input_margin_note']}")
     if result["certificate_g_norm"] is not None:
         lines.append(f"certificate: ‖p‖_G = {result['certificate_g_norm']:.3g} (no separator in this space has a "
                      "margin above ‖p‖_G)")
@@ -294,7 +312,7 @@ def margin(preset, budget: float | None = None) -> dict[str, Any]:
         )
     problem.points.require_two_classes("The optimal margin")
     if budget is not None and not budget >= 0:
-        raise DataError(f"--budget must be a number of seconds ≥ 0; got {budget}.")
+        raise UsageError(f"--budget must be a number of seconds ≥ 0; got {budget}.")
     from percviz.core import budget as memory
 
     from percviz.core.dense_gram import dense_advice, dense_what
@@ -524,19 +542,21 @@ def main(argv: Sequence[str] | None = None) -> int:
         return commands[sub](argv[1:]) if sub else cmd_gui(argv)
     except Unavailable as e:
         return _fail(prog, str(e), EXIT_UNAVAILABLE)
-    except PercvizError as e:
+    except (UsageError, SpecError, ParameterError) as e:  # the command line: its flags and their values
         return _fail(prog, str(e), EXIT_USAGE)
-    except FileNotFoundError as e:
+    except PercvizError as e:  # the data (DataError, PresetError) or a budget's refusal (BudgetError)
+        return _fail(prog, str(e), EXIT_DATA)
+    except FileNotFoundError as e:  # DATA or an output names nothing: the command line
         return _fail(prog, f"{e.filename}: no such file", EXIT_USAGE)
     except IsADirectoryError as e:
         return _fail(prog, f"{e.filename} is a folder, not a file", EXIT_USAGE)
     except PermissionError as e:
-        return _fail(prog, f"{e.filename}: permission denied", EXIT_USAGE)
+        return _fail(prog, f"{e.filename}: permission denied", EXIT_DATA)
     except OSError as e:
         where = f"{e.filename}: " if e.filename else ""
-        return _fail(prog, f"{where}cannot be read or written ({e.strerror or e})", EXIT_USAGE)
+        return _fail(prog, f"{where}cannot be read or written ({e.strerror or e})", EXIT_DATA)
     except KeyboardInterrupt:
-        return _fail(prog, "interrupted", 130)
+        return _fail(prog, "interrupted", EXIT_INTERRUPTED)
     except SystemExit:
         raise
     except Exception as e:  # a bug: one line for the user, the traceback on demand

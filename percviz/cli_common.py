@@ -13,9 +13,10 @@ import numpy as np
 
 from percviz.core.errors import PercvizError
 
-EXIT_OK, EXIT_INTERNAL, EXIT_USAGE, EXIT_UNAVAILABLE = 0, 1, 2, 3
-#: A data set or a computation the machine cannot hold (the memory budget): status 1, as a data error.
-EXIT_DATA = 1
+#: Exit statuses (README, "Command line"): 0 done, 1 the data cannot be used or a budget refuses the computation,
+#: 2 the command line cannot be used as given, 3 the window or exporter is not installed here, 70 a bug
+#: (sysexits' EX_SOFTWARE), 130 interrupted (Ctrl-C: 128 + SIGINT).
+EXIT_OK, EXIT_DATA, EXIT_USAGE, EXIT_UNAVAILABLE, EXIT_INTERNAL, EXIT_INTERRUPTED = 0, 1, 2, 3, 70, 130
 #: The largest whole number numpy keeps exactly in int64 (counts and seeds above it cannot be used).
 INT64_MAX = 2**63 - 1
 

@@ -29,10 +29,10 @@ def run_json(capsys, *argv):
     return strict_json(out)
 
 
-def one_line(capsys, *argv):
+def one_line(capsys, *argv, status=2):
     code = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and err.count("\n") == 1, err
+    assert code == status and out == "" and err.count("\n") == 1, err
     assert "internal error" not in err and "Traceback" not in err and "Warning" not in err
     return err
 
@@ -122,12 +122,12 @@ def test_no_proof_when_a_non_monomial_map_merges_distinct_points(capsys, tmp_pat
 
 @pytest.mark.parametrize("kernel", ["rbf:gamma=0.5", "affine", "poly:degree=2,c=1"])
 def test_hard_margin_svm_does_not_call_tiny_separable_points_non_separable(capsys, tmp_path, kernel):
-    err = one_line(capsys, "solve", csv(tmp_path, LINE, 1e-12), "-a", "svm", "-k", kernel, "-p", "margin=hard")
+    err = one_line(capsys, "solve", csv(tmp_path, LINE, 1e-12), "-a", "svm", "-k", kernel, "-p", "margin=hard", status=1)
     assert "Not separable" not in err and "Scale the points" in err
 
 
 def test_hard_margin_svm_still_refuses_a_truly_non_separable_set(capsys, tmp_path):
-    err = one_line(capsys, "solve", csv(tmp_path, XOR, 1e-12), "-a", "svm", "-k", "affine", "-p", "margin=hard")
+    err = one_line(capsys, "solve", csv(tmp_path, XOR, 1e-12), "-a", "svm", "-k", "affine", "-p", "margin=hard", status=1)
     assert "Not separable by the affine kernel" in err
 
 
@@ -158,7 +158,7 @@ def test_isnkpvn_rbf_1e6_reproducer(capsys, tmp_path):
     # Ten + at (1, 1), one − at (1643721.38, −2806080.42): beyond the coordinate limit, refused in one line …
     path = tmp_path / "far.csv"
     path.write_text("x,y,label\n" + "1,1,1\n" * 10 + "1643721.38,-2806080.42,-1\n")
-    assert "too large" in one_line(capsys, "solve", path, "-a", "isnkpvn", "-k", "rbf:gamma=1e6", "--max-iter", 0)
+    assert "too large" in one_line(capsys, "solve", path, "-a", "isnkpvn", "-k", "rbf:gamma=1e6", "--max-iter", 0, status=1)
     # … and scaled into range, a separator claim must hold: y·f > 0 at every point, f recomputed here
     from percviz.core.problem import Problem
     from percviz.core.solvers import Status, get_solver

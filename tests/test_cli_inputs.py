@@ -15,7 +15,7 @@ HUGE = int("9" * 400)
 def one_line_error(capsys, *argv) -> str:
     code = cli.main([str(a) for a in argv])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "", err
+    assert code == 1 and out == "", err  # the file cannot be used: status 1
     assert err.count("\n") == 1 and err.startswith("percviz solve: error: "), err  # no warning line before it
     assert "internal error" not in err and "Warning" not in err
     return err

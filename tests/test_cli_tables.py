@@ -58,9 +58,9 @@ def test_label_column_by_name_and_index(tmp_path, capsys):
     P = read_table(first, "label")
     assert P.dim == 4 and np.array_equal(P.X, X) and np.array_equal(P.y, y)
     code, _, err = run(capsys, "solve", str(first), "-a", "snkp", "--label-column", "e")
-    assert code == 2 and "'e' is neither a column name nor an index" in err and err.count("\n") == 1
+    assert code == 1 and "'e' is neither a column name nor an index" in err and err.count("\n") == 1
     code, _, err = run(capsys, "solve", str(first), "-a", "snkp", "--label-column", "7")
-    assert code == 2 and "out of range" in err
+    assert code == 1 and "out of range" in err
 
 
 def test_npz_and_margin_in_5d(tmp_path, capsys):
@@ -77,19 +77,19 @@ def test_npz_and_margin_in_5d(tmp_path, capsys):
     assert 0 < res["margin"] <= m["rho"] * (1 + 1e-9)  # no separator beats the optimal margin
     np.savez(tmp_path / "bad.npz", A=X)
     code, _, err = run(capsys, "solve", str(tmp_path / "bad.npz"), "-a", "snkp")
-    assert code == 2 and "np.savez(path, X=X, y=y)" in err
+    assert code == 1 and "np.savez(path, X=X, y=y)" in err
 
 
 def test_bad_tables_say_what_is_wrong(tmp_path, capsys):
     (tmp_path / "ragged.csv").write_text("1,2,3,4,1\n1,2,3,-1\n")
     code, _, err = run(capsys, "solve", str(tmp_path / "ragged.csv"), "-a", "snkp")
-    assert code == 2 and "line 2" in err and "4 columns; expected 5" in err
+    assert code == 1 and "line 2" in err and "4 columns; expected 5" in err
     np.save(tmp_path / "flat.npy", np.arange(5.0))
     code, _, err = run(capsys, "solve", str(tmp_path / "flat.npy"), "-a", "snkp")
-    assert code == 2 and "n×(d+1)" in err
+    assert code == 1 and "n×(d+1)" in err
     (tmp_path / "text.csv").write_text("a,b,c,label\n1,2,x,1\n")
     code, _, err = run(capsys, "solve", str(tmp_path / "text.csv"), "-a", "snkp")
-    assert code == 2 and "c is not a number: 'x'" in err
+    assert code == 1 and "c is not a number: 'x'" in err
 
 
 def test_three_column_csv_reads_as_before(tmp_path):
@@ -105,11 +105,11 @@ def test_three_column_csv_reads_as_before(tmp_path):
 def test_the_window_refuses_d_dimensional_data_in_one_line(tmp_path, capsys):
     np.save(tmp_path / "d3.npy", np.column_stack([np.eye(3), [1, -1, 1]]))
     code, _, err = run(capsys, str(tmp_path / "d3.npy"))
-    assert code == 2 and err.count("\n") == 1
+    assert code == 1 and err.count("\n") == 1
     assert "shows 2-D scenes" in err and "d = 3" in err and "percviz solve" in err
 
 
 def test_export_refuses_d_dimensional_data_in_one_line(tmp_path, capsys):
     np.save(tmp_path / "d4.npy", np.column_stack([np.eye(4), [1, -1, 1, -1]]))
     code, _, err = run(capsys, "export", str(tmp_path / "d4.npy"), "--out", str(tmp_path / "run.gif"), "-a", "snkp")
-    assert code == 2 and err.count("\n") == 1 and "d = 4" in err
+    assert code == 1 and err.count("\n") == 1 and "d = 4" in err

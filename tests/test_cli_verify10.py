@@ -108,7 +108,7 @@ def test_a_point_at_the_origin_is_still_refused_in_one_line(capsys, tmp_path):
     path = write(tmp_path / "o.csv", np.vstack([X * 1e-12, [0.0, 0.0]]), np.r_[y, 1])
     code = cli.main(["solve", str(path), "-a", "nvn", "--kernel", "linear"])
     out, err = capsys.readouterr()
-    assert code == 2 and out == "" and err.count("\n") == 1 and "Point 8 at (0, 0)" in err and "origin" not in err
+    assert code == 1 and out == "" and err.count("\n") == 1 and "Point 8 at (0, 0)" in err and "origin" not in err
 
 
 THIN = (np.array([[0.0, 1 + 1e-11], [0.0, 1 - 1e-11], [1.0, 1 + 1e-11], [1.0, 1 - 1e-11], [-1.0, 1 + 1e-11]]),

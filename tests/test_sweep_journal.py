@@ -76,9 +76,9 @@ def test_out_refuses_an_existing_journal_and_resume_another_sweep(tmp_path, caps
     assert main(["sweep", "-a", "snkp", "--levels", "0.5", "--out", str(journal)]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and f"--resume {journal}" in err
-    assert main(["sweep", "-a", "snkp", "--levels", "0.5", "--seed", "3", "--resume", str(journal)]) == 2
+    assert main(["sweep", "-a", "snkp", "--levels", "0.5", "--seed", "3", "--resume", str(journal)]) == 1  # data: another sweep
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "another sweep (different seed)" in err
     (tmp_path / "x.jsonl").write_text("a,b\n1,2\n")
-    assert main(["sweep", "-a", "snkp", "--levels", "0.5", "--resume", str(tmp_path / "x.jsonl")]) == 2
+    assert main(["sweep", "-a", "snkp", "--levels", "0.5", "--resume", str(tmp_path / "x.jsonl")]) == 1
     assert "not a sweep journal" in capsys.readouterr().err

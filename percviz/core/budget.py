@@ -54,32 +54,37 @@ def check_input_derivatives(problem, who: str) -> None:
 
 def check_solver(solver) -> None:
     """Refuse a solver on its problem before anything large is allocated."""
-    n = solver.problem.n
-    rep = solver.representation
-    who = f"{solver.display_name} on {n:,} points"
-    if getattr(solver, "columns_on_demand", False):  # SMO: kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
+    check_solver_class(type(solver), solver.problem)
+
+
+def check_solver_class(cls, problem) -> None:
+    """check_solver for an algorithm's class on a problem, before any solver (or ρ_K of the problem) is made."""
+    n = problem.n
+    rep = cls.representation
+    who = f"{cls.display_name} on {n:,} points"
+    if getattr(cls, "columns_on_demand", False):  # SMO: kernel columns on demand: O(n) plus its own bounded cache (cache_mb)
         return
-    if rep == "kernel" and solver.name not in GRAM_FREE:
-        nbytes = gram_bytes(solver.problem)
-        if factored_width(solver.problem) is not None:  # G kept as its n×D factor: no n×n matrix at all
+    if rep == "kernel" and cls.name not in GRAM_FREE:
+        nbytes = gram_bytes(problem)
+        if factored_width(problem) is not None:  # G kept as its n×D factor: no n×n matrix at all
             require(nbytes, f"{who} (G as its n×D factor)", "Use fewer points")
         else:  # the dense G built in place (core.dense_gram): G itself and block-sized scratch
-            require(nbytes, f"{who} ({dense_what(solver.problem)})", dense_advice(solver.problem))
+            require(nbytes, f"{who} ({dense_what(problem)})", dense_advice(problem))
         return
-    if solver.name == "input-space-svm":
-        check_input_derivatives(solver.problem, who)
-    if solver.name in GRAM_FREE or rep == "kernel":
-        count = SQUARE_MATRICES["svm" if solver.name in GRAM_FREE else "kernel"]
+    if cls.name == "input-space-svm":
+        check_input_derivatives(problem, who)
+    if cls.name in GRAM_FREE or rep == "kernel":
+        count = SQUARE_MATRICES["svm" if cls.name in GRAM_FREE else "kernel"]
         require(
             square_matrices(n, count),
             f"{who} (the {n:,}×{n:,} kernel matrices, {gib(square_matrices(n, 1))} each)",
             f"Use at most {largest_n(count):,} points here, or a weight-vector algorithm on explicit features",
         )
         return
-    d_hat = solver.problem.features.dimension()
+    d_hat = problem.features.dimension()
     # Φ and Y (n×d̂ each) plus a few n×d̂ temporaries, and the LP's sparse matrix (about 3 nonzeros per entry).
     require(
         8.0 * 6 * n * d_hat,
-        f"{who} with the {solver.problem.features.spec} map (n×d̂ = {n:,}×{d_hat:,} feature matrices)",
+        f"{who} with the {problem.features.spec} map (n×d̂ = {n:,}×{d_hat:,} feature matrices)",
         "Use fewer points or a smaller feature map",
     )

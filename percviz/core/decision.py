@@ -182,6 +182,15 @@ class KernelExpansion(DecisionFunction):
         return np.einsum("mnab,n->mab", K_xx(self.kernel, Z, self.centers[nz]), self.coef[nz])
 
 
+def _monomial_degree(features) -> int | None:
+    """The degree of a map whose columns are the plain monomials (quadratic, poly), else None."""
+    from percviz.core.features import Polynomial, Quadratic
+
+    if isinstance(features, Quadratic):
+        return 2
+    return features.degree if isinstance(features, Polynomial) else None
+
+
 @dataclass(frozen=True, eq=False)
 class FeatureLinear(DecisionFunction):
     """f(x) = a·φ(x) (weights of shape (d̂,)) or g_k(x) = a_k·φ(x) (weights of shape (c, d̂))."""
@@ -217,6 +226,13 @@ class FeatureLinear(DecisionFunction):
         if self.weights.ndim != 1:
             raise ValueError("gradient: a multi-class decision has no single f")
         Z = np.atleast_2d(np.asarray(Z, dtype=float))
+        degree = _monomial_degree(self.features)
+        if degree is not None and Z.shape[1] > 2 and Z.shape[0]:  # no m×d̂×d Jacobian: reverse mode, O(m·d̂)
+            from percviz.core.feature_jacobians import monomial_gradient
+
+            rows = max(1, EVAL_BLOCK // max(1, self.weights.size))
+            return np.concatenate([monomial_gradient(Z[i:i + rows], degree, self.weights)
+                                   for i in range(0, Z.shape[0], rows)])
         rows = max(1, EVAL_BLOCK // max(1, self.weights.size * Z.shape[1]))  # the m×d̂×d Jacobian in row blocks
         return np.concatenate([np.einsum("mkd,k->md", feature_jacobian(self.features, Z[i:i + rows]), self.weights)
                                for i in range(0, Z.shape[0], rows)]) if Z.shape[0] else np.zeros((0, Z.shape[1]))

@@ -19,6 +19,7 @@ over the whole RKHS ρ_K would be 0 — and that is the ρ_K that Lemmas 7 and 8
 from __future__ import annotations
 
 import dataclasses
+import math
 import threading
 from contextlib import contextmanager
 import time
@@ -117,6 +118,12 @@ def _linprog(*args, **kwargs):
     from scipy.optimize import linprog
 
     return linprog(*args, **kwargs)
+
+
+def over_rho_squared(scale: float, rho: float) -> float | None:
+    """A bound scale/ρ² (Block–Novikoff, the smoothed rates), or None when it is no finite number (ρ² underflows)."""
+    v = (scale / rho) / rho if rho > 0 else math.inf  # ρ² itself underflows to 0 below 1e-162
+    return v if math.isfinite(v) else None
 
 
 @dataclass(frozen=True, eq=False)

@@ -33,6 +33,28 @@ ON_CURVE = 1e-9
 TAIL_ROWS = 2
 
 
+#: Floating-point operations the search may take (≈ 10 s here); a costlier one is declined (search_too_costly).
+SEARCH_WORK = 2e9
+
+
+def search_too_costly(decision: DecisionFunction, n: int, d: int) -> str | None:
+    """Why the input distances of n points in R^d would take too long (an explicit map of many columns), or None.
+
+    Each point's search takes ~1,000 evaluations of f and ∇f, each O(d̂) (O(d̂·d) without the monomial tree), and
+    its polish ~30 Hessians of 2d gradients each."""
+    from percviz.core.decision import FeatureLinear, _monomial_degree
+
+    if not isinstance(decision, FeatureLinear) or d <= 2:
+        return None
+    cols = int(np.size(decision.weights))
+    per_eval = cols if _monomial_degree(decision.features) is not None else cols * d
+    work = float(n) * per_eval * (1000 + 60 * d)
+    if work <= SEARCH_WORK:
+        return None
+    return (f"not computed: the distances to f = 0 of {n:,} points in R^{d} through {cols:,} feature columns would "
+            f"take about {work / SEARCH_WORK * 10:.0f} s; use fewer columns (a lower degree) or a kernel")
+
+
 @dataclass(frozen=True)
 class Projection:
     """Where (12) went from given starts: feet, and per point whether it converged and whether it was slowed."""
@@ -40,6 +62,17 @@ class Projection:
     feet: np.ndarray
     converged: np.ndarray
     slowed: np.ndarray
+
+
+def _far_step(xi, xl, f, g, Gg, gg):
+    """(12)'s step (delta, ‖delta‖, lost) without squaring a huge f/‖∇f‖; lost rows get delta = 0."""
+    root = np.sqrt(gg)
+    with np.errstate(over="ignore", invalid="ignore"):
+        delta = xi - (Gg / root[:, None]) * ((f - ((xl - xi) * g).sum(1)) / root)[:, None] - xl
+    lost = ~np.isfinite(delta).all(axis=1)
+    delta[lost] = 0.0
+    big = np.maximum(np.abs(delta).max(axis=1), 1e-300)
+    return delta, big * np.sqrt(((delta / big[:, None]) ** 2).sum(1)), lost
 
 
 def project(
@@ -95,8 +128,13 @@ def project(
             ids, xi, xl, rate, last, sc, ms, left = (v[ok] for v in (ids, xi, xl, rate, last, sc, ms, left))
             f, g, Gg, gg = f[ok], g[ok], Gg[ok], gg[ok]
             Gi = None if Gi is None else Gi[ok]
-        delta = xi - Gg * ((f - ((xl - xi) * g).sum(1)) / gg)[:, None] - xl
-        step = np.sqrt((delta * delta).sum(1))
+        with np.errstate(over="ignore", invalid="ignore"):
+            delta = xi - Gg * ((f - ((xl - xi) * g).sum(1)) / gg)[:, None] - xl
+            step = np.sqrt((delta * delta).sum(1))
+        far = ~np.isfinite(step)
+        if far.any():  # f/‖∇f‖² overflowed (‖∇f‖² near 1e-300): those rows' step through Gg/‖∇f‖, scaled norms
+            delta[far], step[far], lost = _far_step(xi[far], xl[far], f[far], g[far], Gg[far], gg[far])
+            left[np.flatnonzero(far)[lost]] = 1  # a foot beyond the floats: that row stops where it is, unconverged
         done = (np.abs(f) / np.sqrt(gg) <= ON_CURVE * sc) & (step <= 1e-10 * sc)
         grow = step >= last
         anydone = done.any()
@@ -106,7 +144,8 @@ def project(
         if grow.any():  # the step stopped shrinking: the unstable case of (17), so slow this point down
             rate[grow] *= 0.5
             slowed[ids[grow]] = True
-        move = (rate * np.minimum(1.0, ms / np.maximum(step, 1e-300)))[:, None] * delta
+        over = step > ms  # the full step, or one of length max_step (ms/step overflowed for points at 1e12)
+        move = (rate * np.where(over, ms / np.where(over, step, 1.0), 1.0))[:, None] * delta
         if anydone:
             move[done] = 0.0  # a converged row stays where it is
         xl = xl + move

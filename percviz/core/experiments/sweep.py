@@ -18,7 +18,7 @@ from typing import Iterator
 
 import numpy as np
 
-from percviz.core import gram
+from percviz.core import budget, gram
 from percviz.core.errors import ParameterError
 from percviz.core.experiments.families import FAMILIES, get_family
 from percviz.core.experiments.runners import run_all
@@ -202,6 +202,8 @@ def run_task(spec: SweepSpec, index: int, level: float, eps: float | None, n: in
     # One Problem for every algorithm: the ρ_K certified here is its memo, so each solver's `bound` reads that value
     # instead of recomputing it within gram.SYNC_BUDGET (NKP's bound at n = 300,000 differed between two machines).
     problem = Problem(points, spec.kernel_spec, spec.features_spec)
+    for name in spec.algorithms:  # the memory budget first: ρ_K of 10⁵ points took 5 s before a refusal
+        budget.check_solver_class(get_solver(name), problem)
     margin = gram.optimal_margin(problem)
     for name in spec.algorithms:
         cls = get_solver(name)

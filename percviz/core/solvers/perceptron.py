@@ -66,7 +66,7 @@ class Perceptron(Solver):
         if not self._bound_done:
             m = _rows_margin(self, "rho_rows", self._Y)
             if m is not None and m.separable:
-                self._bound = float((self._Y**2).sum(axis=1).max()) / m.rho**2
+                self._bound = gram.over_rho_squared(float((self._Y**2).sum(axis=1).max()), m.rho)
             self._bound_done = True
         return self._bound
 
@@ -142,7 +142,7 @@ class NormalizedPerceptron(Solver):
     def _state(self):
         if not self._bound_done:
             m = _rows_margin(self, "rho_rows_normalized", self._X)
-            self._bound = 1.0 / m.rho**2 if m is not None and m.separable else None
+            self._bound = gram.over_rho_squared(1.0, m.rho) if m is not None and m.separable else None
             self._bound_done = True
         nw = float(np.linalg.norm(self.w))
         return {
@@ -208,7 +208,7 @@ class KernelPerceptron(Solver):
                 lambda: gram.margin_of_rows(gram.cached_factor(self.problem) * sk[:, None]),
             )
             if m is not None and m.separable:
-                self._bound = float(self.problem.self_kernel.max()) / m.rho**2
+                self._bound = gram.over_rho_squared(float(self.problem.self_kernel.max()), m.rho)
             self._bound_done = True
         return self._bound
 

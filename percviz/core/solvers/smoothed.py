@@ -144,7 +144,7 @@ class NKP(Solver):
             self._margin = gram.margin_if(self.problem, self.values["bound"])
             self._bound_done = self._margin is not None  # asked again (cheaply) until ρ_K is known
         m = self._margin
-        return 1.0 / m.rho**2 if m is not None and m.separable else None
+        return gram.over_rho_squared(1.0, m.rho) if m is not None and m.separable else None
 
     def _state(self):
         if self._fast is not None:
@@ -195,7 +195,8 @@ class SNKP(Solver):
         m = self._margin
         if m is None or not m.separable:
             return None
-        return 2.0 * math.sqrt(2.0 * math.log(self.problem.n)) / m.rho  # Theorem 1
+        b = 2.0 * math.sqrt(2.0 * math.log(self.problem.n)) / m.rho  # Theorem 1
+        return b if math.isfinite(b) else None
 
     def _extra(self):
         return {"p_g_norm": self.it.p_norm, "mu": self.it.mu, "bound": self._bound()}
