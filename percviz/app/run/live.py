@@ -3,14 +3,14 @@
 Reset is not an edit: it goes back to iteration 0 so that the run can be stepped through by hand.
 
 Built on the session's public API only: each `problemChanged` (the session restarts on every edit) is followed,
-one event-loop turn later, by the run to its end: its first SYNC_BUDGET seconds through `advance_sync` (most runs at
+one event-loop turn later, by the run to its end: its first LIVE_SYNC_S seconds through `advance_sync` (most runs at
 n ≤ 200 end there, so the final boundary is drawn before the next mouse move), the rest by `run_to_end()` on the
 worker. A run over the budget shows its latest state (the session delivers frames while running) and the Live
 box says it is still running. History and scrubbing work on the finished run.
 While a point is dragged a rerun keeps only a snapshot per stride of updates (the final boundary first: no
 per-step snapshot, metrics or decision function is built in between), skips the bound metric's ρ_K, and runs the
 interior-point `svm` as one QP to its solution (Live edits never replay its iterates); once the drag pauses
-SETTLE_MS (or ends) the scene is rerun once with its per-step history and bound, so History and scrubbing work on
+LIVE_SETTLE_MS (or ends) the scene is rerun once with its per-step history and bound, so History and scrubbing work on
 the finished run. The canvas keeps the last boundary until the rerun's first snapshot replaces it.
 The algorithm runs as written, from its own start, except as its class declares (core.solvers.base.Solver's
 capabilities; no solver name is listed here): `warm_start = "alpha"` (the SVMs) starts from the last finished run's
@@ -31,19 +31,11 @@ from PySide6.QtCore import QObject, Qt, QTimer, Signal
 from PySide6.QtGui import QAction, QKeySequence
 
 from percviz.app.run.session import FINISHED, RUNNING
+from percviz.app.timing import LIVE_RETRY_MS, LIVE_SETTLE_MS, LIVE_SYNC_S, RERUN_MAX_S
 
 
-#: Seconds of a Live run done on the UI thread before the worker takes over (a drag's frame is ~16 ms).
-SYNC_BUDGET = 0.025
 #: Above this many points the whole Live run goes to the worker (the UI thread never waits for an update).
 SYNC_MAX_POINTS = 500
-#: A drag paused this long (ms) reruns the scene in full (per-step history, bound metric); shorter than
-#: panel_feed.DRAG_PAUSE_MS, so that the heavy views catch up once, on the full run.
-SETTLE_MS = 100
-#: While the worker is inside the run's first update, Live looks again this many ms later (the UI never waits).
-RETRY_MS = 5
-#: A sparse run that took longer than this (s) is not rerun at the pause: its strided history stays.
-RERUN_MAX_S = 1.0
 
 
 class LiveMode(QObject):
@@ -93,9 +85,9 @@ class LiveMode(QObject):
         self._t_run, self._run_cost = 0.0, 0.0  # when the current Live run started, what the last one took (s)
         s.sparse_runs = lambda: self._sparse
         s.quiet_start_runs = lambda: self._quiet
-        self._settle = QTimer(self, singleShot=True, interval=SETTLE_MS)
+        self._settle = QTimer(self, singleShot=True, interval=LIVE_SETTLE_MS)
         self._settle.timeout.connect(self._run_settled)
-        self._retry = QTimer(self, singleShot=True, interval=RETRY_MS)
+        self._retry = QTimer(self, singleShot=True, interval=LIVE_RETRY_MS)
         self._retry.timeout.connect(self._run)
         s.problemChanged.connect(self._on_problem)
         s.runStateChanged.connect(self._on_state)
@@ -154,10 +146,10 @@ class LiveMode(QObject):
         self._t_run = time.monotonic()
         # A short run is finished here at once, so that its final boundary is drawn before the next mouse move
         # restarts it (the worker's frames are paced for watching, not for this); it is shown once, at the end.
-        # Beyond SYNC_BUDGET the worker takes over and the canvas shows its latest state while it is still running.
+        # Beyond LIVE_SYNC_S the worker takes over and the canvas shows its latest state while it is still running.
         # one update of a large problem (or of a solver whose every update is heavy) may itself outlast the budget
         if s.problem.n <= SYNC_MAX_POINTS and not s.solver_cls.live_on_worker:
-            s.advance_sync(10**9, seconds=SYNC_BUDGET)
+            s.advance_sync(10**9, seconds=LIVE_SYNC_S)
         if not s.finished and s.problem is not None:
             s.run_to_end()
 

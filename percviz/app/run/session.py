@@ -28,20 +28,16 @@ from percviz.app.run.background import Task
 from percviz.app.run.frames import PLAY, RUN, STILL, FrameScheduler
 from percviz.app.run.strided_run import strided_snapshots
 from percviz.app.run.worker import SnapshotWorker, error_text
+from percviz.app.timing import RHO_DEFER_MS, SETTLE_AFTER_MS, SLOW_RESTART_S
 from percviz.core.errors import PercvizError
 from percviz.core.gram import BOUND_MAX_N, margin_affordable, margin_wait, margins_deferred, optimal_margin
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
 
-#: A restart costing the UI thread more than this (s) delays the next one by its cost.
-SLOW_RESTART = 0.02
-#: The heap is settled (percviz.app.run.heap) once the run has been idle and unedited this long (ms).
-SETTLE_AFTER_MS = 400
 #: Above this many points ρ_K (seconds of LP and Qhull at 100k, holding the GIL in stretches) starts only once
-#: the scene has been still RHO_DEFER_MS and the previous one's thread has ended: a drag runs one, not one a move.
+#: the scene has been still timing.RHO_DEFER_MS and the previous one's thread has ended: a drag runs one, not one a move.
 RHO_DEFER_N = 20_000
-RHO_DEFER_MS = 500
 #: Above this many points an edit's restart runs in the next turn of the event loop, not in the edit's own: at
 #: 100,000 points each costs the UI thread 50–80 ms (the points' drawing; the new problem and its panels).
 SPLIT_RESTART_N = 20_000
@@ -360,7 +356,7 @@ class RunSession(QObject):
             # While a point is dragged, a restart that kept the UI busy (heavy panels, thousands of points)
             # is not repeated before the same time has passed again: the moves in between coalesce.
             cost = time.monotonic() - t0
-            self._next_restart = time.monotonic() + (cost if cost > SLOW_RESTART else 0.0)
+            self._next_restart = time.monotonic() + (cost if cost > SLOW_RESTART_S else 0.0)
 
     def _restart_now(self, same_problem: bool = False) -> None:
         previous = self.problem if same_problem and not self._stale else None  # a stale problem has old points

@@ -19,19 +19,14 @@ from typing import Any, Iterator
 from PySide6.QtCore import QObject, Signal
 
 from percviz.app.run.background import BackgroundThread, error_text, live_threads
+from percviz.app.timing import MAX_HOLD_S, WORKER_YIELD_S
 from percviz.core.errors import PercvizError
 from percviz.core.grid import one_blas_thread
 
-__all__ = ["MAX_HOLD", "SnapshotWorker", "error_text", "live_threads"]
+__all__ = ["SnapshotWorker", "error_text", "live_threads"]
 
 #: The buffer between worker and UI is thinned beyond this many snapshots (only when the UI stalls).
 MAX_BUFFERED = 10000
-
-#: While running as fast as possible, the worker briefly releases the GIL this often (seconds),
-#: so the UI thread gets it at once instead of after the interpreter's switch interval.
-_YIELD_EVERY = 0.004
-#: A hold (the UI thread is drawing a frame) lasts at most this long (seconds).
-MAX_HOLD = 0.25
 
 
 class SnapshotWorker(QObject):
@@ -119,10 +114,10 @@ class SnapshotWorker(QObject):
     def hold(self, on: bool) -> None:
         """While on, continuous play waits (without the GIL) so that the UI thread draws at full speed.
 
-        The UI sets it while it processes a frame and clears it when done; it expires after MAX_HOLD.
+        The UI sets it while it processes a frame and clears it when done; it expires after MAX_HOLD_S.
         """
         with self._cond:
-            self._hold_until = time.monotonic() + MAX_HOLD if on else 0.0
+            self._hold_until = time.monotonic() + MAX_HOLD_S if on else 0.0
             self._cond.notify_all()
 
     @property
@@ -209,7 +204,7 @@ class SnapshotWorker(QObject):
                     traceback.print_exc()
                 error = error_text(exc, who)
             self._finish_update(job_id, snap, error, ended)
-            if not timed and time.monotonic() - last_yield > _YIELD_EVERY:
+            if not timed and time.monotonic() - last_yield > WORKER_YIELD_S:
                 time.sleep(0.0005)
                 last_yield = time.monotonic()
 
