@@ -5,141 +5,40 @@ a new `Problem` and solver are built at once (errors such as a missing class or 
 message, not an exception), `problemChanged` fires, and the worker computes iteration 0. The
 algorithm chosen stays; if the run was playing it keeps playing from iteration 0.
 
-History memory is bounded (`SnapshotHistory`): every snapshot is kept until the history holds
-`capacity` of them; then the older half is thinned to every other snapshot, so recent iterations stay
-at full resolution and old ones grow sparser (iteration 0 is always kept). The capacity adapts to the
-size of one snapshot so that the history stays within about `budget_bytes`, but never below
-`min_capacity` (32) snapshots: at 100,000 points one kernel snapshot holds 2.4–4 MB (α, p and the
-decision's coefficients), so a 100k run keeps 48–60 snapshots (~190 MB), the oldest thinned.
+The history is a `percviz.app.run.history.SnapshotHistory` (bounded memory); ρ_K is `percviz.app.run.rho`'s,
+the solver is built by `percviz.app.run.build`.
 """
 
 from __future__ import annotations
 
-import threading
 import time
 from contextlib import contextmanager, nullcontext
 from typing import Any, Iterator
 
-import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from percviz.app.run import heap
-from percviz.app.run.background import Task
+from percviz.app.run.build import SolverBuild, build_solver, heavy_phi
 from percviz.app.run.frames import PLAY, RUN, STILL, FrameScheduler
+from percviz.app.run.history import SnapshotHistory, snapshot_bytes
+from percviz.app.run.rho import RhoTracker, defer_margins, rho_affordable, wants_rho
 from percviz.app.run.strided_run import strided_snapshots
 from percviz.app.run.worker import SnapshotWorker, error_text
-from percviz.app.timing import RHO_DEFER_MS, SETTLE_AFTER_MS, SLOW_RESTART_S
+from percviz.app.timing import SETTLE_AFTER_MS, SLOW_RESTART_S
 from percviz.core.errors import PercvizError
-from percviz.core.gram import BOUND_MAX_N, margin_affordable, margin_wait, margins_deferred, optimal_margin
+from percviz.core.gram import margin_wait
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
 
-#: Above this many points ρ_K (seconds of LP and Qhull at 100k, holding the GIL in stretches) starts only once
-#: the scene has been still timing.RHO_DEFER_MS and the previous one's thread has ended: a drag runs one, not one a move.
-RHO_DEFER_N = 20_000
 #: Above this many points an edit's restart runs in the next turn of the event loop, not in the edit's own: at
 #: 100,000 points each costs the UI thread 50–80 ms (the points' drawing; the new problem and its panels).
 SPLIT_RESTART_N = 20_000
-#: A solver whose φ(X) has more entries than this (n × d̂; rff:dim=5000 at 80 points: 400,000, 15–40 ms) is
-#: built on a Task, off the UI thread (issue 10); below, at once.
-PHI_TASK_ENTRIES = 250_000
-
 #: Run states reported by `runStateChanged`.
 IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
 
-
-def snapshot_bytes(snap: Any) -> int:
-    """Approximate memory held by one snapshot's arrays."""
-    total = 512
-    for obj in (snap, getattr(snap, "decision", None)):
-        for name in ("alpha", "p", "weights", "centers", "coef"):
-            a = getattr(obj, name, None)
-            total += int(getattr(a, "nbytes", 0) or 0)
-    return total
-
-
-def _rho_left_to_the_session(gen: Iterator[Any]) -> Iterator[Any]:
-    """The snapshots of gen, each computed under gram.margins_deferred: a large scene's bound metric waits for the
-    session's ρ_K task (started once the scene is still) instead of computing ρ_K on the solver's thread."""
-    while True:
-        with margins_deferred(RHO_DEFER_N):  # set and reset around each next(), on whichever thread runs it
-            try:
-                snap = next(gen)
-            except StopIteration:
-                return
-        yield snap
-
-
-def heavy_phi(problem: Problem, solver_cls) -> bool:
-    """Whether the solver's φ(X) (n × d̂ entries, unless built already) is too costly for the UI thread."""
-    if solver_cls.representation == "kernel" or "Phi" in problem.__dict__:
-        return False
-    return problem.n * problem.features.dimension() > PHI_TASK_ENTRIES
-
-
-def build_solver(solver_cls, problem: Problem, max_iter: int, params: dict):
-    """The run's solver (its constructor checks the problem and may build φ(X), K or G); any error is a PercvizError."""
-    try:
-        solver = solver_cls(problem, max_iter=max_iter, **params)
-        if solver_cls.representation == "kernel":
-            problem.self_kernel  # noqa: B018  (refuses K(x, x) = 0 with a message naming the point)
-    except PercvizError:
-        raise
-    except Exception as exc:  # a bug in a solver's constructor must not take the window down
-        raise PercvizError(error_text(exc, getattr(solver_cls, "display_name", ""))) from exc
-    return solver
-
-
-_BUILD_LOCK = threading.Lock()
-
-
-def _build_in_turn(cancel: threading.Event, *args):
-    """build_solver on a Task's thread, one build at a time: a drag's superseded builds end without building."""
-    with _BUILD_LOCK:
-        return None if cancel.is_set() else build_solver(*args)
-
-
-class SnapshotHistory:
-    """The snapshots of a run, oldest first, with bounded memory (see the module docstring)."""
-
-    def __init__(self, capacity: int = 4000, budget_bytes: int = 192 * 2**20, min_capacity: int = 32):
-        self.max_capacity = capacity
-        self.budget_bytes = budget_bytes
-        self.min_capacity = min_capacity
-        self.capacity = capacity
-        self._items: list[Any] = []
-        self.thinned = False  # True once some snapshots were dropped
-
-    def clear(self) -> None:
-        self._items = []
-        self.capacity = self.max_capacity
-        self.thinned = False
-
-    def extend(self, snaps: list[Any]) -> None:
-        if not snaps:
-            return
-        if not self._items:
-            per = snapshot_bytes(snaps[0])
-            self.capacity = max(self.min_capacity, min(self.max_capacity, self.budget_bytes // per))
-        self._items.extend(snaps)
-        while len(self._items) > self.capacity:
-            half = self.capacity // 2
-            self._items = self._items[:half:2] + self._items[half:]
-            self.thinned = True
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, i):
-        return self._items[i]
-
-    def __iter__(self):
-        return iter(self._items)
-
-    @property
-    def items(self) -> list[Any]:
-        return list(self._items)
+__all__ = ["FINISHED", "IDLE", "INVALID", "PLAYING", "RUNNING", "SPLIT_RESTART_N", "RunSession",
+           "SnapshotHistory", "build_solver", "heavy_phi", "snapshot_bytes"]
 
 
 class RunSession(QObject):
@@ -176,7 +75,6 @@ class RunSession(QObject):
         self._stale = False  # the points changed and the restart is deferred: nothing of this run is shown
         self._last_emitted = None  # the snapshot snapshotShown carried last
         self._gen = None
-        self._rho: dict[int, float | None] = {}
         self._worker = SnapshotWorker(self, display_hz=display_hz)
         #: The frame budget: when snapshots are delivered and the slower panels drawn (percviz.app.run.frames).
         self.frames = FrameScheduler(self._worker, self._drain, self, display_hz=display_hz)
@@ -185,14 +83,10 @@ class RunSession(QObject):
         self._worker.failed.connect(self._on_failed)
         self._worker.idle.connect(self._on_idle)
         self._worker.set_interval(1.0 / self.speed)
-        self._rho_task: Task | None = None
-        self._rho_prev: Task | None = None  # the last cancelled ρ_K task (its thread may still run)
-        self._build: Task | None = None  # the solver being built off the UI thread (heavy_phi)
-        self._build_prev: Task | None = None  # the last cancelled one (its thread may still run)
-        self._rho_wait = QTimer(self)
-        self._rho_wait.setSingleShot(True)
-        self._rho_wait.setInterval(RHO_DEFER_MS)
-        self._rho_wait.timeout.connect(self._rho_due)
+        #: ρ_K of the current problem (percviz.app.run.rho), computed on a Task
+        self.margins = RhoTracker(self, lambda: (self._job, self.problem, self.solver_cls, self._stale),
+                                  self.rhoChanged.emit, self.errorRaised.emit)
+        self._build = SolverBuild(self)  # the solver being built off the UI thread (heavy_phi)
         self.sparse = False
         self._restart_timer = QTimer(self)
         self._restart_timer.setSingleShot(True)
@@ -260,87 +154,11 @@ class RunSession(QObject):
         Defined for the kernel algorithms only (None otherwise). With wait=False, returns None while the
         background computation started at each restart is not done (`rhoChanged` fires when it is).
         """
-        if self.problem is None or not self._wants_rho(self.solver_cls):
-            return None
-        key = id(self.problem)
-        if key not in self._rho:
-            if not wait or not self._rho_affordable(self.problem):
-                return None
-            self._rho = {key: self._compute_rho(self.problem)}
-        return self._rho[key]
-
-    @staticmethod
-    def _wants_rho(solver_cls) -> bool:
-        return solver_cls is not None and solver_cls.representation == "kernel"
-
-    @staticmethod
-    def _rho_affordable(problem: Problem) -> bool:
-        """ρ_K factors the n×n Gram matrix (O(n³)) unless the kernel is linear/affine: skipped above BOUND_MAX_N.
-
-        Same rule as the solvers' `bound` metric, so neither waits minutes for the other (gram's cache lock).
-        """
-        return problem.n <= BOUND_MAX_N or problem.kernel.name in ("linear", "affine")
-
-    @classmethod
-    def _rho_job(cls, problem: Problem) -> tuple[int, float | None]:
-        # the rank test (an eigh of G) runs here, off the UI thread; a G of rank > BOUND_MAX_RANK gets no line
-        return id(problem), cls._compute_rho(problem) if margin_affordable(problem) else None
-
-    def _on_rho(self, job: int, key: int, value: float | None) -> None:
-        if job == self._job and self.problem is not None and key == id(self.problem):
-            self._rho = {key: value}
-            self.rhoChanged.emit(value)
-
-    @staticmethod
-    def _compute_rho(problem: Problem) -> float | None:
-        try:
-            result = optimal_margin(problem)
-        except PercvizError:  # too large or unresolvable: no reference line rather than a broken run
-            return None
-        if not result.resolved:
-            return None  # a margin too thin to resolve draws no (misleading) reference line
-        return float(result.rho) if np.isfinite(result.rho) else None
-
-    def _start_rho(self, problem: Problem) -> None:
-        """ρ_K (an LP/QP, seconds for thousands of points) is computed by a background Task."""
-        self._cancel_rho()
-        job = self._job
-        self._rho_task = Task(self, name="percviz-margin")
-        self._rho_task.done.connect(lambda kv: self._on_rho(job, *kv))
-        self._rho_task.failed.connect(lambda text: job == self._job and self.errorRaised.emit(f"ρ_K: {text}"))
-        self._rho_task.start(self._rho_job, problem)
+        return self.margins.value(self.problem, self.solver_cls, wait)
 
     def ensure_rho(self) -> None:
         """Start ρ_K of the current problem in the background if its run skipped it (a sparse Live run)."""
-        p = self.problem
-        if (p is not None and self._rho_task is None and id(p) not in self._rho and self._wants_rho(self.solver_cls)
-                and self._rho_affordable(p)):
-            self._queue_rho(p)
-
-    def _cancel_rho(self) -> None:
-        self._rho_wait.stop()
-        if self._rho_task is not None:
-            self._rho_task.cancel()
-            self._rho_prev, self._rho_task = self._rho_task, None
-
-    def _queue_rho(self, problem: Problem) -> None:
-        """ρ_K now, or for a large scene once it has been still (see RHO_DEFER_N); one ρ_K thread at a time.
-
-        A cancelled ρ_K keeps computing until its LP returns (cancel is cooperative): starting one per edit
-        piled up 8 threads on a slow kernel's margin in the soak (nvn, poly:c=0.001), and the UI waited for a core.
-        """
-        if problem.n <= RHO_DEFER_N and not (self._rho_prev is not None and self._rho_prev.running):
-            self._start_rho(problem)
-        else:
-            self._rho_wait.start()
-
-    def _rho_due(self) -> None:
-        if self._closed or self.problem is None or not self._wants_rho(self.solver_cls) or self._stale:
-            return
-        if self._rho_prev is not None and self._rho_prev.running:
-            self._rho_wait.start()  # one ρ_K thread at a time: look again later
-            return
-        self._start_rho(self.problem)
+        self.margins.ensure(self.problem, self.solver_cls)
 
     # -- run control ---------------------------------------------------------------------------------------
     def restart(self, same_problem: bool = False) -> None:
@@ -363,7 +181,7 @@ class RunSession(QObject):
         self._job += 1
         self._stale = False
         self._worker.set_job(self._job, None)
-        self._cancel_rho()
+        self.margins.cancel()
         self.rhoChanged.emit(None)
         self._gen = None
         self._history.clear()
@@ -371,7 +189,7 @@ class RunSession(QObject):
         self.frames.reset()  # a new problem has its own drawing cost
         s = self.scene.settings
         self.problem, self.solver_cls, self.error = None, None, ""
-        self._cancel_build()
+        self._build.cancel()
         try:
             self.solver_cls = get_solver(s.algorithm)
             problem = previous or Problem(self.scene.points, s.kernel, s.features)
@@ -381,41 +199,33 @@ class RunSession(QObject):
             if heavy_phi(problem, self.solver_cls):
                 # φ(X) of a heavy map (rff:dim=5000: tens of ms) is built with the solver on a Task; the run
                 # starts when it is ready (the old pictures stay until then, none of the old run's snapshots)
-                job, self._build_cancel = self._job, threading.Event()
-                self._build = Task(self, name="percviz-problem")
-                self._build.done.connect(lambda solver: self._on_built(job, problem, solver, sparse))
-                self._build.failed.connect(lambda text: self._on_build_failed(job, text))
-                self._build.start(_build_in_turn, self._build_cancel, *args)
+                job = self._job
+                self._build.start(args, lambda solver: self._on_built(job, problem, solver, sparse),
+                                  lambda text: self._on_build_failed(job, text))
                 return
             solver = build_solver(*args)
         except PercvizError as exc:
             self._invalid(str(exc))
             return
         except Exception as exc:  # a bug (a solver's options, a feature map) must not take the window down
-            self._invalid(error_text(exc, getattr(self.solver_cls, "display_name", "")))
+            self._invalid(error_text(exc, self.solver_cls.display_name if self.solver_cls is not None else ""))
             return
         self._start_run(problem, solver, sparse)
 
     def _on_built(self, job: int, problem: Problem, solver, sparse: bool) -> None:
         if job == self._job and not self._closed:
-            self._build = None
+            self._build.finished()
             self._start_run(problem, solver, sparse)
 
     def _on_build_failed(self, job: int, text: str) -> None:
         if job == self._job and not self._closed:
-            self._build = None
+            self._build.finished()
             self._invalid(text)
-
-    def _cancel_build(self) -> None:
-        if self._build is not None:
-            self._build.cancel()
-            self._build_cancel.set()
-            self._build_prev, self._build = self._build, None
 
     @property
     def building(self) -> bool:
         """A restart waits for its problem's φ(X) and solver, built on a Task (`heavy_phi`)."""
-        return self._build is not None
+        return self._build.busy
 
     def _start_run(self, problem: Problem, solver, sparse: bool) -> None:
         keep_playing = self.state == PLAYING
@@ -424,14 +234,13 @@ class RunSession(QObject):
         self._quiet_start = sparse or bool(self.quiet_start_runs is not None and self.quiet_start_runs())
         # large n (or a sparse Live run): a snapshot per stride
         self._gen = strided_snapshots(solver, lambda: sparse or self.state == RUNNING, always=sparse)
-        if problem.n > RHO_DEFER_N:
-            self._gen = _rho_left_to_the_session(self._gen)
+        self._gen = defer_margins(self._gen, problem.n)
         self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
         self.problemChanged.emit(problem, self.solver_cls)
         self.historyChanged.emit(0)
         # a sparse (Live drag) run gets no ρ_K: its LP would be cancelled by the next move; the full rerun has it
-        if self._wants_rho(self.solver_cls) and self._rho_affordable(problem) and not sparse:
-            self._queue_rho(problem)
+        if wants_rho(self.solver_cls) and rho_affordable(problem) and not sparse:
+            self.margins.queue(problem)
         if keep_playing:
             self.play()
         else:
@@ -566,8 +375,6 @@ class RunSession(QObject):
 
         On time-out: TimeoutError naming what was still busy, or False when check=False (a caller that handles it).
         """
-        import time
-
         from PySide6.QtCore import QCoreApplication
 
         end = time.monotonic() + timeout_s
@@ -592,7 +399,7 @@ class RunSession(QObject):
             busy.append("snapshots wait to be taken")
         if self._restart_timer.isActive():
             busy.append("a restart is pending")
-        if self._build is not None:
+        if self._build.busy:
             busy.append("the problem is being built")
         if self.frames.first_draws_pending:
             busy.append("a panel's first draw is pending")
@@ -611,18 +418,15 @@ class RunSession(QObject):
         self._closed = True
         self.frames.stop()
         self._restart_timer.stop()
-        self._rho_wait.stop()
         self._settle.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
-        task, self._rho_task = self._rho_task, None
-        if task is not None:
-            task.cancel()  # both threads wind down at once; a long LP ends on its own (a daemon thread)
-        self._cancel_build()
+        tasks = self.margins.shutdown()
+        self._build.cancel()
         self._worker.request_stop()
         end = time.monotonic() + timeout_ms / 1000
         self._worker.stop(timeout_ms)
-        for t in (task, self._rho_prev, self._build_prev):  # cancelled tasks too: their threads may still run
+        for t in [*tasks, self._build.previous]:  # cancelled tasks too: their threads may still run
             if t is not None:
                 t.wait(max(1, int(1000 * (end - time.monotonic()))))
 
@@ -718,11 +522,6 @@ class RunSession(QObject):
                 self._emit_current()
         if self.finished and self.state != FINISHED:
             self._set_state(FINISHED)
-
-    @property
-    def frame_cost(self) -> float:
-        """Smoothed UI cost (s) of one delivered frame (the frame scheduler measures it)."""
-        return self.frames.frame_cost
 
     def _on_idle(self, job: int) -> None:
         if job != self._job:
