@@ -87,9 +87,13 @@ def test_a_stale_run_shows_nothing_and_a_quiet_append_tells_no_view():
 def test_invalid_and_failed_carry_the_message_and_unknown_states_are_refused():
     m = RunModel()
     seen = _recorded(m)
-    m.invalid("Add a point of the second class.", solver_cls="cls")
+    m.solver_cls = "cls"
+    m.invalid("Add a point of the second class.")
+    m.set_state(INVALID)
+    m.report("Add a point of the second class.")
     assert m.state == INVALID and m.problem is None and m.error.startswith("Add")
-    assert seen[-1] == ("error", "Add a point of the second class.") and ("problem", None, "cls") in seen
+    assert seen == [("problem", None, "cls"), ("history", 0), ("state", INVALID),
+                    ("error", "Add a point of the second class.")]
     m.set_state(IDLE)
     with pytest.raises(ValueError, match="unknown run state 'paused'"):
         m.set_state("paused")

@@ -104,20 +104,15 @@ class RunModel:
         self.events.problem.emit(problem, solver_cls)
         self.events.history.emit(0)
 
-    def invalid(self, text: str, solver_cls=None) -> None:
-        """The scene cannot be run: no problem, state INVALID, the message."""
+    def invalid(self, text: str) -> None:
+        """The scene cannot be run: no problem (the state and the message follow: `set_state`, `report`)."""
         self.error, self.problem = text, None
-        if solver_cls is not None:
-            self.solver_cls = solver_cls
         self.events.problem.emit(None, self.solver_cls)
         self.events.history.emit(0)
-        self.set_state(INVALID)
-        self.events.error.emit(text)
 
-    def failed(self, text: str) -> None:
-        """The solver raised: the run stops where it is."""
+    def report(self, text: str) -> None:
+        """Why the run cannot go on, for the person."""
         self.error = text
-        self.set_state(INVALID)
         self.events.error.emit(text)
 
     def append(self, snaps: list, show: bool = True) -> None:

@@ -52,6 +52,7 @@ class SnapshotWorker(QObject):
         self._abort = False
         self._hold_until = 0.0
         self._buffer: list[tuple[int, Any]] = []
+        self._failure: tuple[int, str] | None = None
         self._notified = False
         self._last_notify = 0.0
         self._min_gap = 1.0 / display_hz
@@ -69,19 +70,17 @@ class SnapshotWorker(QObject):
             self._due = time.monotonic()
             self._cond.notify_all()
 
-    @property
-    def busy(self) -> bool:
-        """An update is in flight (take_job would wait for it); never waits."""
-        return self._busy
-
-    def take_job(self, timeout: float = 30.0) -> Iterator[Any] | None:
-        """Detach the current job's generator, waiting for an update in flight to finish."""
+    def wait_done(self, timeout: float | None = None) -> bool:
+        """Block until the pending steps are done and no update is in flight (scripts: advance_sync); True then."""
         with self._cond:
-            self._cond.wait_for(lambda: not self._busy, timeout)
-            job, self._job = self._job, None
-            self._steps = 0
-            self._playing = False
-            return None if job is None else job[1]
+            return self._cond.wait_for(lambda: not self._busy and not (self._job is not None and self._steps > 0),
+                                       timeout)
+
+    def take_failure(self) -> tuple[int, str] | None:
+        """(job id, message) of the last update that raised, once (else None): `failed` also carries it."""
+        with self._cond:
+            failure, self._failure = self._failure, None
+            return failure
 
     def step(self, count: int = 1) -> None:
         """Advance the current job by count updates (added to those still pending)."""
@@ -216,6 +215,8 @@ class SnapshotWorker(QObject):
             current = self._job is not None and self._job[0] == job_id
             if not current:
                 return
+            if error is not None:
+                self._failure = (job_id, error)
             if error is not None or ended:
                 self._job = None
                 self._playing = False
