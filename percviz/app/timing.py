@@ -51,11 +51,9 @@ TURN_GAP_MS = 4
 PANEL_INTERVAL_S = 0.25
 
 # -- Live -------------------------------------------------------------------------------------------------------
-#: Seconds of a Live run done on the UI thread before the worker takes over: most runs at n ≤ 200 end within
-#: 25 ms, so the final boundary is drawn before the next mouse move (a drag's frame is ~16 ms).
+#: A Live run's first seconds on the worker are kept, not drawn: most runs at n ≤ 200 end within 25 ms (what the
+#: UI thread used to spend on them itself), so their final boundary is drawn once, without a frame of their start.
 LIVE_SYNC_S = 0.025
-#: While the worker is inside the run's first update, Live looks again this many ms later (the UI never waits).
-LIVE_RETRY_MS = 5
 #: A sparse Live run that took longer than this (s) is not rerun in full at the pause: its strided history stays
 #: (a second of solver work per pause would make a dragging hand wait).
 RERUN_MAX_S = 1.0

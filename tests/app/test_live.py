@@ -108,6 +108,55 @@ def test_dragging_a_point_with_live_on_updates_the_final_boundary_many_times(qtb
     assert w.session.problem.points.X[i][0] == pytest.approx(x0 - 0.04 * moves, abs=0.05)
 
 
+def test_live_runs_are_computed_on_the_worker_and_end_where_a_headless_run_ends(qtbot, live_window, monkeypatch):
+    """Every snapshot of a Live drag's reruns and of an added point's rerun is computed off the UI thread (no
+    generator comes back to it), and the finished run shown is the one a headless run of the same scene reaches."""
+    import threading
+
+    from percviz.app.run import session as session_module
+    from percviz.core.problem import Problem
+    from percviz.core.solvers import get_solver
+
+    w = live_window
+    w.scene.set_points(_separable(80))
+    w.scene.set_settings(algorithm="fixed-increment", kernel="affine", features="linear", params={})
+    w.panels["canvas"].viewbox.setRange(xRange=(-4, 4), yRange=(-4, 4), padding=0)
+    w.classroom.live.set_on(True)
+    qtbot.waitUntil(lambda: w.session.finished, timeout=5000)
+    on_ui, off_ui = [], []
+    real = session_module.strided_snapshots
+
+    def recorded(*args, **kwargs):
+        for snap in real(*args, **kwargs):
+            (on_ui if threading.current_thread() is threading.main_thread() else off_ui).append(snap)
+            yield snap
+
+    monkeypatch.setattr(session_module, "strided_snapshots", recorded)
+    s = w.session
+    runs = s.live_runs
+    i = int(np.argmax(w.scene.points.X[:, 0] + 0.5 * w.scene.points.X[:, 1]))
+    x0, y0 = w.scene.points.X[i]
+    vp = w.panels["canvas"].plot.viewport()
+    QTest.mousePress(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, x0, y0))
+    QTest.mouseMove(vp, canvas_pos(w, x0 - 0.4, y0))  # beyond pyqtgraph's drag distance: the drag starts
+    x0 -= 0.4
+    for k in range(1, 9):
+        target = (x0 - 0.05 * k, y0 - 0.03 * k)
+        QTest.mouseMove(vp, canvas_pos(w, *target))
+        qtbot.waitUntil(lambda: s.finished and s.problem is not None
+                        and np.allclose(s.problem.points.X[i], target, atol=0.05), timeout=5000)
+    QTest.mouseRelease(vp, Qt.MouseButton.LeftButton, Qt.KeyboardModifier.NoModifier, canvas_pos(w, *target))
+    w.scene.add_point(-2.5, 2.5, 1)
+    qtbot.waitUntil(lambda: s.finished and s.problem is not None and s.problem.n == w.scene.n
+                    and w.panels["canvas"].snapshot is s.latest, timeout=5000)
+    assert s.live_runs >= runs + 9
+    assert off_ui and on_ui == [], f"{len(on_ui)} snapshots computed on the UI thread"
+    headless = get_solver("fixed-increment")(Problem(w.scene.points, "affine", "linear"), max_iter=w.scene.settings.max_iter).run()
+    shown = w.panels["canvas"].snapshot
+    assert shown.status.done and shown.iteration == headless.iteration
+    assert np.allclose(shown.weights, headless.weights)
+
+
 def _cold(problem, name="smo"):
     from percviz.core.solvers import get_solver
 

@@ -19,6 +19,7 @@ from PySide6.QtGui import QAction, QKeySequence
 
 from percviz.app.run.model import FINISHED, RUNNING
 from percviz.app.timing import LIVE_SETTLE_MS
+from percviz.core.solvers import load_all
 
 if TYPE_CHECKING:
     from percviz.app.context import AppContext
@@ -46,9 +47,10 @@ class LiveMode(QObject):
         run_menu.insertSeparator(run_menu.actions()[1] if len(run_menu.actions()) > 1 else None)
         self.warm_action = QAction("Live: start perceptrons from the &last weights", window, checkable=True)
         self.warm_action.setObjectName("action_live_warm")
-        self.warm_action.setStatusTip("Off: every Live rerun starts from a = 0, as the algorithm is written. On: the "
-                                      "fixed-increment, variable-increment and Rosenblatt perceptrons start from the "
-                                      "last finished run's weights (few corrections after a small edit)")
+        warm = ", ".join(cls.display_name for cls in load_all().values() if cls.warm_start == "weights")
+        self.warm_action.setStatusTip("Off: every Live rerun starts from a = 0, as the algorithm is written. On: "
+                                      f"{warm or 'the perceptrons'} start from the last finished run's weights "
+                                      "(few corrections after a small edit)")
         self.warm_action.setChecked(bool(self.prefs.live_warm))
         self.warm_action.toggled.connect(self._set_warm)
         window.addAction(self.warm_action)
