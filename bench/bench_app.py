@@ -77,7 +77,7 @@ def stall(n: int = 2000, seconds: float = 3.0, docks: bool = False, play: bool =
         "ticks": len(ticks.ticks),
         "frames_per_s": frames[0] / seconds,
         "updates_per_s": updates / seconds,
-        "frame_cost_ms": 1e3 * w.session.frame_cost,
+        "frame_cost_ms": 1e3 * w.session.frames.frame_cost,
     }
 
 

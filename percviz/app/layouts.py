@@ -14,6 +14,7 @@ from __future__ import annotations
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QFontMetrics
 from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
+from percviz.app.timing import LAYOUT_FIT_DELAY_MS
 
 #: The docked geometry views.
 GEOMETRY = ("weight", "feature")
@@ -45,8 +46,7 @@ def restore_dock_state(window, state) -> bool:
 class Layouts(QObject):
     """The window's view layouts (`window.layouts`)."""
 
-    #: The small-screen check (tab the geometry views when a plot is under 300×250) waits this long after a resize.
-    FIT_DELAY_MS = 150
+    FIT_DELAY_MS = LAYOUT_FIT_DELAY_MS  # (tests read it here)
     #: The canvas's share of the canvas/curves split in "one large view" and when maximised (the curves keep a strip
     #: to read; at 1280×800 the canvas had half the height).
     CANVAS_SHARE = 0.72

@@ -152,8 +152,9 @@ def test_a_live_run_over_its_budget_shows_its_latest_state_and_says_it_is_still_
             w.scene.begin_drag()
             w.scene.move_point(0, *(w.scene.points.X[0] + 0.1))
         s = w.session
-        qtbot.waitUntil(lambda: s.state == "running" and canvas.snapshot is not None
-                        and canvas.snapshot.iteration > 0, timeout=10000)
+        qtbot.waitUntil(lambda: s.state == "running" and canvas.snapshot is not None  # this run's, not the last one's
+                        and canvas.snapshot.iteration > 0 and any(h is canvas.snapshot for h in s.history[-64:]),
+                        timeout=10000)
         first = canvas.snapshot
         assert not first.status.done and "still running" in box.text()
         assert s.problem.points.X.shape[0] == w.scene.n and np.array_equal(s.problem.points.X, w.scene.points.X)

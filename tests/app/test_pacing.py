@@ -79,7 +79,7 @@ def test_weight_and_feature_pictures_are_paced_while_running_and_complete_when_p
     # counted, not timed: 8 canvas frames of Run to end (≤ 12 a second), the paced panels at most one per frame
     qtbot.waitUntil(lambda: calls["canvas"] >= 8 and calls["weight"] >= 1 and calls["feature"] >= 1, timeout=60000)
     for name in ("weight", "feature"):
-        assert 1 <= calls[name] <= calls["canvas"], calls  # PANEL_INTERVAL = 0.25 s: never more than the canvas
+        assert 1 <= calls[name] <= calls["canvas"], calls  # PANEL_INTERVAL_S = 0.25 s: never more than the canvas
     assert calls["curves"] >= calls["canvas"] - 2  # the curves follow every frame, in turns of their own
     w.session.pause()
     spin(0.1)

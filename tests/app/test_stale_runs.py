@@ -9,7 +9,7 @@ from percviz.app.run import session as session_mod
 
 
 def test_snapshots_of_the_old_points_are_dropped_while_a_drag_restart_waits(qtbot, monkeypatch):
-    monkeypatch.setattr(session_mod, "SLOW_RESTART", 0.0)  # every restart defers the next drag move by its cost
+    monkeypatch.setattr(session_mod, "SLOW_RESTART_S", 0.0)  # every restart defers the next drag move by its cost
     from percviz.app.panels.feature_view import FeatureView
     from percviz.app.panels.weight_view import WeightView
 

@@ -11,13 +11,14 @@ from PySide6.QtCore import QPointF, QRect
 from PySide6.QtWidgets import QApplication
 
 from percviz.app.classroom import autosave as autosave_module
+from percviz.app.run import rho as rho_module
 from percviz.app.run import session as session_module
 from percviz.app.classroom.autosave import Autosaver, preset_text
 from percviz.app.run.background import live_threads
 from percviz.app.main_window import MainWindow
 from percviz.app.panels.point_decimation import PointDecimator
 from percviz.app.panels.presentation_bar import FIT_SETTLE_MS
-from percviz.app.run.session import SnapshotHistory, snapshot_bytes
+from percviz.app.run.history import SnapshotHistory, snapshot_bytes
 from percviz.app.theme import theme_for
 from percviz.core import gram, min_norm
 from percviz.core.data import PointSet
@@ -280,19 +281,19 @@ def test_vertex_bound_past_its_deadline_is_the_max_over_the_columns_it_read(monk
 
 
 def test_a_large_scene_starts_rho_once_still_and_it_bounds_the_true_separators_margin(qtbot, monkeypatch):
-    monkeypatch.setattr(session_module, "RHO_DEFER_N", 500)
-    monkeypatch.setattr(session_module, "RHO_DEFER_MS", 3000)  # longer than Live's run of each edit on a loaded machine
+    monkeypatch.setattr(rho_module, "RHO_DEFER_N", 500)
+    monkeypatch.setattr(rho_module, "RHO_DEFER_MS", 3000)  # longer than Live's run of each edit on a loaded machine
     pts = _points(1300, seed=7, gap=0.3)  # separable by x + 0.3 y = 0 with a gap
     w = _window(qtbot, pts, algorithm="nkp")
     s = w.session
     started, values = [], []
-    real = s._start_rho
-    monkeypatch.setattr(s, "_start_rho", lambda problem: started.append(problem) or real(problem))
+    real = s.margins.start
+    monkeypatch.setattr(s.margins, "start", lambda problem: started.append(problem) or real(problem))
     s.rhoChanged.connect(lambda v: v is not None and values.append(v))
     for k in range(1, 4):  # edits in quick succession: each restarts the run, none starts ρ_K
         w.scene.add_point(5.0 + k, 5.0, 1)
         QApplication.processEvents()
-        assert s._rho_task is None
+        assert s.margins.task is None
     qtbot.waitUntil(lambda: bool(values), timeout=60000)
     assert started == [s.problem]  # one ρ_K, for the scene as it ended up
     # ρ_K is the best margin of any separator in the affine kernel's (normalized) feature space, so at least

@@ -161,17 +161,17 @@ def test_edits_during_a_slow_margin_run_one_margin_thread_at_a_time(qtbot, monke
     from PySide6.QtCore import QPoint, QPointF, Qt
     from PySide6.QtTest import QTest
 
+    from percviz.app.run import rho as rho_module
     from percviz.app.run.background import live_threads
-    from percviz.app.run.session import RunSession
 
     release = threading.Event()
-    compute = RunSession._compute_rho
+    compute = rho_module.compute_rho
 
     def held(problem):
         assert release.wait(30), "the test's gate was never opened"
         return compute(problem)
 
-    monkeypatch.setattr(RunSession, "_compute_rho", staticmethod(held))
+    monkeypatch.setattr(rho_module, "compute_rho", held)
     w = MainWindow(SceneModel(_points(20), Settings(algorithm="nkp", kernel="rbf:gamma=0.5")), install_classroom=False)
     qtbot.addWidget(w)
     w.show()

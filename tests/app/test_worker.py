@@ -10,6 +10,7 @@ import pytest
 from PySide6.QtWidgets import QApplication
 
 from percviz.app.run import heap
+from percviz.app.run import rho as rho_module
 from percviz.app.run import worker as worker_mod
 from percviz.app.run.session import FINISHED, INVALID, RunSession, SnapshotHistory
 from percviz.app.run.worker import SnapshotWorker, live_threads
@@ -394,7 +395,7 @@ def test_closing_never_waits_for_a_long_margin_computation(qtbot, monkeypatch):
         assert release.wait(30), "the test's gate was never opened"
         return 0.25
 
-    monkeypatch.setattr(RunSession, "_compute_rho", staticmethod(slow_rho))
+    monkeypatch.setattr(rho_module, "compute_rho", slow_rho)
     rng = np.random.default_rng(3)
     X = np.vstack([rng.normal(1.5, 0.3, (20, 2)), rng.normal(-1.5, 0.3, (20, 2))])
     scene = SceneModel(PointSet(X, np.repeat([0, 1], 20)), Settings(algorithm="nkp"))

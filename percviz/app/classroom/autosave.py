@@ -30,10 +30,10 @@ from PySide6.QtCore import QCoreApplication, QLockFile, QObject, QStandardPaths,
 
 from percviz.app.run.background import Task
 from percviz.app.prefs import env_dir
+from percviz.app.timing import DEFAULT_INTERVAL_MS, STALE_TMP_S
 
 DATA_ENV = "PERCVIZ_DATA_DIR"
 INTERVAL_ENV = "PERCVIZ_AUTOSAVE_MS"
-DEFAULT_INTERVAL_MS = 5000
 #: Autosaves of dead sessions kept to offer back (newest first); older ones are deleted at a start. A script or
 #: batch run killed 81 times left 81 of them, none of which could ever be offered.
 MAX_ORPHANS = 5
@@ -78,8 +78,6 @@ class Orphan:
         self.claim.unlock()
 
 
-#: A temporary file older than this (s) belongs to a write that was killed (a live write takes milliseconds).
-STALE_TMP_S = 60.0
 
 
 def _owner_dead(lock_path: Path) -> bool:

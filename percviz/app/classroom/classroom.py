@@ -54,7 +54,7 @@ class Classroom(QObject):
         self.scene_info = SceneInfo(ctx, self.files, self.keys.keys_back)
         self.info, self.info_dock = self.scene_info.panel, self.scene_info.dock
         self.look.build_menu(self.info_dock.toggleViewAction(), self.caption.set_enabled_overlay)
-        self.live = LiveMode(ctx.window, ctx.prefs)
+        self.live = LiveMode(ctx)
         self.presentation_layout = self.look.presentation_layout = PresentationLayout(ctx.window)
         self.points = PointTools(ctx, self.keys.place_menu.menuAction(), self.keys.keys_back)
         self.brush = self.points.brush

@@ -33,7 +33,6 @@ from PySide6.QtWidgets import QAbstractButton, QApplication, QHBoxLayout, QWidge
 from percviz.app.classroom.gif_writer import (  # noqa: F401 - the writers' old home
     ANIMATION_FORMATS,
     BAYER,
-    GIF_FINAL_HOLD_MS,
     RAMP_COLOURS,
     RAMP_NEAR,
     FrameWriter,
@@ -44,6 +43,7 @@ from percviz.app.run.background import Task, error_text
 from percviz.app.theme import Theme, theme_for
 from percviz.core.handout import reference_rho
 from percviz.core.errors import ParameterError, PercvizError
+from percviz.app.timing import EXPORT_POLL_S
 
 PICTURE_FORMATS = (".png", ".svg", ".jpg")
 #: The canvas is drawn at this size (pixels at scale 1) in animations unless told otherwise.
@@ -435,8 +435,6 @@ def run_export(args) -> int:
 # The same on a worker thread (GUI)
 # ---------------------------------------------------------------------------------------------------
 
-#: How often a waiting export thread looks at its cancel flag (so closing the window stops it promptly).
-_POLL_S = 0.05
 
 
 def _export_loop(solver, first: int, last: int, writer: FrameWriter, frames: queue.SimpleQueue,
@@ -468,7 +466,7 @@ def _export_loop(solver, first: int, last: int, writer: FrameWriter, frames: que
             sample = None
             while sample is None and not cancel.is_set():  # the UI thread's picture of the last frame
                 try:
-                    sample = frames.get(timeout=_POLL_S)
+                    sample = frames.get(timeout=EXPORT_POLL_S)
                 except queue.Empty:
                     continue
             writer.set_palette(*(sample if isinstance(sample, tuple) else (None,)))  # (last frame, gradient boxes)
@@ -482,7 +480,7 @@ def _export_loop(solver, first: int, last: int, writer: FrameWriter, frames: que
             frame = None
             while frame is None and not cancel.is_set():
                 try:
-                    frame = frames.get(timeout=_POLL_S)
+                    frame = frames.get(timeout=EXPORT_POLL_S)
                 except queue.Empty:
                     continue
             if frame is None:

@@ -22,6 +22,7 @@ from PySide6.QtWidgets import (
 from percviz.app.run.background import Task
 from percviz.app.classroom.export import AnimationExport, save_picture
 from percviz.core.errors import PercvizError
+from percviz.app.timing import CLOSE_WAIT_S
 
 if TYPE_CHECKING:
     from percviz.app.context import AppContext
@@ -116,8 +117,6 @@ def export_picture(window, target: str, path, scale: float) -> Path:
     return save_picture(widget, path, scale)
 
 
-#: Closing the window waits at most this long for the export's thread (it stops within one frame's encoding).
-CLOSE_WAIT_S = 10.0
 
 
 class AnimationRunner:

@@ -9,10 +9,9 @@ from pathlib import Path
 import numpy as np
 
 from percviz.core.errors import ParameterError
+from percviz.app.timing import GIF_FINAL_HOLD_MS
 
 ANIMATION_FORMATS = (".gif", ".mp4")
-#: A GIF's last frame stays this long, so a looping animation pauses on the result.
-GIF_FINAL_HOLD_MS = 1500
 
 
 #: Of a GIF's 255 shared colours, this many are set aside for the colour map's ramp (read off its colour bar): a

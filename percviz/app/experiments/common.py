@@ -11,6 +11,7 @@ from PySide6.QtGui import QFont, QKeySequence, QShortcut
 from PySide6.QtWidgets import QFileDialog, QLabel, QProgressBar, QPushButton, QVBoxLayout, QWidget
 
 from percviz.app.run.background import Task
+from percviz.app.timing import CLOSE_WAIT_MS
 
 #: One colour per lane/algorithm, distinguishable by colour-blind viewers (Okabe–Ito).
 LANE_COLORS = ("#0072B2", "#D55E00", "#009E73", "#CC79A7", "#E69F00", "#56B4E9")
@@ -67,8 +68,6 @@ def save_png(widget, path) -> bool:
     return bool(widget.grab().save(str(path), "PNG"))
 
 
-#: How long closing a window waits for its task's thread (a daemon thread: one still busy ends with the process).
-CLOSE_WAIT_MS = 3000
 
 
 def stop_task(task, timeout_ms: int | None = CLOSE_WAIT_MS) -> None:

@@ -27,10 +27,10 @@ from percviz.core.errors import PercvizError
 from percviz.core.experiments.race import DEFAULT_MAX_ITER, Race
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import METRICS, get_solver
+from percviz.app.timing import DRAW_WAIT_S, FIRST_SLICE_S, RUN_SLICE_S, TICK_MS
 
 #: Updates per play tick, by the speed menu's entry.
 SPEEDS = {"1 / tick": 1, "5 / tick": 5, "25 / tick": 25, "100 / tick": 100}
-TICK_MS = 40
 #: The size the window asks for at desk scale (less when the screen's available geometry is smaller).
 PREFERRED_SIZE = (1200, 860)
 #: Presenting, the window asks for this much more (as much of the screen as it may have).
@@ -524,11 +524,6 @@ class RaceWindow(QWidget):
         super().closeEvent(event)
 
 
-#: A run to the end works this long between its reports (the first report comes sooner: the screen moves at once).
-RUN_SLICE_S, FIRST_SLICE_S = 0.1, 0.03
-#: How long the worker waits for the UI thread to draw a report before it goes on (it shares the GIL: drawing
-#: while the worker runs took 1.7 s for a 60 ms picture).
-DRAW_WAIT_S = 0.5
 
 
 def _run_race(race: Race, drawn: threading.Event):

@@ -13,13 +13,12 @@ import math
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QTabBar, QToolBar
+from percviz.app.timing import CURVES_FIT_DELAY_MS
 
 #: The canvas's plot is never shorter than this while presenting (px), curves folded if need be.
 PLOT_FLOOR_PX = 300
 #: At 3× and more, the plot's share of the window's height to aim for.
 PLOT_SHARE_3X = 0.45
-#: A resize is measured once the layout settles (ms).
-FIT_DELAY_MS = 60
 
 
 class CurvesFold(QObject):
@@ -51,7 +50,7 @@ class CurvesFold(QObject):
         self._nonplot = 0  # the canvas's height around its plot (title row, axis), last measured
         self._timer = QTimer(self)
         self._timer.setSingleShot(True)
-        self._timer.setInterval(FIT_DELAY_MS)
+        self._timer.setInterval(CURVES_FIT_DELAY_MS)
         self._timer.timeout.connect(self.fit)
         window.splitter.installEventFilter(self)
 

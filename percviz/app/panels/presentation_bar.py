@@ -13,10 +13,9 @@ from percviz.app.panels.curves_fold import CurvesFold
 from percviz.app.layouts import restore_dock_state
 from percviz.app.panels.name_combo import WholeNameCombo
 from percviz.core.glossary import outcome
+from percviz.app.timing import FIT_SETTLE_MS
 
 
-#: How long after leaving the desk layout is restored a last time (ms): after the deferred relayouts.
-FIT_SETTLE_MS = 150
 
 
 class PresentationBar(QToolBar):

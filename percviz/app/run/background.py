@@ -83,6 +83,10 @@ class BackgroundThread(threading.Thread):
         """From start() (even before the launcher has started it) until its target has returned."""
         return self._launched and not self._ended.is_set()
 
+    def never_started(self) -> None:
+        """No thread could be made for it: it counts as ended, so nobody waits for it forever."""
+        self._ended.set()
+
     def isRunning(self) -> bool:  # noqa: N802  (QThread's name: the tests and callers treat both alike)
         return self.is_alive()
 
@@ -117,7 +121,7 @@ def _launcher(q: "queue.SimpleQueue[BackgroundThread]") -> None:
             threading.Thread.start(thread)
         except Exception:  # no thread could be made (resources): it ends at once, so nobody waits for it forever
             traceback.print_exc()
-            thread._ended.set()
+            thread.never_started()
         del thread
 
 
@@ -134,7 +138,7 @@ class _Relay(QObject):
     def _on_wake(self, key: int) -> None:
         task = self.tasks.get(key)
         if task is not None:
-            task._hand_over()
+            task.deliver()
 
 
 def _relay() -> _Relay:

@@ -24,10 +24,10 @@ from typing import Callable, Iterator
 from PySide6.QtCore import QObject, QTimer
 
 from percviz.app.run.panel_pacer import PanelPacer
-from percviz.app.run.worker import MAX_HOLD, SnapshotWorker
+from percviz.app.run.worker import SnapshotWorker
+from percviz.app.timing import FIRST_DRAW_GAP_MS, HOLD_TAIL_MS
+from percviz.app.timing import MAX_HOLD_S as MAX_HOLD
 
-#: After a frame, the worker stays paused this long (ms) so that deferred repaints run without GIL contention.
-HOLD_TAIL_MS = 5
 #: Between the end of one frame and the next (snapshot or side frame) the UI thread gets at least this (s).
 SIDE_GAP = 0.006
 #: While animating, a frame is delivered at least this often (s), however slow the panels are.
@@ -39,8 +39,6 @@ PLAY_SOLVER_SHARE, RUN_SOLVER_SHARE = 0.5, 1.0
 #: Running to the end shows at most ~12 frames a second (s between frames): the solver gets the time.
 RUN_MIN_FRAME = 1 / 12
 
-#: A queued first draw starts this long (ms) after the repaint of the one before.
-FIRST_DRAW_GAP_MS = 2
 
 #: Animation modes (`set_mode`): no animation, Play at a set speed, Run to end as fast as possible.
 STILL, PLAY, RUN = "still", "play", "run"

@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import gc
 import time
+from percviz.app.timing import COLLECT_INTERVAL_S
 
 
 #: A settle is skipped while fewer objects than this have gathered outside the frozen set since the last one.
@@ -26,8 +27,6 @@ MIN_NEW_OBJECTS = 5000
 #: A settle walks everything once the frozen set has grown by this factor since the last walk of everything.
 FULL_GROWTH = 1.5
 _frozen_at_full_walk = 0  # gc.get_freeze_count() right after the last walk of everything (0: none yet)
-#: How often the UI thread runs the collections Python would have run by itself (its thresholds decide which).
-COLLECT_INTERVAL_S = 0.5
 _collector = None
 
 

@@ -22,9 +22,8 @@ import sys
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
+from percviz.app.timing import DRAG_PAUSE_MS
 
-#: A deferred panel catches up once a drag has paused this long (ms; every move restarts the wait).
-DRAG_PAUSE_MS = 150
 
 
 class PanelFeed(QObject):

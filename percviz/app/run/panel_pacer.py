@@ -3,7 +3,7 @@
 The canvas takes every snapshot frame at once. The other panels are brought up to date afterwards, one
 per event-loop turn, when the frame scheduler allows a side frame (`FrameScheduler.side_frame_wait`): the curves
 after every frame, the weight-space and feature-space pictures (up to 25 ms each with their repaint
-at n = 2000, bench/bench_app.py) at most every `PANEL_INTERVAL` seconds. Drawn together in one frame they
+at n = 2000, bench/bench_app.py) at most every `timing.PANEL_INTERVAL_S` seconds. Drawn together in one frame they
 kept the UI thread busy for 100 ms and more at a stretch; one at a time, the timers, input and repaints
 in between still run. A slow animation is not delayed: a panel whose interval has passed is drawn at
 the next free turn. When the animation stops everything pending is delivered at once, so a paused
@@ -16,11 +16,8 @@ import time
 from typing import Callable, Mapping
 
 from PySide6.QtCore import QObject, QTimer
+from percviz.app.timing import TURN_GAP_MS
 
-#: The weight and feature pictures are refreshed at most this often (s) while a run animates.
-PANEL_INTERVAL = 0.25
-#: Two deliveries are at least this far apart (ms): the previous one's repaint runs in between.
-TURN_GAP_MS = 4
 
 
 class PanelPacer(QObject):

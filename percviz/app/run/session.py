@@ -1,153 +1,50 @@
-"""The run of the current algorithm on the current scene: worker, history of snapshots, what is shown.
+"""The run of the current algorithm on the current scene: the Qt adapter of the run's model.
 
 `RunSession` listens to the scene. Any edit of the points or of the settings invalidates the run:
 a new `Problem` and solver are built at once (errors such as a missing class or K(x, x) = 0 become a
 message, not an exception), `problemChanged` fires, and the worker computes iteration 0. The
 algorithm chosen stays; if the run was playing it keeps playing from iteration 0.
 
-History memory is bounded (`SnapshotHistory`): every snapshot is kept until the history holds
-`capacity` of them; then the older half is thinned to every other snapshot, so recent iterations stay
-at full resolution and old ones grow sparser (iteration 0 is always kept). The capacity adapts to the
-size of one snapshot so that the history stays within about `budget_bytes`, but never below
-`min_capacity` (32) snapshots: at 100,000 points one kernel snapshot holds 2.4–4 MB (α, p and the
-decision's coefficients), so a 100k run keeps 48–60 snapshots (~190 MB), the oldest thinned.
+The state is a Qt-free `percviz.app.run.model.RunModel` (`session.model`): the session is the only one to change
+it, feeding it the worker's snapshots, and re-emits its events as Qt signals. Under Live (the model's
+`LivePolicy`) a new run goes to its end on the worker at once, with the options the policy gives it; the
+UI thread only draws. The history is a `percviz.app.run.history.SnapshotHistory` (bounded memory); ρ_K is
+`percviz.app.run.rho`'s, the solver is built by `percviz.app.run.build`.
 """
 
 from __future__ import annotations
 
-import threading
 import time
-from contextlib import contextmanager, nullcontext
+from contextlib import contextmanager
 from typing import Any, Iterator
 
-import numpy as np
 from PySide6.QtCore import QObject, QTimer, Signal
 
 from percviz.app.run import heap
-from percviz.app.run.background import Task
+from percviz.app.run.build import SolverBuild, build_solver, heavy_phi
 from percviz.app.run.frames import PLAY, RUN, STILL, FrameScheduler
+from percviz.app.run.history import SnapshotHistory, snapshot_bytes
+from percviz.app.run.live_policy import LivePolicy
+from percviz.app.run.model import FINISHED, IDLE, INVALID, PLAYING, RUNNING, RunModel
+from percviz.app.run.rho import RhoTracker, defer_margins, rho_affordable, wants_rho
 from percviz.app.run.strided_run import strided_snapshots
 from percviz.app.run.worker import SnapshotWorker, error_text
+from percviz.app.timing import LIVE_SYNC_S, SETTLE_AFTER_MS, SLOW_RESTART_S
 from percviz.core.errors import PercvizError
-from percviz.core.gram import BOUND_MAX_N, margin_affordable, margin_wait, margins_deferred, optimal_margin
 from percviz.core.problem import Problem
 from percviz.core.scene import SceneModel
 from percviz.core.solvers import get_solver
 
-#: A restart costing the UI thread more than this (s) delays the next one by its cost.
-SLOW_RESTART = 0.02
-#: The heap is settled (percviz.app.run.heap) once the run has been idle and unedited this long (ms).
-SETTLE_AFTER_MS = 400
-#: Above this many points ρ_K (seconds of LP and Qhull at 100k, holding the GIL in stretches) starts only once
-#: the scene has been still RHO_DEFER_MS and the previous one's thread has ended: a drag runs one, not one a move.
-RHO_DEFER_N = 20_000
-RHO_DEFER_MS = 500
 #: Above this many points an edit's restart runs in the next turn of the event loop, not in the edit's own: at
 #: 100,000 points each costs the UI thread 50–80 ms (the points' drawing; the new problem and its panels).
 SPLIT_RESTART_N = 20_000
-#: A solver whose φ(X) has more entries than this (n × d̂; rff:dim=5000 at 80 points: 400,000, 15–40 ms) is
-#: built on a Task, off the UI thread (issue 10); below, at once.
-PHI_TASK_ENTRIES = 250_000
 
-#: Run states reported by `runStateChanged`.
-IDLE, PLAYING, RUNNING, FINISHED, INVALID = "idle", "playing", "running", "finished", "invalid"
-
-
-def snapshot_bytes(snap: Any) -> int:
-    """Approximate memory held by one snapshot's arrays."""
-    total = 512
-    for obj in (snap, getattr(snap, "decision", None)):
-        for name in ("alpha", "p", "weights", "centers", "coef"):
-            a = getattr(obj, name, None)
-            total += int(getattr(a, "nbytes", 0) or 0)
-    return total
-
-
-def _rho_left_to_the_session(gen: Iterator[Any]) -> Iterator[Any]:
-    """The snapshots of gen, each computed under gram.margins_deferred: a large scene's bound metric waits for the
-    session's ρ_K task (started once the scene is still) instead of computing ρ_K on the solver's thread."""
-    while True:
-        with margins_deferred(RHO_DEFER_N):  # set and reset around each next(), on whichever thread runs it
-            try:
-                snap = next(gen)
-            except StopIteration:
-                return
-        yield snap
-
-
-def heavy_phi(problem: Problem, solver_cls) -> bool:
-    """Whether the solver's φ(X) (n × d̂ entries, unless built already) is too costly for the UI thread."""
-    if solver_cls.representation == "kernel" or "Phi" in problem.__dict__:
-        return False
-    return problem.n * problem.features.dimension() > PHI_TASK_ENTRIES
-
-
-def build_solver(solver_cls, problem: Problem, max_iter: int, params: dict):
-    """The run's solver (its constructor checks the problem and may build φ(X), K or G); any error is a PercvizError."""
-    try:
-        solver = solver_cls(problem, max_iter=max_iter, **params)
-        if solver_cls.representation == "kernel":
-            problem.self_kernel  # noqa: B018  (refuses K(x, x) = 0 with a message naming the point)
-    except PercvizError:
-        raise
-    except Exception as exc:  # a bug in a solver's constructor must not take the window down
-        raise PercvizError(error_text(exc, getattr(solver_cls, "display_name", ""))) from exc
-    return solver
-
-
-_BUILD_LOCK = threading.Lock()
-
-
-def _build_in_turn(cancel: threading.Event, *args):
-    """build_solver on a Task's thread, one build at a time: a drag's superseded builds end without building."""
-    with _BUILD_LOCK:
-        return None if cancel.is_set() else build_solver(*args)
-
-
-class SnapshotHistory:
-    """The snapshots of a run, oldest first, with bounded memory (see the module docstring)."""
-
-    def __init__(self, capacity: int = 4000, budget_bytes: int = 192 * 2**20, min_capacity: int = 32):
-        self.max_capacity = capacity
-        self.budget_bytes = budget_bytes
-        self.min_capacity = min_capacity
-        self.capacity = capacity
-        self._items: list[Any] = []
-        self.thinned = False  # True once some snapshots were dropped
-
-    def clear(self) -> None:
-        self._items = []
-        self.capacity = self.max_capacity
-        self.thinned = False
-
-    def extend(self, snaps: list[Any]) -> None:
-        if not snaps:
-            return
-        if not self._items:
-            per = snapshot_bytes(snaps[0])
-            self.capacity = max(self.min_capacity, min(self.max_capacity, self.budget_bytes // per))
-        self._items.extend(snaps)
-        while len(self._items) > self.capacity:
-            half = self.capacity // 2
-            self._items = self._items[:half:2] + self._items[half:]
-            self.thinned = True
-
-    def __len__(self) -> int:
-        return len(self._items)
-
-    def __getitem__(self, i):
-        return self._items[i]
-
-    def __iter__(self):
-        return iter(self._items)
-
-    @property
-    def items(self) -> list[Any]:
-        return list(self._items)
+__all__ = ["FINISHED", "IDLE", "INVALID", "PLAYING", "RUNNING", "SPLIT_RESTART_N", "RunSession",
+           "SnapshotHistory", "build_solver", "heavy_phi", "snapshot_bytes"]
 
 
 class RunSession(QObject):
-    """The current run: builds problem and solver from the scene, drives the worker, keeps the history."""
+    """The current run: builds problem and solver from the scene, drives the worker, feeds the model."""
 
     problemChanged = Signal(object, object)  # (problem or None, solver class or None)
     snapshotShown = Signal(object)
@@ -160,27 +57,23 @@ class RunSession(QObject):
     def __init__(self, scene: SceneModel, parent: QObject | None = None, display_hz: float = 60.0):
         super().__init__(parent)
         self.scene = scene
-        self.problem: Problem | None = None
-        self.solver_cls: type | None = None
-        self.error: str = ""
-        #: (problem, solver_cls) → constructor keywords over the scene's for the next run (Live: warm start, bound), or None
-        self.solver_options = None
-        #: () → True when the next run should keep only one snapshot per stride of updates (Live during a drag:
-        #: the final boundary first, the per-step history when the drag pauses), or None
-        self.sparse_runs = None
-        #: () → True when the next run's unfinished start should not be shown (Live's rerun of a paused drag: the
-        #: views keep the boundary until the rerun's own), or None
-        self.quiet_start_runs = None
-        self._quiet_start = False
-        self.state = IDLE
+        #: the run's state (Qt-free); its events become this session's signals
+        self.model = RunModel()
+        ev = self.model.events
+        ev.problem.connect(self.problemChanged.emit)
+        ev.history.connect(self.historyChanged.emit)
+        ev.shown.connect(self.snapshotShown.emit)
+        ev.state.connect(self.runStateChanged.emit)
+        ev.error.connect(self.errorRaised.emit)
+        ev.rho.connect(self.rhoChanged.emit)
         self.speed = 20.0
-        self._history = SnapshotHistory()
-        self._index: int | None = None  # shown index; None = follow the newest snapshot
-        self._job = 0  # the run's generation: deliveries tagged with an older one are dropped
-        self._stale = False  # the points changed and the restart is deferred: nothing of this run is shown
-        self._last_emitted = None  # the snapshot snapshotShown carried last
         self._gen = None
-        self._rho: dict[int, float | None] = {}
+        self._quiet_start = False  # this run's unfinished start is not shown (a Live drag's or paused rerun)
+        self._quiet_until = 0.0  # a Live run's snapshots before this (monotonic s) are kept, not drawn
+        self._live_rerun = False  # the next restart on the same Problem still runs to its end (Live)
+        self._live_t0 = 0.0  # when the current Live run started (0: not a Live run)
+        self.live_runs = 0  # runs Live sent to their end (tests and the benchmark count them)
+        self._failed_job = -1
         self._worker = SnapshotWorker(self, display_hz=display_hz)
         #: The frame budget: when snapshots are delivered and the slower panels drawn (percviz.app.run.frames).
         self.frames = FrameScheduler(self._worker, self._drain, self, display_hz=display_hz)
@@ -189,15 +82,10 @@ class RunSession(QObject):
         self._worker.failed.connect(self._on_failed)
         self._worker.idle.connect(self._on_idle)
         self._worker.set_interval(1.0 / self.speed)
-        self._rho_task: Task | None = None
-        self._rho_prev: Task | None = None  # the last cancelled ρ_K task (its thread may still run)
-        self._build: Task | None = None  # the solver being built off the UI thread (heavy_phi)
-        self._build_prev: Task | None = None  # the last cancelled one (its thread may still run)
-        self._rho_wait = QTimer(self)
-        self._rho_wait.setSingleShot(True)
-        self._rho_wait.setInterval(RHO_DEFER_MS)
-        self._rho_wait.timeout.connect(self._rho_due)
-        self.sparse = False
+        #: ρ_K of the current problem (percviz.app.run.rho), computed on a Task
+        self.margins = RhoTracker(self, lambda: (self.generation, self.problem, self.solver_cls, self.stale),
+                                  self.model.set_rho, self.model.events.error.emit)
+        self._build = SolverBuild(self)  # the solver being built off the UI thread (heavy_phi)
         self._restart_timer = QTimer(self)
         self._restart_timer.setSingleShot(True)
         self._restart_timer.timeout.connect(self.restart)
@@ -213,50 +101,37 @@ class RunSession(QObject):
         scene.settings_changed.connect(self._on_scene_edit)
         self.restart()
 
-    # -- reading ------------------------------------------------------------------------------------
-    @property
-    def history(self) -> list[Any]:
-        return self._history.items
+    # -- reading (the model's fields) ----------------------------------------------------------------------
+    problem = property(lambda self: self.model.problem, doc="The run's Problem, or None (invalid scene).")
+    solver_cls = property(lambda self: self.model.solver_cls, doc="The run's solver class, or None.")
+    error = property(lambda self: self.model.error, doc="Why the scene cannot run ('' when it can).")
+    state = property(lambda self: self.model.state, doc="idle, playing, running, finished or invalid.")
+    sparse = property(lambda self: self.model.sparse, doc="This run keeps a snapshot per stride (a Live drag).")
+    history_store = property(lambda self: self.model.history, doc="The run's SnapshotHistory.")
+    current = property(lambda self: self.model.current, doc="The snapshot shown, or None.")
+    latest = property(lambda self: self.model.latest, doc="The newest snapshot, or None.")
+    finished = property(lambda self: self.model.finished, doc="The newest snapshot is a finished run's.")
+    following = property(lambda self: self.model.index is None, doc="The newest snapshot is the one shown.")
+    live = property(lambda self: self.model.live, doc="Live's policy (change it through set_live).")
 
     @property
-    def history_store(self) -> SnapshotHistory:
-        return self._history
+    def history(self) -> list[Any]:
+        return self.model.history.items
 
     @property
     def index(self) -> int:
         """Index in the history of the snapshot shown (−1 when there is none)."""
-        if not len(self._history):
-            return -1
-        return len(self._history) - 1 if self._index is None else self._index
-
-    @property
-    def current(self) -> Any:
-        """The snapshot shown, or None."""
-        i = self.index
-        return self._history[i] if i >= 0 else None
-
-    @property
-    def latest(self) -> Any:
-        return self._history[-1] if len(self._history) else None
+        return self.model.shown_index
 
     @property
     def generation(self) -> int:
         """Id of the current run; it changes at every restart and when a deferred edit makes the run stale."""
-        return self._job
+        return self.model.generation
 
     @property
     def stale(self) -> bool:
         """True while the points have moved and the restart that follows them is still deferred."""
-        return self._stale
-
-    @property
-    def following(self) -> bool:
-        return self._index is None
-
-    @property
-    def finished(self) -> bool:
-        last = self.latest
-        return last is not None and last.status.done
+        return self.model.stale
 
     def rho(self, wait: bool = True) -> float | None:
         """ρ_K of the current problem (percviz.core.gram.optimal_margin), computed once per problem.
@@ -264,87 +139,32 @@ class RunSession(QObject):
         Defined for the kernel algorithms only (None otherwise). With wait=False, returns None while the
         background computation started at each restart is not done (`rhoChanged` fires when it is).
         """
-        if self.problem is None or not self._wants_rho(self.solver_cls):
-            return None
-        key = id(self.problem)
-        if key not in self._rho:
-            if not wait or not self._rho_affordable(self.problem):
-                return None
-            self._rho = {key: self._compute_rho(self.problem)}
-        return self._rho[key]
-
-    @staticmethod
-    def _wants_rho(solver_cls) -> bool:
-        return solver_cls is not None and solver_cls.representation == "kernel"
-
-    @staticmethod
-    def _rho_affordable(problem: Problem) -> bool:
-        """ρ_K factors the n×n Gram matrix (O(n³)) unless the kernel is linear/affine: skipped above BOUND_MAX_N.
-
-        Same rule as the solvers' `bound` metric, so neither waits minutes for the other (gram's cache lock).
-        """
-        return problem.n <= BOUND_MAX_N or problem.kernel.name in ("linear", "affine")
-
-    @classmethod
-    def _rho_job(cls, problem: Problem) -> tuple[int, float | None]:
-        # the rank test (an eigh of G) runs here, off the UI thread; a G of rank > BOUND_MAX_RANK gets no line
-        return id(problem), cls._compute_rho(problem) if margin_affordable(problem) else None
-
-    def _on_rho(self, job: int, key: int, value: float | None) -> None:
-        if job == self._job and self.problem is not None and key == id(self.problem):
-            self._rho = {key: value}
-            self.rhoChanged.emit(value)
-
-    @staticmethod
-    def _compute_rho(problem: Problem) -> float | None:
-        try:
-            result = optimal_margin(problem)
-        except PercvizError:  # too large or unresolvable: no reference line rather than a broken run
-            return None
-        if not result.resolved:
-            return None  # a margin too thin to resolve draws no (misleading) reference line
-        return float(result.rho) if np.isfinite(result.rho) else None
-
-    def _start_rho(self, problem: Problem) -> None:
-        """ρ_K (an LP/QP, seconds for thousands of points) is computed by a background Task."""
-        self._cancel_rho()
-        job = self._job
-        self._rho_task = Task(self, name="percviz-margin")
-        self._rho_task.done.connect(lambda kv: self._on_rho(job, *kv))
-        self._rho_task.failed.connect(lambda text: job == self._job and self.errorRaised.emit(f"ρ_K: {text}"))
-        self._rho_task.start(self._rho_job, problem)
+        return self.margins.value(self.problem, self.solver_cls, wait)
 
     def ensure_rho(self) -> None:
         """Start ρ_K of the current problem in the background if its run skipped it (a sparse Live run)."""
-        p = self.problem
-        if (p is not None and self._rho_task is None and id(p) not in self._rho and self._wants_rho(self.solver_cls)
-                and self._rho_affordable(p)):
-            self._queue_rho(p)
+        self.margins.ensure(self.problem, self.solver_cls)
 
-    def _cancel_rho(self) -> None:
-        self._rho_wait.stop()
-        if self._rho_task is not None:
-            self._rho_task.cancel()
-            self._rho_prev, self._rho_task = self._rho_task, None
+    # -- Live ------------------------------------------------------------------------------------------------
+    def set_live(self, on: bool | None = None, warm_weights: bool | None = None, gate=None) -> None:
+        """Change Live's policy (on: the current run goes to its end now; gate: () → False blocks its runs)."""
+        live: LivePolicy = self.model.live
+        if warm_weights is not None:
+            live.warm_weights = bool(warm_weights)
+        if gate is not None:
+            live.gate = gate
+        if on is not None:
+            live.on = bool(on)
+            if live.runs() and self.problem is not None and self.state != RUNNING and not self.finished:
+                self._run_live()
 
-    def _queue_rho(self, problem: Problem) -> None:
-        """ρ_K now, or for a large scene once it has been still (see RHO_DEFER_N); one ρ_K thread at a time.
-
-        A cancelled ρ_K keeps computing until its LP returns (cancel is cooperative): starting one per edit
-        piled up 8 threads on a slow kernel's margin in the soak (nvn, poly:c=0.001), and the UI waited for a core.
-        """
-        if problem.n <= RHO_DEFER_N and not (self._rho_prev is not None and self._rho_prev.running):
-            self._start_rho(problem)
-        else:
-            self._rho_wait.start()
-
-    def _rho_due(self) -> None:
-        if self._closed or self.problem is None or not self._wants_rho(self.solver_cls) or self._stale:
-            return
-        if self._rho_prev is not None and self._rho_prev.running:
-            self._rho_wait.start()  # one ρ_K thread at a time: look again later
-            return
-        self._start_rho(self.problem)
+    def rerun_live(self, same_problem: bool = False) -> None:
+        """Live's full rerun (a paused drag, or ρ_K come late): once more to the end, its start not shown."""
+        self.model.live.settled = True
+        if same_problem:
+            self.model.live.rho_rerun = self.problem
+        self._live_rerun = True
+        self.restart(same_problem=same_problem)
 
     # -- run control ---------------------------------------------------------------------------------------
     def restart(self, same_problem: bool = False) -> None:
@@ -357,89 +177,93 @@ class RunSession(QObject):
         try:
             self._restart_now(same_problem)
         finally:
+            self._live_rerun = False
             # While a point is dragged, a restart that kept the UI busy (heavy panels, thousands of points)
             # is not repeated before the same time has passed again: the moves in between coalesce.
             cost = time.monotonic() - t0
-            self._next_restart = time.monotonic() + (cost if cost > SLOW_RESTART else 0.0)
+            self._next_restart = time.monotonic() + (cost if cost > SLOW_RESTART_S else 0.0)
 
     def _restart_now(self, same_problem: bool = False) -> None:
-        previous = self.problem if same_problem and not self._stale else None  # a stale problem has old points
-        self._job += 1
-        self._stale = False
-        self._worker.set_job(self._job, None)
-        self._cancel_rho()
-        self.rhoChanged.emit(None)
+        m = self.model
+        self._live_t0 = 0.0
+        before = m.problem
+        previous = before if same_problem and not m.stale else None  # a stale problem has old points
+        job = m.begin_run()
+        self._worker.set_job(job, None)
+        self.margins.cancel()
         self._gen = None
-        self._history.clear()
-        self._index = None
         self.frames.reset()  # a new problem has its own drawing cost
         s = self.scene.settings
-        self.problem, self.solver_cls, self.error = None, None, ""
-        self._cancel_build()
+        self._build.cancel()
         try:
-            self.solver_cls = get_solver(s.algorithm)
+            m.solver_cls = cls = get_solver(s.algorithm)
             problem = previous or Problem(self.scene.points, s.kernel, s.features)
-            extra = self.solver_options(problem, self.solver_cls) if self.solver_options is not None else {}
-            sparse = bool(self.sparse_runs is not None and self.sparse_runs())  # (after Live's solver_options)
-            args = (self.solver_cls, problem, s.max_iter, {**dict(s.params), **extra})
-            if heavy_phi(problem, self.solver_cls):
+            edit = problem is not before  # Reset keeps its Problem: stepping by hand starts from 0
+            extra = m.live.options(problem, cls, s, self.scene.dragging, edit)
+            live_run = m.live.runs() and (edit or self._live_rerun)
+            args = (cls, problem, s.max_iter, {**dict(s.params), **extra})
+            if heavy_phi(problem, cls):
                 # φ(X) of a heavy map (rff:dim=5000: tens of ms) is built with the solver on a Task; the run
                 # starts when it is ready (the old pictures stay until then, none of the old run's snapshots)
-                job, self._build_cancel = self._job, threading.Event()
-                self._build = Task(self, name="percviz-problem")
-                self._build.done.connect(lambda solver: self._on_built(job, problem, solver, sparse))
-                self._build.failed.connect(lambda text: self._on_build_failed(job, text))
-                self._build.start(_build_in_turn, self._build_cancel, *args)
+                sparse = m.live.sparse
+                self._build.start(args, lambda solver: self._on_built(job, problem, solver, sparse, live_run),
+                                  lambda text: self._on_build_failed(job, text))
                 return
             solver = build_solver(*args)
         except PercvizError as exc:
             self._invalid(str(exc))
             return
         except Exception as exc:  # a bug (a solver's options, a feature map) must not take the window down
-            self._invalid(error_text(exc, getattr(self.solver_cls, "display_name", "")))
+            self._invalid(error_text(exc, m.solver_cls.display_name if m.solver_cls is not None else ""))
             return
-        self._start_run(problem, solver, sparse)
+        self._start_run(problem, solver, m.live.sparse, live_run)
 
-    def _on_built(self, job: int, problem: Problem, solver, sparse: bool) -> None:
-        if job == self._job and not self._closed:
-            self._build = None
-            self._start_run(problem, solver, sparse)
+    def _on_built(self, job: int, problem: Problem, solver, sparse: bool, live_run: bool) -> None:
+        if job == self.generation and not self._closed:
+            self._build.finished()
+            self._start_run(problem, solver, sparse, live_run)
 
     def _on_build_failed(self, job: int, text: str) -> None:
-        if job == self._job and not self._closed:
-            self._build = None
+        if job == self.generation and not self._closed:
+            self._build.finished()
             self._invalid(text)
-
-    def _cancel_build(self) -> None:
-        if self._build is not None:
-            self._build.cancel()
-            self._build_cancel.set()
-            self._build_prev, self._build = self._build, None
 
     @property
     def building(self) -> bool:
         """A restart waits for its problem's φ(X) and solver, built on a Task (`heavy_phi`)."""
-        return self._build is not None
+        return self._build.busy
 
-    def _start_run(self, problem: Problem, solver, sparse: bool) -> None:
+    def _start_run(self, problem: Problem, solver, sparse: bool, live_run: bool = False) -> None:
         keep_playing = self.state == PLAYING
-        self.problem = problem
-        self.sparse = sparse  # this run's history holds a snapshot per stride, not per update
-        self._quiet_start = sparse or bool(self.quiet_start_runs is not None and self.quiet_start_runs())
+        cls = self.solver_cls
+        self._quiet_start = sparse or self.model.live.quiet
         # large n (or a sparse Live run): a snapshot per stride
         self._gen = strided_snapshots(solver, lambda: sparse or self.state == RUNNING, always=sparse)
-        if problem.n > RHO_DEFER_N:
-            self._gen = _rho_left_to_the_session(self._gen)
-        self._worker.set_job(self._job, self._gen, steps=1, who=self.solver_cls.display_name)
-        self.problemChanged.emit(problem, self.solver_cls)
-        self.historyChanged.emit(0)
+        self._gen = defer_margins(self._gen, problem.n)
+        self._worker.set_job(self.generation, self._gen, steps=1, who=cls.display_name)
+        if live_run:
+            self._worker.play(fast=True)  # at once: the worker computes while the views take the new problem
+        self.model.new_run(problem, cls, sparse)
         # a sparse (Live drag) run gets no ρ_K: its LP would be cancelled by the next move; the full rerun has it
-        if self._wants_rho(self.solver_cls) and self._rho_affordable(problem) and not sparse:
-            self._queue_rho(problem)
-        if keep_playing:
+        if wants_rho(cls) and rho_affordable(problem) and not sparse:
+            self.margins.queue(problem)
+        if keep_playing and not live_run:
             self.play()
         else:
             self._set_state(IDLE)
+            if live_run:
+                self._run_live()
+
+    def _run_live(self) -> None:
+        """Live: to the end on the worker. Its first LIVE_SYNC_S are kept, not drawn (most runs end there and are shown
+        once, finished); a run still going then is shown and said to be running (`_drain`)."""
+        if not self._runnable():
+            return
+        self.live_runs += 1
+        self._live_t0 = time.monotonic()
+        self._quiet_until = self._live_t0 + LIVE_SYNC_S
+        self.model.index = None
+        self._worker.play(fast=True)
 
     @contextmanager
     def batch(self) -> Iterator[None]:
@@ -464,18 +288,17 @@ class RunSession(QObject):
         """One update of the solver (shows the newest snapshot again if an earlier one was shown)."""
         if not self._runnable():
             return
-        if self.state in (PLAYING, RUNNING):
+        if self.state in (PLAYING, RUNNING) or self._worker.playing:
             self.pause()
-        if self._index is not None:
-            self._index = None
-            self._emit_current()
+        if self.model.index is not None:
+            self.model.show(None)
         self._worker.step(1)
 
     def play(self) -> None:
         """Animate at the set speed until paused, finished, or the scene changes."""
         if not self._runnable():
             return
-        self._index = None
+        self.model.index = None
         self._worker.set_interval(1.0 / self.speed if self.speed > 0 else 0.0)
         self._worker.play(fast=False)
         self._set_state(PLAYING)
@@ -484,13 +307,14 @@ class RunSession(QObject):
         """Run as fast as possible until the solver halts or reaches its iteration limit."""
         if not self._runnable():
             return
-        self._index = None
+        self.model.index = None
         self._worker.play(fast=True)
         self._set_state(RUNNING)
 
     def pause(self) -> None:
         self._worker.pause()
-        if self._gen is not None and not len(self._history) and not self._worker.busy and not self._worker.has_output:
+        self._quiet_until, self._quiet_start, self._live_t0 = 0.0, False, 0.0  # a paused run shows where it is
+        if self._gen is not None and not len(self.model.history) and not self._worker.busy and not self._worker.has_output:
             self._worker.step(1)  # pausing must not cancel iteration 0 of a run that just started
         if self.state in (PLAYING, RUNNING):
             self._set_state(FINISHED if self.finished else IDLE)
@@ -509,60 +333,38 @@ class RunSession(QObject):
 
     def show_index(self, i: int) -> None:
         """Show the i-th snapshot of the history (pauses a running animation)."""
-        n = len(self._history)
-        if n == 0:
+        if not len(self.model.history):
             return
-        if self.state in (PLAYING, RUNNING):
+        if self.state in (PLAYING, RUNNING) or self._worker.playing:
             self.pause()
-        i = max(0, min(int(i), n - 1))
-        self._index = None if i == n - 1 else i
-        self._emit_current()
+        self.model.show(i)
 
     def scrub(self, delta: int) -> None:
         self.show_index(self.index + int(delta))
 
-    @property
-    def update_in_flight(self) -> bool:
-        """The worker is inside an update of this run (its iteration 0 may spend SYNC_BUDGET on ρ_K): advance_sync
-        would wait for it. Never waits."""
-        return self._gen is not None and self._worker.busy
+    def advance_sync(self, steps: int) -> Any:
+        """Run up to `steps` updates and wait for them (scripts, screenshots); returns the newest snapshot.
 
-    def advance_sync(self, steps: int, seconds: float | None = None) -> Any:
-        """Run up to `steps` updates on this thread (scripts, screenshots); returns the newest snapshot.
-
-        seconds: stop once this much time has passed (Live), then show the newest snapshot once; a bound metric's
-        margin is given as long at most (gram.margin_wait: the UI thread never waits a quarter second for ρ_K)."""
+        The worker computes them (this thread waits; no generator changes threads), then they are shown once."""
         if self._gen is None:
             return self.latest
         self.pause()
-        gen = self._worker.take_job()
+        self._worker.wait_done()
         self._drain()
-        if gen is None:  # the worker already ended this run
-            if self.current is not self._last_emitted:  # pause() may just have shown it (Live: each drag move)
-                self._emit_current()
+        target = int(steps) + 1 - len(self.model.history)  # iteration 0 counts as the first snapshot
+        if target > 0 and self._gen is not None and not self.finished:
+            self._worker.step(target)
+            self._worker.wait_done()
+            self._drain()
+        failure = self._worker.take_failure()
+        if failure is not None:
+            self._on_failed(*failure)
             return self.latest
-        snaps = []
-        target = int(steps) + 1 - len(self._history)  # iteration 0 counts as the first snapshot
-        end = None if seconds is None else time.monotonic() + seconds
-        try:
-            with nullcontext() if seconds is None else margin_wait(seconds):
-                for _ in range(max(0, target)):
-                    snaps.append(next(gen))
-                    if snaps[-1].status.done or (end is not None and time.monotonic() > end):
-                        break
-        except StopIteration:
-            pass
-        except Exception as exc:
-            self._history.extend(snaps)
-            self._on_failed(self._job, error_text(exc, self.solver_cls.display_name))
-            return self.latest
-        self._history.extend(snaps)
-        self._index = None
-        if not self.finished:
-            self._worker.set_job(self._job, gen)
-        self.historyChanged.emit(len(self._history))
-        self._emit_current()
-        self._set_state(FINISHED if self.finished else IDLE)
+        self.model.index = None
+        if self.current is not self.model.last_shown:
+            self.model.emit_current()
+        if self.state != INVALID:
+            self._set_state(FINISHED if self.finished else IDLE)
         return self.latest
 
     def wait_idle(self, timeout_s: float = 30.0, *, check: bool = True) -> bool:
@@ -570,8 +372,6 @@ class RunSession(QObject):
 
         On time-out: TimeoutError naming what was still busy, or False when check=False (a caller that handles it).
         """
-        import time
-
         from PySide6.QtCore import QCoreApplication
 
         end = time.monotonic() + timeout_s
@@ -596,7 +396,7 @@ class RunSession(QObject):
             busy.append("snapshots wait to be taken")
         if self._restart_timer.isActive():
             busy.append("a restart is pending")
-        if self._build is not None:
+        if self._build.busy:
             busy.append("the problem is being built")
         if self.frames.first_draws_pending:
             busy.append("a panel's first draw is pending")
@@ -615,18 +415,15 @@ class RunSession(QObject):
         self._closed = True
         self.frames.stop()
         self._restart_timer.stop()
-        self._rho_wait.stop()
         self._settle.stop()
         self.scene.points_changed.disconnect(self._on_scene_edit)
         self.scene.settings_changed.disconnect(self._on_scene_edit)
-        task, self._rho_task = self._rho_task, None
-        if task is not None:
-            task.cancel()  # both threads wind down at once; a long LP ends on its own (a daemon thread)
-        self._cancel_build()
+        tasks = self.margins.shutdown()
+        self._build.cancel()
         self._worker.request_stop()
         end = time.monotonic() + timeout_ms / 1000
         self._worker.stop(timeout_ms)
-        for t in (task, self._rho_prev, self._build_prev):  # cancelled tasks too: their threads may still run
+        for t in [*tasks, self._build.previous]:  # cancelled tasks too: their threads may still run
             if t is not None:
                 t.wait(max(1, int(1000 * (end - time.monotonic()))))
 
@@ -638,7 +435,7 @@ class RunSession(QObject):
     def _runnable(self) -> bool:
         if self._closed or self._gen is None:
             if self.error:
-                self.errorRaised.emit(self.error)
+                self.model.events.error.emit(self.error)
             return False
         if self.finished:
             self._set_state(FINISHED)
@@ -646,18 +443,19 @@ class RunSession(QObject):
         return True
 
     def _invalid(self, text: str) -> None:
-        self.error = text
-        self.problem = None
-        self.problemChanged.emit(None, self.solver_cls)
-        self.historyChanged.emit(0)
+        self.model.invalid(text)
         self._set_state(INVALID)
-        self.errorRaised.emit(text)
+        self.model.report(text)
 
     def _set_state(self, state: str) -> None:
         self.frames.set_mode(PLAY if state == PLAYING else RUN if state == RUNNING else STILL)
-        if state != self.state:
-            self.state = state
-            self.runStateChanged.emit(state)
+        if state not in (PLAYING, RUNNING):
+            self._worker.hold(False)  # a frame's hold is for animations: the next run (a Live edit's) starts at once
+        if state == FINISHED and self.state != FINISHED:  # the next Live edit may start from this run's end
+            self.model.live.remember(self.latest, self.problem, self.scene.settings)
+            if self._live_t0:
+                self.model.live.run_cost, self._live_t0 = time.monotonic() - self._live_t0, 0.0
+        self.model.set_state(state)
         self._schedule_settle()
 
     def _schedule_settle(self) -> None:
@@ -670,12 +468,6 @@ class RunSession(QObject):
     def _settle_heap(self) -> None:
         if self.state not in (PLAYING, RUNNING) and not self._closed:
             heap.settle()
-
-    def _emit_current(self) -> None:
-        snap = self.current
-        if snap is not None and not self._stale:
-            self._last_emitted = snap
-            self.snapshotShown.emit(snap)
 
     def _on_scene_edit(self, kind: Any = None) -> None:
         self._schedule_settle()
@@ -700,46 +492,52 @@ class RunSession(QObject):
 
     def _drop_stale_run(self) -> None:
         """The points moved and the restart waits: the old run's snapshots (queued or still coming) are never shown."""
-        if self._stale:
+        if self.model.stale:
             return
-        self._stale = True
-        self._job += 1
-        self._worker.set_job(self._job, None)
+        self._worker.set_job(self.model.drop_stale(), None)
+
+    def _kept_quiet(self, fresh: list) -> bool:
+        """A Live run's unfinished start is kept, not drawn: its first LIVE_SYNC_S (most runs end there, shown
+        once), and a dragged point's or paused drag's rerun until its first delivery (no flash of iteration 0)."""
+        if any(snap.status.done for snap in fresh):
+            return False
+        return time.monotonic() < self._quiet_until or (self._quiet_start and not len(self.model.history))
 
     def _drain(self) -> None:
-        fresh = [snap for job, snap in self._worker.take() if job == self._job]
+        fresh = [snap for job, snap in self._worker.take() if job == self.generation]
         if not fresh:
             return
-        if self._quiet_start and not self._history and not any(snap.status.done for snap in fresh):
-            # a dragged point's rerun (Live), or its full rerun at the pause: its unfinished start is not shown;
-            # the views keep the last boundary until Live's run delivers this one's (no flash of iteration 0)
-            self._history.extend(fresh)
+        if self._kept_quiet(fresh):
+            self.model.append(fresh, show=False)
             return
+        if self._live_t0 and not self.model.animating and not any(snap.status.done for snap in fresh):
+            self._set_state(RUNNING)  # a Live run past its quiet start: shown, and said to be still running
         with self.frames.frame(main=True):
-            self._history.extend(fresh)
-            self.historyChanged.emit(len(self._history))
-            if self._index is None:
-                self._emit_current()
+            self.model.append(fresh)
         if self.finished and self.state != FINISHED:
             self._set_state(FINISHED)
 
-    @property
-    def frame_cost(self) -> float:
-        """Smoothed UI cost (s) of one delivered frame (the frame scheduler measures it)."""
-        return self.frames.frame_cost
-
     def _on_idle(self, job: int) -> None:
-        if job != self._job:
+        if job != self.generation:
             return
+        if self._worker.busy:  # it went on (a Live run after its iteration 0): not idle after all
+            self._drain()
+            return
+        self._quiet_until = 0.0  # the worker stopped: what it made is shown
         self._drain()
+        if len(self.model.history) and self.current is not self.model.last_shown and not self._quiet_start:
+            with self.frames.frame(main=True):
+                self.model.append([])  # a run kept quiet that ended without a finished snapshot
         if self.state in (PLAYING, RUNNING) and not self._worker.busy:
             self._set_state(FINISHED if self.finished else IDLE)
+        self._live_t0 = 0.0
 
     def _on_failed(self, job: int, text: str) -> None:
-        if job != self._job:
+        if job != self.generation or job == self._failed_job:
             return
+        self._failed_job = job
         self._drain()
         self._gen = None
-        self.error = text
+        self.model.error = text
         self._set_state(INVALID)
-        self.errorRaised.emit(text)
+        self.model.report(text)

@@ -5,10 +5,10 @@ from __future__ import annotations
 import time
 from typing import Any, Callable, Iterator
 
+from percviz.app.timing import SNAPSHOT_S
+
 #: Scenes up to this many points keep one snapshot per update in every mode (each snapshot costs O(n)).
 STRIDE_ABOVE = 20_000
-#: While running, each snapshot stands for about this much solver time.
-SNAPSHOT_SECONDS = 1.0 / 60.0
 MAX_STRIDE = 100_000
 
 
@@ -31,5 +31,5 @@ def strided_snapshots(solver: Any, fast: Callable[[], bool], always: bool = Fals
         snap = solver.advance(stride)
         dt = time.perf_counter() - t0
         yield snap
-        # aim the next stride at SNAPSHOT_SECONDS of work, growing at most 4× at a time
-        stride = max(1, min(MAX_STRIDE, 4 * stride, int(stride * SNAPSHOT_SECONDS / max(dt, 1e-6))))
+        # aim the next stride at SNAPSHOT_S of work, growing at most 4× at a time
+        stride = max(1, min(MAX_STRIDE, 4 * stride, int(stride * SNAPSHOT_S / max(dt, 1e-6))))

@@ -19,19 +19,14 @@ from typing import Any, Iterator
 from PySide6.QtCore import QObject, Signal
 
 from percviz.app.run.background import BackgroundThread, error_text, live_threads
+from percviz.app.timing import MAX_HOLD_S, WORKER_YIELD_S
 from percviz.core.errors import PercvizError
 from percviz.core.grid import one_blas_thread
 
-__all__ = ["MAX_HOLD", "SnapshotWorker", "error_text", "live_threads"]
+__all__ = ["SnapshotWorker", "error_text", "live_threads"]
 
 #: The buffer between worker and UI is thinned beyond this many snapshots (only when the UI stalls).
 MAX_BUFFERED = 10000
-
-#: While running as fast as possible, the worker briefly releases the GIL this often (seconds),
-#: so the UI thread gets it at once instead of after the interpreter's switch interval.
-_YIELD_EVERY = 0.004
-#: A hold (the UI thread is drawing a frame) lasts at most this long (seconds).
-MAX_HOLD = 0.25
 
 
 class SnapshotWorker(QObject):
@@ -57,6 +52,7 @@ class SnapshotWorker(QObject):
         self._abort = False
         self._hold_until = 0.0
         self._buffer: list[tuple[int, Any]] = []
+        self._failure: tuple[int, str] | None = None
         self._notified = False
         self._last_notify = 0.0
         self._min_gap = 1.0 / display_hz
@@ -74,19 +70,17 @@ class SnapshotWorker(QObject):
             self._due = time.monotonic()
             self._cond.notify_all()
 
-    @property
-    def busy(self) -> bool:
-        """An update is in flight (take_job would wait for it); never waits."""
-        return self._busy
-
-    def take_job(self, timeout: float = 30.0) -> Iterator[Any] | None:
-        """Detach the current job's generator, waiting for an update in flight to finish."""
+    def wait_done(self, timeout: float | None = None) -> bool:
+        """Block until the pending steps are done and no update is in flight (scripts: advance_sync); True then."""
         with self._cond:
-            self._cond.wait_for(lambda: not self._busy, timeout)
-            job, self._job = self._job, None
-            self._steps = 0
-            self._playing = False
-            return None if job is None else job[1]
+            return self._cond.wait_for(lambda: not self._busy and not (self._job is not None and self._steps > 0),
+                                       timeout)
+
+    def take_failure(self) -> tuple[int, str] | None:
+        """(job id, message) of the last update that raised, once (else None): `failed` also carries it."""
+        with self._cond:
+            failure, self._failure = self._failure, None
+            return failure
 
     def step(self, count: int = 1) -> None:
         """Advance the current job by count updates (added to those still pending)."""
@@ -119,10 +113,10 @@ class SnapshotWorker(QObject):
     def hold(self, on: bool) -> None:
         """While on, continuous play waits (without the GIL) so that the UI thread draws at full speed.
 
-        The UI sets it while it processes a frame and clears it when done; it expires after MAX_HOLD.
+        The UI sets it while it processes a frame and clears it when done; it expires after MAX_HOLD_S.
         """
         with self._cond:
-            self._hold_until = time.monotonic() + MAX_HOLD if on else 0.0
+            self._hold_until = time.monotonic() + MAX_HOLD_S if on else 0.0
             self._cond.notify_all()
 
     @property
@@ -209,7 +203,7 @@ class SnapshotWorker(QObject):
                     traceback.print_exc()
                 error = error_text(exc, who)
             self._finish_update(job_id, snap, error, ended)
-            if not timed and time.monotonic() - last_yield > _YIELD_EVERY:
+            if not timed and time.monotonic() - last_yield > WORKER_YIELD_S:
                 time.sleep(0.0005)
                 last_yield = time.monotonic()
 
@@ -221,6 +215,8 @@ class SnapshotWorker(QObject):
             current = self._job is not None and self._job[0] == job_id
             if not current:
                 return
+            if error is not None:
+                self._failure = (job_id, error)
             if error is not None or ended:
                 self._job = None
                 self._playing = False

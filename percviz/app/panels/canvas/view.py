@@ -38,15 +38,13 @@ from percviz.app.panels.panel import Panel, decision_drawable
 from percviz.app.theme import Theme, theme_for
 from percviz.core.grid import GridEvaluator, ViewGrid
 from percviz.core.scene import SceneModel
+from percviz.app.timing import DRAG_POINTS_WAIT_S
 
 #: Grid resolution (cells along the longer side of the view) when paused and while animating.
 FINE_RESOLUTION = 256
 COARSE_RESOLUTION = 128
 #: Snapshots closer together than this (seconds) count as an animation: coarse grid, refined later.
 ANIMATION_GAP = 0.25
-#: While a point is dragged its new position waits up to this long (seconds) for its rerun's boundary, so that
-#: a Live drag repaints the canvas once per move (point and boundary together), not twice.
-DRAG_POINT_WAIT = 0.03
 #: Points within this many pixels of the cursor can be dragged, hovered or deleted.
 PICK_PIXELS = 14
 
@@ -100,7 +98,7 @@ class CanvasView(QWidget, Panel):
             layer.attach(self)
         scene.points_changed.connect(self._on_points_changed)
         self._refine = _single_shot(self, ANIMATION_GAP, self._on_refine)
-        self._points_wait = _single_shot(self, DRAG_POINT_WAIT, self._draw_moved_points)
+        self._points_wait = _single_shot(self, DRAG_POINTS_WAIT_S, self._draw_moved_points)
         self.apply_theme(self.theme)
         self.fit_to_data()
 
@@ -404,7 +402,7 @@ class CanvasView(QWidget, Panel):
         if kind in ("replace", "clear") or (kind in ("undo", "redo") and self._outside_view()):
             self.fit_to_data()  # first: at 100k its range change redecimates, and the points are drawn once
         if kind == "move" and self.scene_model.dragging and self._has_picture:
-            if not self._points_wait.isActive():  # drawn with the rerun's boundary, or after DRAG_POINT_WAIT
+            if not self._points_wait.isActive():  # drawn with the rerun's boundary, or after DRAG_POINTS_WAIT_S
                 self._points_wait.start()
             return
         self._draw_moved_points()

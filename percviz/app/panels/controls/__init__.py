@@ -4,12 +4,11 @@ from percviz.app.panels.controls.class_selector import CLASS_LABELS, ClassSelect
 from percviz.app.panels.controls.panel import ControlsPanel
 from percviz.app.panels.controls.status import (
     LONG_RUN,
-    RESET_CONFIRM_S,
     SPEEDS,
     format_number,
     speed_text,
     status_text,
 )
 
-__all__ = ["CLASS_LABELS", "LONG_RUN", "RESET_CONFIRM_S", "SPEEDS", "ClassSelector", "ControlsPanel", "format_number",
+__all__ = ["CLASS_LABELS", "LONG_RUN", "SPEEDS", "ClassSelector", "ControlsPanel", "format_number",
            "speed_text", "status_text"]

@@ -21,7 +21,8 @@ from PySide6.QtWidgets import (
 )
 
 from percviz.app.panels.controls.class_selector import _SelectableUnderMouse
-from percviz.app.panels.controls.status import LONG_RUN, RESET_CONFIRM_S, SPEEDS, _group, speed_text, status_text
+from percviz.app.timing import RESET_CONFIRM_S
+from percviz.app.panels.controls.status import LONG_RUN, SPEEDS, _group, speed_text, status_text
 from percviz.app.run.session import FINISHED, IDLE, INVALID, PLAYING, RUNNING
 from percviz.core.glossary import degenerate_note, outcome
 from percviz.core.solvers.base import MAX_ITER_SPEC

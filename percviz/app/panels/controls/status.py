@@ -19,8 +19,6 @@ SPEEDS = (1, 2, 3, 5, 10, 20, 30, 50, 100, 200, 500, 1000, 0)
 LONG_RUN = 1000
 
 
-#: Seconds in which the second Reset must follow the first.
-RESET_CONFIRM_S = 4.0
 
 
 def speed_text(ups: float) -> str:

@@ -18,9 +18,5 @@ SYNC_MAX_N = 200
 FIT_MAX = 96
 
 
-#: A background picture waits at most this long (ms) for its least-norm point, so that both are drawn at once.
-MIN_NORM_GRACE_MS = 200
-
-
 #: Above this many points the picture is not drawn (its n×n eigh would take minutes; issue 13).
 EMBED_MAX_N = 3000

@@ -18,11 +18,12 @@ from percviz.app.panels.feature.labels import FeatureLabels
 from percviz.app.panels.feature.overlay import FeatureOverlay
 from percviz.app.panels.feature.picture import FeaturePicture
 from percviz.app.panels.feature.rotation import _axis_rotation, _RotatingViewBox
-from percviz.app.panels.feature.style import MIN_NORM_GRACE_MS, SYNC_MAX_N
+from percviz.app.panels.feature.style import SYNC_MAX_N
+from percviz.app.timing import MIN_NORM_GRACE_MS
 from percviz.app.panels.geometry_panel import (
     GeometryPanel,
 )
-from percviz.app.run.panel_pacer import PANEL_INTERVAL
+from percviz.app.timing import PANEL_INTERVAL_S
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import feature_picture
 from percviz.core.glossary import MARGINS
@@ -32,7 +33,7 @@ from percviz.core.grid import one_blas_thread
 class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, GeometryPanel):
     """The Gordan picture of a kernel algorithm's normalized signed features (or of an explicit φ-map)."""
 
-    view, redraw_interval, dock_title = "feature", PANEL_INTERVAL, "Feature space"
+    view, redraw_interval, dock_title = "feature", PANEL_INTERVAL_S, "Feature space"
 
     defer_during_drag = True  # set_problem builds the Gram picture: once per drag pause, not per move
 

@@ -24,7 +24,7 @@ from percviz.app.panels.weight.labels import WeightLabels
 from percviz.app.panels.weight.overlay import WeightOverlay
 from percviz.app.panels.weight.picture import WeightPicture
 from percviz.app.panels.weight.style import MAX_PATH, TAIL
-from percviz.app.run.panel_pacer import PANEL_INTERVAL
+from percviz.app.timing import PANEL_INTERVAL_S
 from percviz.core.certify import refute_nonseparable
 from percviz.core.errors import PercvizError
 from percviz.core.geometry import cone_1d, cone_picture, line_reduction
@@ -34,7 +34,7 @@ from percviz.core.glossary import MARGINS
 class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
     """Weight space of an explicit-weight procedure (augmented linear map, at most three weights)."""
 
-    view, redraw_interval, dock_title = "weight", PANEL_INTERVAL, "Weight space"
+    view, redraw_interval, dock_title = "weight", PANEL_INTERVAL_S, "Weight space"
 
     defer_during_drag = True  # set_problem rebuilds the cone picture: once per drag pause, not per move
 
