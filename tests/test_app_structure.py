@@ -24,10 +24,12 @@ PROTOCOL = ("_repr_", "_ipython_")
 BIG_FILES = {"run/session.py": "run24"}
 BIG_CLASSES = {"run/session.py:RunSession": "run24"}
 #: files that still probe the window with getattr/hasattr
-PROBING_FILES = {
-    "experiments/__init__.py": "views24", "panels/curves_fold.py": "views24",
-    "panels/presentation_bar.py": "views24", "run/live.py": "run24",
-}
+PROBING_FILES = {"experiments/__init__.py": "views24", "run/live.py": "run24"}
+#: the run's raw signals that only the frame feed connects (every other consumer subscribes through it)
+RAW_RUN_SIGNALS = ("snapshotShown", "problemChanged")
+FEED_MODULE = "run/panel_feed.py"
+#: files that still connect a raw run signal themselves
+RAW_SIGNAL_FILES = {"run/live.py": "run24"}
 #: files that still read another object's private attributes
 PRIVATE_READING_FILES = {"run/background.py": "run24"}
 
@@ -118,3 +120,25 @@ def test_no_object_reads_another_ones_private_state_but_in_the_listed_files():
 def test_no_product_code_asks_the_platform():
     """Product code never answers for a person by sniffing the Qt platform (tests answer through dialogs.Answers)."""
     assert [name for name, source, _t in _modules() if "platformName" in source] == []
+
+
+def _raw_connects(tree: ast.AST):
+    """`<x>.snapshotShown.connect(...)` / `<x>.problemChanged.connect(...)` calls."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "connect"
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr in RAW_RUN_SIGNALS):
+            yield node
+
+
+def test_only_the_feed_connects_the_runs_raw_signals():
+    tree = ast.parse("s.snapshotShown.connect(f)\nself.session.problemChanged.connect(g)\ns.historyChanged.connect(h)\n")
+    assert len(list(_raw_connects(tree))) == 2
+    connecting = {}
+    for name, _source, tree in _modules():
+        lines = [c.lineno for c in _raw_connects(tree)]
+        if lines:
+            connecting[name] = lines
+    assert FEED_MODULE in connecting, "the feed no longer hears the session"
+    others = set(connecting) - {FEED_MODULE}
+    assert others <= set(RAW_SIGNAL_FILES), {n: connecting[n] for n in others - set(RAW_SIGNAL_FILES)}
+    assert set(RAW_SIGNAL_FILES) <= others, f"through the feed now: take {set(RAW_SIGNAL_FILES) - others} off"

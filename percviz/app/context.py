@@ -19,6 +19,7 @@ if TYPE_CHECKING:
     from percviz.app.panels.panel import Panel
     from percviz.app.prefs import Preferences
     from percviz.app.run.frames import FrameScheduler
+    from percviz.app.run.panel_feed import FrameFeed
     from percviz.app.run.session import RunSession
     from percviz.core.scene import SceneModel
 
@@ -76,6 +77,9 @@ class AppContext:
     window: "MainWindow"
     scene: "SceneModel"
     session: "RunSession"
+    #: the run's one frame feed: a feature hears problems, snapshots and ρ_K here (FrameFeed.subscribe), never
+    #: from the session's signals
+    feed: "FrameFeed"
     panels: "dict[str, Panel]"
     docks: "dict[str, QDockWidget]"
     controls: "ControlsPanel"

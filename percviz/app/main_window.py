@@ -36,6 +36,7 @@ from percviz.app.layouts import Layouts
 from percviz.app.prefs import Preferences
 from percviz.app.panels.overlays import ReadoutLabel
 from percviz.app.panels.panel import Panel
+from percviz.app.run.panel_feed import FrameFeed
 from percviz.app.run.session import SPLIT_RESTART_N, RunSession
 from percviz.app.theme import theme_for
 from percviz.app.panels.weight_view import WeightView
@@ -64,6 +65,8 @@ class MainWindow(QMainWindow):
         self.setObjectName("percviz_main_window")
         self.scene = scene or SceneModel()
         self.session = RunSession(self.scene, self)
+        #: the run's one frame feed: every consumer of problems, snapshots and ρ_K hears the session through it
+        self.feed = FrameFeed(self.session, self)
         self.panels: dict[str, Panel] = {}
         self.docks: dict[str, QDockWidget] = {}
         self.view_settings = None
@@ -147,7 +150,7 @@ class MainWindow(QMainWindow):
             self.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
 
     def _build_controls(self) -> None:
-        self.controls = ControlsPanel(self.scene, self.session)
+        self.controls = ControlsPanel(self.scene, self.session, feed=self.feed)
         self.controls.setObjectName("controls")
         scroll = QScrollArea()
         scroll.setWidget(self.controls)
@@ -270,7 +273,8 @@ class MainWindow(QMainWindow):
         """The services each feature receives (percviz.app.context)."""
         menus = Menus(file=self.file_menu, edit=self.edit_menu, run=self.run_menu, view=self.view_menu,
                       help=self.help_menu)
-        return AppContext(window=self, scene=self.scene, session=self.session, panels=self.panels, docks=self.docks,
+        return AppContext(window=self, scene=self.scene, session=self.session, feed=self.feed, panels=self.panels,
+                          docks=self.docks,
                           controls=self.controls, menus=menus, prefs=Preferences(), dialogs=dialogs.for_window(self),
                           close_guards=self.close_guards)
 
@@ -289,13 +293,13 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         s = self.session
-        # Each panel subscribes itself to the run (percviz.app.run.panel_feed), before the window's own problem slot:
-        # the window then shows the docks the new algorithm has (a panel shown catches up by itself).
+        # Each panel subscribes itself to the run's feed (percviz.app.run.panel_feed), before the window's own problem
+        # slot: the window then shows the docks the new algorithm has (a panel shown catches up by itself).
         for panel in self.panels.values():
-            panel.bind(s, on_error=self._panel_failed)
-        s.problemChanged.connect(self._on_problem)
+            panel.bind(self.feed, on_error=self._panel_failed)
+        self.feed.subscribe(problem=self._on_problem)
         if self.input_layer is not None:
-            s.snapshotShown.connect(self.input_layer.set_snapshot)
+            self.feed.subscribe(snapshot=self.input_layer.set_snapshot, owner=self.input_layer)
         for panel in self.panels.values():
             panel.pointHovered.connect(lambda i, src=panel: self._link_hover(src, i))
         s.errorRaised.connect(lambda text: self.statusBar().showMessage(text, 6000))
