@@ -24,7 +24,7 @@ PROTOCOL = ("_repr_", "_ipython_")
 BIG_FILES = {"run/session.py": "run24"}
 BIG_CLASSES = {"run/session.py:RunSession": "run24"}
 #: files that still probe the window with getattr/hasattr
-PROBING_FILES = {"experiments/__init__.py": "views24", "run/live.py": "run24"}
+PROBING_FILES = {"run/live.py": "run24"}
 #: the run's raw signals that only the frame feed connects (every other consumer subscribes through it)
 RAW_RUN_SIGNALS = ("snapshotShown", "problemChanged")
 FEED_MODULE = "run/panel_feed.py"

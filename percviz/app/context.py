@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from percviz.app.run.frames import FrameScheduler
     from percviz.app.run.panel_feed import FrameFeed
     from percviz.app.run.session import RunSession
+    from percviz.app.theme import Theme
     from percviz.core.scene import SceneModel
 
 
@@ -89,6 +90,13 @@ class AppContext:
     actions: ActionRegistry = field(default_factory=ActionRegistry)
     #: run before the window closes; any returning False cancels the close
     close_guards: "list[Callable[[], bool]]" = field(default_factory=list)
+    #: called with every new theme after the window's panels are restyled (MainWindow.apply_theme)
+    theme_listeners: "list[Callable[[Theme], None]]" = field(default_factory=list)
+
+    @property
+    def theme(self) -> "Theme":
+        """The window's theme now (a theme or scale change tells `theme_listeners`)."""
+        return self.window.theme
 
     @property
     def frames(self) -> "FrameScheduler":

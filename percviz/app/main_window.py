@@ -65,8 +65,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("percviz_main_window")
         self.scene = scene or SceneModel()
         self.session = RunSession(self.scene, self)
-        #: the run's one frame feed: every consumer of problems, snapshots and ρ_K hears the session through it
-        self.feed = FrameFeed(self.session, self)
+        self.feed = FrameFeed(self.session, self)  # the run's one frame feed (percviz.app.run.panel_feed)
         self.panels: dict[str, Panel] = {}
         self.docks: dict[str, QDockWidget] = {}
         self.view_settings = None
@@ -92,7 +91,7 @@ class MainWindow(QMainWindow):
         self._on_problem(self.session.problem, self.session.solver_cls)
         if install_classroom:
             self._install_classroom()
-        experiments.install(self)  # the Experiments menu (docs/experiments.md)
+        self.experiments = experiments.install(self.context)  # the Experiments menu (docs/experiments.md)
         # what the process held before (a notebook's, a test suite's objects) leaves later full collections:
         # one of 250,000 unfrozen objects took 0.25 s of the UI thread mid-drag (CI's soak; percviz.app.run.heap)
         heap.collect_on_ui_thread()
@@ -274,9 +273,8 @@ class MainWindow(QMainWindow):
         menus = Menus(file=self.file_menu, edit=self.edit_menu, run=self.run_menu, view=self.view_menu,
                       help=self.help_menu)
         return AppContext(window=self, scene=self.scene, session=self.session, feed=self.feed, panels=self.panels,
-                          docks=self.docks,
-                          controls=self.controls, menus=menus, prefs=Preferences(), dialogs=dialogs.for_window(self),
-                          close_guards=self.close_guards)
+                          docks=self.docks, controls=self.controls, menus=menus, prefs=Preferences(),
+                          dialogs=dialogs.for_window(self), close_guards=self.close_guards)
 
     def _build_status_bar(self) -> None:
         """The cursor's position and the point counts on the right (permanent), messages on the left."""
@@ -408,6 +406,8 @@ class MainWindow(QMainWindow):
         if self.input_layer is not None:
             self.input_layer.apply_theme(theme)
         self._grey_disabled(theme)
+        for listener in self.context.theme_listeners:  # the Experiments windows
+            listener(theme)
 
     def _restyle_held(self, panel) -> None:
         """A large scene's panel in its own turn: the current theme, then its held paints (one repaint); its new
