@@ -26,7 +26,7 @@ def style_plot(plot: pg.PlotWidget, theme) -> None:
         return
     plot.setBackground(theme.background)
     font = QFont()
-    font.setPointSizeF(theme.font_pt if hasattr(theme, "font_pt") else 10.0 * theme.scale)
+    font.setPointSizeF(theme.font_pt)
     item = plot.getPlotItem()
     for name in ("left", "bottom"):
         ax = item.getAxis(name)
@@ -203,8 +203,7 @@ class PlotTaskWindow(QWidget):
     def apply_theme(self, theme) -> None:
         was = self.theme
         self.theme = theme
-        if hasattr(theme, "palette"):
-            self.setPalette(theme.palette())
+        self.setPalette(theme.palette())
         style_plot(self.plot, theme)
         self._style_axes(theme)
         font = QFont(self.font())

@@ -467,8 +467,7 @@ class RaceWindow(QWidget):
         own size (presentation asks for more room, within the screen's available geometry)."""
         was = self.theme
         self.theme = theme
-        if hasattr(theme, "palette"):
-            self.setPalette(theme.palette())
+        self.setPalette(theme.palette())
         for v in self.lane_views:
             v.canvas.apply_theme(canvas_theme(theme))
             v.restyle()

@@ -246,6 +246,7 @@ class GeometryPanel(QWidget, Panel):
 
     _compact = False  # the readout in its short form (see _fit_texts), until the width or the problem changes
     _parts: list = []
+    _readout_tip: str | None = None  # the readout's full tooltip, kept while it is in its short form
 
     @staticmethod
     def short_part(text: str) -> str:
@@ -264,7 +265,7 @@ class GeometryPanel(QWidget, Panel):
         shown = [(self.short_part(txt) if self._compact else txt, c) for txt, c in parts if txt]
         html = " &nbsp;·&nbsp; ".join(f"<span style='color:{c}'><b>{txt}</b></span>" for txt, c in shown)
         self.readout.setToolTip(" · ".join(txt for txt, _ in parts if txt) if self._compact else
-                                getattr(self, "_readout_tip", self.readout.toolTip()))
+                                self.readout.toolTip() if self._readout_tip is None else self._readout_tip)
         if html == self.readout.text():
             return
         width = max(self.width() - 12, 50)
@@ -345,7 +346,7 @@ class GeometryPanel(QWidget, Panel):
         self._readout_floor = 0
         if self._compact:
             self._compact = False
-            self.readout.setToolTip(getattr(self, "_readout_tip", ""))
+            self.readout.setToolTip(self._readout_tip or "")
             self.set_readout(self._parts)
         self._reserve_readout()
 

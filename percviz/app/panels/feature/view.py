@@ -77,6 +77,7 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
         self._static_labels: list = []
         self._p_label = self._dir_label = None  # the marks' labels (made with the dynamic items)
         self._dynamic_items: list = []
+        self.classes = np.zeros(0, dtype=int)  # the problem's classes, once it has a picture
         self.plot.getViewBox().sigResized.connect(self._declutter)
         self.plot.getViewBox().sigRangeChanged.connect(self._declutter)  # (labels keep their pixel size)
         app = QCoreApplication.instance()
@@ -110,7 +111,7 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
             # O(n³) work (or the margin QP) never runs on the UI thread: the picture comes from a job
             self._start_job(PictureJob(problem, self.features_mode))
             text = f"Computing the feature-space picture of {problem.n} points…"
-            if self.showing_message or not hasattr(self, "_dynamic_items"):
+            if self.showing_message:
                 self.show_message(text, "Feature space")
             else:  # while a point is dragged: the last picture stays, faded, until the new one is ready
                 for item in self._dynamic_items + self._highlight_items:

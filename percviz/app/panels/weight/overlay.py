@@ -80,7 +80,7 @@ class WeightOverlay:
         """The constraint(s) of the sample(s) that caused the last update, in the iterate's colour."""
         segs = []
         n = len(self._lines()[0])
-        triggers = tuple(getattr(self.snapshot, "triggers", ()) or ())
+        triggers = self.snapshot.triggers
         if len(triggers) > 3:  # a batch update: every misclassified sample, no single line to point at
             return []
         for i in triggers:

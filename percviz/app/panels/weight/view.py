@@ -194,7 +194,7 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
 
     def _margin_parameter(self) -> float:
         """The margin b of the current algorithm's parameters (the notes' figure uses b = 1)."""
-        params = getattr(getattr(self.scene, "settings", None), "params", {}) or {}
+        params = self.scene.settings.params or {}
         for key in ("b", "margin"):
             v = params.get(key)
             try:
@@ -205,7 +205,7 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
         return 1.0
 
     def _remember(self, snapshot) -> None:
-        w = getattr(snapshot, "weights", None)
+        w = snapshot.weights
         if w is not None:
             w = np.asarray(w, dtype=float)  # no copy: the solvers' weights are float arrays already
             # a diverged iterate (inf, nan, or too large to draw) is not drawn: it would break the view's range
