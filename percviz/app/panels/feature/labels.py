@@ -16,7 +16,7 @@ class FeatureLabels:
         S = self._points_screen
         if (drawing is not None and drawing != self._drawing) or self.picture is None or S is None:
             return  # drawn again meanwhile, with its own labels
-        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, self.theme.foreground, fill=True)
+        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, None, fill=True)
                               for _ in range(min(MAX_LABELS, len(S)))]
         if drawing is not None:
             self._declutter()  # the marks' labels first, then the numbers in the room they leave

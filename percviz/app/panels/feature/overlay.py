@@ -14,7 +14,10 @@ from percviz.app.panels.geometry_panel import (
     arrow_angle,
     color,
     cosmetic_pen,
+    pen_style,
     polygon_item,
+    scatter_style,
+    shape_style,
 )
 from percviz.core.glossary import MARGINS
 
@@ -50,24 +53,37 @@ class FeatureOverlay:
         return (d if np.linalg.norm(d) > 1e-12 else None), f"{name}({snapshot.iteration})"
 
     def _make_dynamic_items(self) -> None:
-        """The items the snapshots move: made once per redraw, then only fed new data."""
-        t = self.theme
-        col = "#6a3d9a" if not t.dark else "#c9a7ff"
-        dir_col = "#b35806" if not t.dark else "#fdb863"
-        self._trail = pg.PlotCurveItem(pen=pg.mkPen(col, width=t.thin_line_width))
-        self._p_ray = pg.PlotCurveItem(pen=cosmetic_pen(col, t.thin_line_width, 200, Qt.DotLine))
-        self._p_mark = pg.ScatterPlotItem(symbol="d", size=1.5 * t.marker_size, brush=col,
-                                          pen=pg.mkPen(t.background, width=1.5))
-        self._p_label = pg.TextItem("", color=col, anchor=(-0.15, 1.0), fill=color(t.background, 200))
-        self._dir_line = pg.PlotCurveItem(pen=cosmetic_pen(dir_col, 1.3 * t.line_width))
-        self._dir_arrow = pg.ArrowItem(angle=0, headLen=1.6 * t.marker_size, tipAngle=35, pen=pg.mkPen(dir_col),
-                                       brush=color(dir_col))
-        self._dir_label = pg.TextItem("", color=dir_col, anchor=(0.5, 1.1), fill=color(t.background, 200))
-        self._plane_line = pg.PlotCurveItem(pen=cosmetic_pen(dir_col, t.thin_line_width, 220, Qt.DashLine))
-        self._plane_disk = polygon_item(np.zeros((3, 2)), color(dir_col, 14),
-                                        cosmetic_pen(dir_col, t.thin_line_width, 110, Qt.DotLine))
-        for lab in (self._p_label, self._dir_label):
-            lab.setFont(t.font(t.font_pt, bold=True))
+        """The items the snapshots move: made once per redraw, then only fed new data; restyled in place."""
+        th = self.themed
+
+        def col(t):
+            return "#6a3d9a" if not t.dark else "#c9a7ff"
+
+        def dir_col(t):
+            return "#b35806" if not t.dark else "#fdb863"
+
+        def label(colour):
+            def style(item, t):
+                item.setColor(colour(t))
+                item.fill = pg.mkBrush(color(t.background, 200))
+                item.setFont(t.font(t.font_pt, bold=True))
+            return style
+
+        def arrow(item, t):
+            item.setStyle(headLen=1.6 * t.marker_size, pen=pg.mkPen(dir_col(t)), brush=color(dir_col(t)))
+
+        self._trail = th(pg.PlotCurveItem(), pen_style(lambda t: pg.mkPen(col(t), width=t.thin_line_width)))
+        self._p_ray = th(pg.PlotCurveItem(), pen_style(lambda t: cosmetic_pen(col(t), t.thin_line_width, 200, Qt.DotLine)))
+        self._p_mark = th(pg.ScatterPlotItem(symbol="d"), scatter_style(
+            lambda t: 1.5 * t.marker_size, col, lambda t: pg.mkPen(t.background, width=1.5)))
+        self._p_label = th(pg.TextItem("", anchor=(-0.15, 1.0)), label(col))
+        self._dir_line = th(pg.PlotCurveItem(), pen_style(lambda t: cosmetic_pen(dir_col(t), 1.3 * t.line_width)))
+        self._dir_arrow = th(pg.ArrowItem(angle=0, tipAngle=35), arrow)
+        self._dir_label = th(pg.TextItem("", anchor=(0.5, 1.1)), label(dir_col))
+        self._plane_line = th(pg.PlotCurveItem(), pen_style(
+            lambda t: cosmetic_pen(dir_col(t), t.thin_line_width, 220, Qt.DashLine)))
+        self._plane_disk = th(polygon_item(np.zeros((3, 2)), color("#000000", 0)), shape_style(
+            lambda t: color(dir_col(t), 14), lambda t: cosmetic_pen(dir_col(t), t.thin_line_width, 110, Qt.DotLine)))
         zs = ((self._trail, 5), (self._p_ray, 6), (self._p_mark, 60), (self._p_label, 61), (self._dir_line, 8),
               (self._dir_arrow, 9), (self._dir_label, 61), (self._plane_line, 7), (self._plane_disk, -35))
         for item, z in zs:

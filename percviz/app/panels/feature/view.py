@@ -177,6 +177,7 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
         self.show_plot()
         rng = self.plot.getViewBox().viewRange() if keep_range else None
         self.plot.clear()
+        self._styles = []
         self._dynamic, self._highlight_items = [], []
         self._draw_static()
         # the static layer (hull, points, circle) is painted once into a pixmap per zoom, not every frame
@@ -191,6 +192,14 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
         if split:
             drawing = self._drawing
             self.in_turn_of_its_own("labels", lambda: self._make_point_labels(drawing))
+
+    def _restyled(self) -> None:
+        """The items restyled in place (GeometryPanel.apply_theme): the run's marks, the highlight and the
+        labels (their sizes changed, _draw_dynamic places them again) follow."""
+        if self.picture is None:
+            return
+        self._draw_dynamic()
+        self._draw_highlight()
 
     #: Where a label may sit around its point (TextItem anchors), its own first: right-above, left-above, …
     ANCHORS = ((-0.15, 1.0), (1.15, 1.0), (-0.15, 0.0), (1.15, 0.0), (0.5, 1.35), (0.5, -0.35))

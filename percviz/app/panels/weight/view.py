@@ -232,6 +232,7 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
             return
         self.show_plot()
         self.plot.clear()
+        self._styles = []
         self._dynamic, self._highlight_items, self._line_labels, self._fixed_labels = [], [], [], []
         self._drawing += 1
         self._labels_to_make: list | None = [] if split else None
@@ -251,6 +252,16 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
         if todo:
             drawing = self._drawing
             self.in_turn_of_its_own("labels", lambda: self._make_line_labels(drawing, todo))
+
+    def _restyled(self) -> None:
+        """The items restyled in place (GeometryPanel.apply_theme): the inset's background, the iterate, the
+        highlight and the labels (their sizes changed) follow."""
+        if not self.mode:
+            return
+        self.overview.setBackground(color(self.theme.background, 235))
+        self._draw_dynamic()
+        self._draw_highlight()
+        self._place_labels()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
