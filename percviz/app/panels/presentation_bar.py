@@ -163,7 +163,7 @@ class PresentationLayout:
         for dock in self._hidden:
             dock.show()
         state = self._state
-        restore_dock_state(w, state)
+        restore_dock_state(w, state, w.updating_docks)
         w.sync_docks()  # a view the presentation's algorithm opened (or closed) stays so: the View menu says it
         # again after the desk fonts have been laid out (they change the docks' minimum sizes), and once the
         # deferred relayouts they cause (layout requests, the small-screen fit) have run
@@ -186,7 +186,7 @@ class PresentationLayout:
         # lay the window out with the desk's status bar first: restored into the presentation's taller one, the
         # docks' sizes were rescaled when it shrank (the info dock came back 2 px taller on each F5 F5)
         self.window.layout().activate()
-        restore_dock_state(self.window, state)
+        restore_dock_state(self.window, state, self.window.updating_docks)
         self.window.sync_docks()
         self.window.layout().activate()
         if sizes and self._state is None:  # the canvas/curves split as it was at the desk
