@@ -2,8 +2,8 @@
 
 `FrameFeed` (one per session, built by the window: MainWindow.feed, AppContext.feed) connects the session's
 problemChanged, snapshotShown, historyChanged and rhoChanged, and hands each to its subscribers in the order they
-subscribed: first the panels (`Panel.bind`, a `PanelFeed` each), then the other consumers (`FrameFeed.subscribe`:
-the controls, the caption, the presentation bar, the canvas's input-distance layer, the window's docks). The
+subscribed (`FrameFeed.subscribe`): the controls, the panels (`Panel.bind`, a `PanelFeed` each), the window's docks
+and the canvas's input-distance layer, then the caption and the presentation bar. The
 session shows a snapshot inside the FrameScheduler's snapshot frame, so every subscriber draws it in that frame,
 after the canvas has taken the points and the boundary of the same edit. A subscriber's exception is reported and
 the others still hear the event.
@@ -36,7 +36,7 @@ from PySide6.QtCore import QEvent, QObject, QTimer
 DRAG_PAUSE_MS = 150
 
 
-@dataclass
+@dataclass(eq=False)  # each subscription is itself: two with the same callbacks are two
 class Subscription:
     """What one consumer hears from the feed (None: not that event); `FrameFeed.unsubscribe` ends it."""
 
