@@ -12,8 +12,9 @@ from pathlib import Path
 APP = Path(__file__).resolve().parents[1] / "percviz" / "app"
 MAX_FILE_LINES = 600
 MAX_CLASS_LINES = 500
-#: getattr/hasattr calls in percviz/app: 197 in issue 24 (c4174b0), 196 at 47aeb7d, 76 after the features, canvas and views merges, 74 once the run's session was split, 63 with Live on the worker; the issue wants < 40.
-MAX_GETATTR = 63
+#: getattr/hasattr calls in percviz/app: 197 in issue 24 (c4174b0), 196 at 47aeb7d, 76 after the features, canvas and views
+#: merges, 63 with Live on the worker (run24), 27 on app24, 14 with both merged; the issue wants < 40.
+MAX_GETATTR = 14
 #: names under which a function holds the main window
 WINDOW_NAMES = {"window", "w", "win", "main_window"}
 WINDOW_ATTRS = {"window", "_window", "window_"}
@@ -24,10 +25,12 @@ PROTOCOL = ("_repr_", "_ipython_")
 BIG_FILES: dict[str, str] = {}
 BIG_CLASSES: dict[str, str] = {}
 #: files that still probe the window with getattr/hasattr
-PROBING_FILES = {
-    "experiments/__init__.py": "views24", "panels/curves_fold.py": "views24",
-    "panels/presentation_bar.py": "views24",
-}
+PROBING_FILES: dict[str, str] = {}
+#: the run's raw signals that only the frame feed connects (every other consumer subscribes through it)
+RAW_RUN_SIGNALS = ("snapshotShown", "problemChanged")
+FEED_MODULE = "run/panel_feed.py"
+#: files that still connect a raw run signal themselves
+RAW_SIGNAL_FILES = {"run/live.py": "run24"}
 #: files that still read another object's private attributes
 PRIVATE_READING_FILES: dict[str, str] = {}
 
@@ -118,3 +121,25 @@ def test_no_object_reads_another_ones_private_state_but_in_the_listed_files():
 def test_no_product_code_asks_the_platform():
     """Product code never answers for a person by sniffing the Qt platform (tests answer through dialogs.Answers)."""
     assert [name for name, source, _t in _modules() if "platformName" in source] == []
+
+
+def _raw_connects(tree: ast.AST):
+    """`<x>.snapshotShown.connect(...)` / `<x>.problemChanged.connect(...)` calls."""
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "connect"
+                and isinstance(node.func.value, ast.Attribute) and node.func.value.attr in RAW_RUN_SIGNALS):
+            yield node
+
+
+def test_only_the_feed_connects_the_runs_raw_signals():
+    tree = ast.parse("s.snapshotShown.connect(f)\nself.session.problemChanged.connect(g)\ns.historyChanged.connect(h)\n")
+    assert len(list(_raw_connects(tree))) == 2
+    connecting = {}
+    for name, _source, tree in _modules():
+        lines = [c.lineno for c in _raw_connects(tree)]
+        if lines:
+            connecting[name] = lines
+    assert FEED_MODULE in connecting, "the feed no longer hears the session"
+    others = set(connecting) - {FEED_MODULE}
+    assert others <= set(RAW_SIGNAL_FILES), {n: connecting[n] for n in others - set(RAW_SIGNAL_FILES)}
+    assert set(RAW_SIGNAL_FILES) <= others, f"through the feed now: take {set(RAW_SIGNAL_FILES) - others} off"

@@ -19,7 +19,9 @@ if TYPE_CHECKING:
     from percviz.app.panels.panel import Panel
     from percviz.app.prefs import Preferences
     from percviz.app.run.frames import FrameScheduler
+    from percviz.app.run.panel_feed import FrameFeed
     from percviz.app.run.session import RunSession
+    from percviz.app.theme import Theme
     from percviz.core.scene import SceneModel
 
 
@@ -76,6 +78,9 @@ class AppContext:
     window: "MainWindow"
     scene: "SceneModel"
     session: "RunSession"
+    #: the run's one frame feed: a feature hears problems, snapshots and ρ_K here (FrameFeed.subscribe), never
+    #: from the session's signals
+    feed: "FrameFeed"
     panels: "dict[str, Panel]"
     docks: "dict[str, QDockWidget]"
     controls: "ControlsPanel"
@@ -85,6 +90,13 @@ class AppContext:
     actions: ActionRegistry = field(default_factory=ActionRegistry)
     #: run before the window closes; any returning False cancels the close
     close_guards: "list[Callable[[], bool]]" = field(default_factory=list)
+    #: called with every new theme after the window's panels are restyled (MainWindow.apply_theme)
+    theme_listeners: "list[Callable[[Theme], None]]" = field(default_factory=list)
+
+    @property
+    def theme(self) -> "Theme":
+        """The window's theme now (a theme or scale change tells `theme_listeners`)."""
+        return self.window.theme
 
     @property
     def frames(self) -> "FrameScheduler":

@@ -5,10 +5,16 @@ from __future__ import annotations
 import html
 import os
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from percviz.core.errors import PercvizError
 from percviz.core.script_scene import scene_for
 from percviz.core.solvers.base import DEFAULT_ALGORITHM
+
+if TYPE_CHECKING:
+    from PySide6.QtWidgets import QApplication
+
+    from percviz.app.main_window import MainWindow
 
 
 def event_loop_integrated() -> bool:
@@ -29,7 +35,7 @@ def event_loop_integrated() -> bool:
 class WindowHandle:
     """The window of `percviz.show`: step, run, read the current snapshot, save a preset, export pictures."""
 
-    def __init__(self, window, app):
+    def __init__(self, window: "MainWindow", app: "QApplication"):
         self.window = window
         self._app = app
         self._last = None

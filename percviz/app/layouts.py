@@ -11,9 +11,12 @@ their tab bar whole (2× presentation at 1280×800), the tabs take the short tit
 
 from __future__ import annotations
 
+from typing import Callable, ContextManager
+
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtGui import QFontMetrics
-from PySide6.QtWidgets import QDockWidget, QTabBar, QWidget
+from PySide6.QtWidgets import QDockWidget, QMainWindow, QTabBar, QWidget
+
 from percviz.app.timing import LAYOUT_FIT_DELAY_MS
 
 #: The docked geometry views.
@@ -25,14 +28,15 @@ MIN_PLOT = (300, 250)
 SHORT_TITLES = {"weight": "Weights", "feature": "Features"}
 
 
-def restore_dock_state(window, state) -> bool:
+def restore_dock_state(window: QMainWindow, state, updating: Callable[[], ContextManager]) -> bool:
     """QMainWindow.restoreState without its ghost tab bars: Qt builds new tab bars for tabbed docks and leaves
     the old ones shown, with their tabs, where they were (after an F5 F5 a second, presentation-sized "Weight
     s… | Feature s…" row showed under the real one, one more on every round). Those are hidden here. The docks
     it hides and shows meanwhile are not taken as closed by the user (an F5 F5 used to untick the weight and
-    feature views, and the next algorithm change closed them)."""
+    feature views, and the next algorithm change closed them): `updating` is the window's
+    MainWindow.updating_docks."""
     before = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count() > 0]
-    with window.updating_docks():
+    with updating():
         done = window.restoreState(state)
         window.layout().activate()
     after = [b for b in window.findChildren(QTabBar) if b.parent() is window and b.count() > 0]
@@ -245,7 +249,7 @@ class Layouts(QObject):
         state, sizes = self._saved
         with w.updating_docks():
             w.centralWidget().show()
-            restore_dock_state(w, state)
+            restore_dock_state(w, state, w.updating_docks)
             w.splitter.setSizes(sizes)
         self.maximised, self._saved = None, None
 

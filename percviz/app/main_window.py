@@ -34,6 +34,7 @@ from percviz.app.dock_views import DockViews
 from percviz.app.layouts import Layouts
 from percviz.app.prefs import Preferences
 from percviz.app.panels.panel import Panel
+from percviz.app.run.panel_feed import FrameFeed
 from percviz.app.run.session import SPLIT_RESTART_N, RunSession
 from percviz.app.status_line import StatusParts
 from percviz.app.theme import theme_for
@@ -63,6 +64,7 @@ class MainWindow(QMainWindow):
         self.setObjectName("percviz_main_window")
         self.scene = scene or SceneModel()
         self.session = RunSession(self.scene, self)
+        self.feed = FrameFeed(self.session, self)  # the run's one frame feed (percviz.app.run.panel_feed)
         self.panels: dict[str, Panel] = {}
         self.docks: dict[str, QDockWidget] = {}
         self.view_settings = None
@@ -88,7 +90,7 @@ class MainWindow(QMainWindow):
         self._on_problem(self.session.problem, self.session.solver_cls)
         if install_classroom:
             self._install_classroom()
-        experiments.install(self)  # the Experiments menu (docs/experiments.md)
+        self.experiments = experiments.install(self.context)  # the Experiments menu (docs/experiments.md)
         # what the process held before (a notebook's, a test suite's objects) leaves later full collections:
         # one of 250,000 unfrozen objects took 0.25 s of the UI thread mid-drag (CI's soak; percviz.app.run.heap)
         heap.collect_on_ui_thread()
@@ -146,7 +148,7 @@ class MainWindow(QMainWindow):
             self.splitDockWidget(upper, lower, Qt.Orientation.Vertical)
 
     def _build_controls(self) -> None:
-        self.controls = ControlsPanel(self.scene, self.session)
+        self.controls = ControlsPanel(self.scene, self.session, feed=self.feed)
         self.controls.setObjectName("controls")
         scroll = QScrollArea()
         scroll.setWidget(self.controls)
@@ -269,9 +271,9 @@ class MainWindow(QMainWindow):
         """The services each feature receives (percviz.app.context)."""
         menus = Menus(file=self.file_menu, edit=self.edit_menu, run=self.run_menu, view=self.view_menu,
                       help=self.help_menu)
-        return AppContext(window=self, scene=self.scene, session=self.session, panels=self.panels, docks=self.docks,
-                          controls=self.controls, menus=menus, prefs=Preferences(), dialogs=dialogs.for_window(self),
-                          close_guards=self.close_guards)
+        return AppContext(window=self, scene=self.scene, session=self.session, feed=self.feed, panels=self.panels,
+                          docks=self.docks, controls=self.controls, menus=menus, prefs=Preferences(),
+                          dialogs=dialogs.for_window(self), close_guards=self.close_guards)
 
     def _build_status_bar(self) -> None:
         """The message on the left (whole words), the cursor's position and the point counts on the right."""
@@ -281,13 +283,13 @@ class MainWindow(QMainWindow):
 
     def _wire(self) -> None:
         s = self.session
-        # Each panel subscribes itself to the run (percviz.app.run.panel_feed), before the window's own problem slot:
-        # the window then shows the docks the new algorithm has (a panel shown catches up by itself).
+        # Each panel subscribes itself to the run's feed (percviz.app.run.panel_feed), before the window's own problem
+        # slot: the window then shows the docks the new algorithm has (a panel shown catches up by itself).
         for panel in self.panels.values():
-            panel.bind(s, on_error=self._panel_failed)
-        s.problemChanged.connect(self._on_problem)
+            panel.bind(self.feed, on_error=self._panel_failed)
+        self.feed.subscribe(problem=self._on_problem)
         if self.input_layer is not None:
-            s.snapshotShown.connect(self.input_layer.set_snapshot)
+            self.feed.subscribe(snapshot=self.input_layer.set_snapshot, owner=self.input_layer)
         for panel in self.panels.values():
             panel.pointHovered.connect(lambda i, src=panel: self._link_hover(src, i))
         s.errorRaised.connect(lambda text: self.statusBar().showMessage(text, 6000))
@@ -398,6 +400,8 @@ class MainWindow(QMainWindow):
         if self.input_layer is not None:
             self.input_layer.apply_theme(theme)
         self._grey_disabled(theme)
+        for listener in self.context.theme_listeners:  # the Experiments windows
+            listener(theme)
 
     def _restyle_held(self, panel) -> None:
         """A large scene's panel in its own turn: the current theme, then its held paints (one repaint); its new

@@ -13,6 +13,7 @@ import os
 from pathlib import Path
 
 from PySide6.QtCore import QByteArray, QSettings
+from PySide6.QtWidgets import QMainWindow
 
 from percviz.app.theme import DEFAULT_THEME, PRESENTATION_SCALE, THEMES
 
@@ -144,11 +145,11 @@ class Preferences:
         self.store.setValue("files/recent", [])
 
     # -- window layout -------------------------------------------------------------------------
-    def save_window(self, window) -> None:
+    def save_window(self, window: QMainWindow) -> None:
         self.store.setValue("window/geometry", window.saveGeometry())
         self.store.setValue("window/state", window.saveState())
 
-    def restore_window(self, window) -> bool:
+    def restore_window(self, window: QMainWindow) -> bool:
         """Restore geometry and dock layout saved earlier; False if there was nothing to restore."""
         geometry, state = self.store.value("window/geometry"), self.store.value("window/state")
         done = False

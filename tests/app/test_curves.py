@@ -126,6 +126,7 @@ def test_nice_ceil_and_fit_range():
 
 class _Fake:
     display_name = "Fake"
+    views = frozenset({"canvas", "curves"})
     metric_keys = ("alpha_g_norm", "margin", "train_errors")
 
 
@@ -200,6 +201,7 @@ def test_a_bound_far_above_the_counts_is_left_out_of_their_range(curves, run):
 
     class Counting:
         display_name = "Counting"
+        views = frozenset({"canvas", "curves"})
         metric_keys = ("train_errors", "mistakes", "bound")
 
     curves.set_problem(prob, Counting)

@@ -7,6 +7,7 @@ import pytest
 from PySide6.QtWidgets import QVBoxLayout, QWidget
 
 from percviz.app.panels.panel import Panel
+from percviz.app.run.panel_feed import FrameFeed
 from percviz.app.run.session import RunSession
 from percviz.core.data import PointSet
 from percviz.core.scene import SceneModel, Settings
@@ -49,7 +50,7 @@ def run(qtbot):
     qtbot.addWidget(host)
     panel = Recorder()
     QVBoxLayout(host).addWidget(panel)
-    panel.bind(session)
+    panel.bind(FrameFeed(session))
     host.show()
     yield scene, session, host, panel
     session.shutdown()
@@ -86,3 +87,40 @@ def test_a_hidden_panel_is_not_fed_and_catches_up_when_shown(qtbot, run):
     panel.catch_up()
     assert panel.calls == [("problem", 12), ("history", len(session.history)), ("snapshot", shown)]
     assert not panel.feed.stale
+
+
+def test_the_feed_hands_each_event_to_its_subscribers_in_order_and_survives_a_failing_one(qtbot):
+    """FrameFeed.subscribe: the order subscribed, a raising subscriber reported and skipped, a gone owner unsubscribed."""
+    from PySide6.QtCore import QObject
+
+    scene = SceneModel(_points(), Settings(algorithm="perceptron"))
+    session = RunSession(scene)
+    feed = FrameFeed(session)
+    heard: list[tuple[str, object]] = []
+
+    def broken(snap):
+        raise RuntimeError(f"a subscriber's bug at {snap.iteration}")
+
+    owner = QObject()
+    feed.subscribe(snapshot=lambda s: heard.append(("first", s.iteration)))
+    feed.subscribe(snapshot=broken, problem=lambda p, cls: heard.append(("problem", p.n)))
+    feed.subscribe(snapshot=lambda s: heard.append(("owned", s.iteration)), owner=owner)
+    feed.subscribe(history=lambda count: heard.append(("history", count)))
+    try:
+        with qtbot.capture_exceptions() as raised:
+            session.wait_idle()
+            heard.clear()
+            session.step()
+            session.wait_idle()
+            assert [h for h in heard if h[0] != "history"] == [("first", 1), ("owned", 1)]
+            assert ("history", 2) in heard
+            with qtbot.waitSignal(owner.destroyed, timeout=5000):
+                owner.deleteLater()
+            heard.clear()
+            scene.add_point(0.0, 3.0, 0)
+            session.wait_idle()
+        assert heard[0] == ("problem", 13)
+        assert ("first", 0) in heard and not any(h[0] == "owned" for h in heard)
+        assert [str(e[1]) for e in raised] == [f"a subscriber's bug at {i}" for i in (0, 1, 0)]
+    finally:
+        session.shutdown()

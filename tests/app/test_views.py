@@ -1,6 +1,5 @@
 """The weight-space and feature-space panels: what they support, hover linking, and real pictures."""
 
-from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -14,7 +13,9 @@ from percviz.app.panels.weight_view import WeightView
 from percviz.core import PointSet, Problem
 from percviz.core.datasets import one_dimensional, separable, xor
 from percviz.core.scene import SceneModel
+from percviz.core.decision import ZeroDecision
 from percviz.core.solvers import get_solver
+from percviz.core.solvers.base import Snapshot, Status
 
 SCENES = {
     "separable-1d": (one_dimensional, "linear1d"),
@@ -141,8 +142,8 @@ def test_far_hemisphere_iterate_is_drawn_at_the_edge_not_as_a_point(qtbot):
     v.set_problem(prob, get_solver("perceptron"))
     c = v.cone2.projection.center
     near = c + 0.1 * v.cone2.projection.basis[0]
-    v.set_snapshot(SimpleNamespace(iteration=0, weights=near))
-    v.set_snapshot(SimpleNamespace(iteration=1, weights=-near))
+    for i, a in enumerate((near, -near)):
+        v.set_snapshot(Snapshot(iteration=i, status=Status.RUNNING, decision=ZeroDecision(), metrics={}, weights=a))
     labels = [it.toPlainText() for it in v._dynamic if hasattr(it, "toPlainText")]
     assert any("far side (a·c ≤ 0)" in s for s in labels)
     arrows = [it for it in v._dynamic if type(it).__name__ == "ArrowItem"]
@@ -293,7 +294,7 @@ def test_big_feature_picture_is_computed_off_the_ui_thread(qtbot, monkeypatch):
     v.set_problem(prob, get_solver("snkp"))
     assert time.thread_time() - t0 < 0.5  # no eigendecomposition, hull or QP here (measured ~2 ms of CPU)
     assert v.showing_message and "Computing the feature-space picture of 1600 points" in v.message.text()
-    early = SimpleNamespace(iteration=3, p=np.full(1600, 1 / 1600), alpha=None, decision=None)
+    early = Snapshot(iteration=3, status=Status.RUNNING, decision=ZeroDecision(), metrics={}, p=np.full(1600, 1 / 1600))
     v.set_snapshot(early)  # arrives before the picture: kept, drawn when it is ready
     assert v.wait_ready(30000)
     timer.stop()

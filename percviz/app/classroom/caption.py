@@ -19,12 +19,10 @@ class RunCaption(QObject):
         self.overlay: RunOverlay = attach_run_overlay(canvas, theme)
         self.solver_cls = None
         self.shown = None  # the last snapshot the caption shows (None: none since the algorithm was set)
-        ctx.session.problemChanged.connect(self._on_problem)
-        ctx.session.snapshotShown.connect(self._on_snapshot)
+        ctx.feed.subscribe(problem=self._on_problem, snapshot=self._on_snapshot, owner=self)
         self._set_solver(ctx.session.solver_cls)
         if ctx.session.current is not None:
             self._on_snapshot(ctx.session.current)
-        ctx.session.problemChanged.connect(lambda _p, cls: self._title_canvas(cls))
         self._title_canvas(ctx.session.solver_cls)
 
     def _set_solver(self, solver_cls) -> None:
@@ -38,6 +36,7 @@ class RunCaption(QObject):
     def _on_problem(self, _problem, solver_cls) -> None:
         """A new run: the caption starts over, except for a dragged point's rerun of the same algorithm (it keeps
         the last caption until the rerun's snapshot, like the canvas keeps its picture: one repaint per move)."""
+        self._title_canvas(solver_cls)
         if self.ctx.scene.dragging and solver_cls is self.solver_cls and self.shown is not None:
             return
         self._set_solver(solver_cls)

@@ -55,7 +55,8 @@ class Classroom(QObject):
         self.info, self.info_dock = self.scene_info.panel, self.scene_info.dock
         self.look.build_menu(self.info_dock.toggleViewAction(), self.caption.set_enabled_overlay)
         self.live = LiveMode(ctx)
-        self.presentation_layout = self.look.presentation_layout = PresentationLayout(ctx.window)
+        self.presentation_layout = self.look.presentation_layout = PresentationLayout(
+            ctx, self.live, lambda: self.look.scale)
         self.points = PointTools(ctx, self.keys.place_menu.menuAction(), self.keys.keys_back)
         self.brush = self.points.brush
         self.animations, self.handouts = self.exports.animations, self.exports.handouts

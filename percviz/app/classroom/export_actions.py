@@ -49,7 +49,7 @@ class ExportActions(QObject):
 
     def export_picture(self, target: str, path, scale: float = 2.0) -> Path:
         """Save the whole window ("window") or a panel ("canvas", "curves", …) as PNG/SVG."""
-        return export_picture(self.ctx.window, target, path, scale)
+        return export_picture({"window": self.ctx.window, **self.ctx.panels}, target, path, scale)
 
     def export_picture_dialog(self) -> bool:
         dlg = PictureDialog(self.ctx.window, default_scale=2.0)

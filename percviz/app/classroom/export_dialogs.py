@@ -25,6 +25,8 @@ from percviz.core.errors import PercvizError
 from percviz.app.timing import CLOSE_WAIT_S
 
 if TYPE_CHECKING:
+    from collections.abc import Mapping
+
     from percviz.app.context import AppContext
 
 PANEL_LABELS = {"canvas": "Canvas (decision function)", "curves": "Convergence curves",
@@ -111,9 +113,9 @@ class AnimationDialog(QDialog):
                 "panels": panels, "scale": self.scale.value()}
 
 
-def export_picture(window, target: str, path, scale: float) -> Path:
-    """Save the whole window or one panel as PNG/SVG at `scale`."""
-    widget = window if target == "window" else window.panels[target]
+def export_picture(widgets: "Mapping[str, QWidget]", target: str, path, scale: float) -> Path:
+    """Save widgets[target] (the whole window, "window", or one panel) as PNG/SVG at `scale`."""
+    widget = widgets[target]
     return save_picture(widget, path, scale)
 
 

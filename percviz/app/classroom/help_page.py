@@ -116,13 +116,15 @@ def glossary_dialog(window):
 class HelpSheet(HelpOverlay):
     """The F1 sheet, laid out in as many columns and at the largest type that fit the window."""
 
+    theme = None  # until HelpOverlay's first apply_theme
+
     def set_rows(self, rows) -> None:
         """The (keys, action) rows to list: every menu key and mouse action (help_rows)."""
         self.rows = tuple(rows)
         self._fill()
 
     def _fill(self) -> None:
-        theme = getattr(self, "theme", None)
+        theme = self.theme
         if theme is None:
             return
         parent = self.parentWidget()

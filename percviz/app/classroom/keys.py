@@ -50,14 +50,16 @@ def _is_run_key(ev) -> bool:
 class FocusKeeper(QObject):
     """Application event filter for one main window: field keys and run keys as a lecturer expects."""
 
-    def __init__(self, window):
+    def __init__(self, window: QWidget, controls: QWidget, canvas_plot: QWidget):
+        """window: the main window whose widgets it serves; controls: the side panel (its fields commit or revert);
+        canvas_plot: where the keyboard goes back to."""
         super().__init__(window)
-        self.window = window
-        for w in window.controls.findChildren(QWidget):
+        self.window, self.controls, self.canvas_plot = window, controls, canvas_plot
+        for w in controls.findChildren(QWidget):
             # clicking a button, slider, combo or check box leaves the keyboard with the canvas
             if isinstance(w, (QAbstractButton, QAbstractSlider)) or (isinstance(w, QComboBox) and not w.isEditable()):
                 w.setFocusPolicy(Qt.FocusPolicy.TabFocus)
-        holder = window.controls.parentWidget()
+        holder = controls.parentWidget()
         while holder is not None and holder is not window:
             if isinstance(holder, QAbstractScrollArea):
                 holder.setFocusPolicy(Qt.FocusPolicy.NoFocus)  # a click beside a button must not take the keys
@@ -74,7 +76,7 @@ class FocusKeeper(QObject):
 
     def focus_canvas(self) -> None:
         """Give the keyboard to the canvas's plot (where Space, P, R, ← → act)."""
-        self.window.panels["canvas"].plot.setFocus(Qt.FocusReason.OtherFocusReason)
+        self.canvas_plot.setFocus(Qt.FocusReason.OtherFocusReason)
 
     def _ours(self, w) -> bool:
         try:
@@ -83,8 +85,7 @@ class FocusKeeper(QObject):
             return False
 
     def _in_controls(self, w: QWidget) -> bool:
-        controls = self.window.controls
-        return w is controls or controls.isAncestorOf(w)
+        return w is self.controls or self.controls.isAncestorOf(w)
 
     def eventFilter(self, obj: QObject, ev: QEvent) -> bool:
         t = ev.type()
@@ -96,7 +97,7 @@ class FocusKeeper(QObject):
         if is_text_field(focus):
             if t == QEvent.Type.KeyPress and self._in_controls(focus) and not ev.modifiers() & ~Qt.KeyboardModifier.KeypadModifier:
                 if ev.key() == Qt.Key.Key_Escape:
-                    self.window.controls.revert_edits()
+                    self.controls.revert_edits()
                     self.focus_canvas()
                     return True
                 if ev.key() in _ENTER:
@@ -113,7 +114,7 @@ class FocusKeeper(QObject):
         return False
 
     def _after_enter(self) -> None:
-        if self.window.controls.forms_valid():
+        if self.controls.forms_valid():
             self.focus_canvas()
 
     def detach(self) -> None:

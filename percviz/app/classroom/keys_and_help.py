@@ -48,7 +48,7 @@ class KeysAndHelp(QObject):
         self._bind_keys()
         self._add_run_keys()
         self._build_help()
-        self.focus_keeper = FocusKeeper(ctx.window)
+        self.focus_keeper = FocusKeeper(ctx.window, ctx.controls, ctx.panels["canvas"].plot)
 
     def _bind_keys(self) -> None:
         """The window's own actions already carry the run keys; the files' Save and Open too."""

@@ -1,16 +1,21 @@
 """The Experiments menu: races, margin sweeps and Cover's count in windows of their own.
 
-`install(window)` adds the menu to the main window; it reads only `window.scene`, `window.theme`,
-`window.menuBar()` and the `presetLoaded` signal, so the main window needs one line to call it.
+`install(ctx)` adds the menu to the main window through its AppContext (percviz.app.context): the scene, the
+theme and its listeners, the close guards, the menu bar and the `presetLoaded` signal; the window needs one line.
 """
 
 from __future__ import annotations
+
+from typing import TYPE_CHECKING
 
 from PySide6.QtGui import QAction
 
 from percviz.core.experiments.race import Lane
 
 from percviz.core.solvers import PAPER_RACE
+
+if TYPE_CHECKING:
+    from percviz.app.context import AppContext
 
 #: The race offered when the current scene brings none: the paper's three perceptrons.
 DEFAULT_LANES = PAPER_RACE
@@ -19,7 +24,7 @@ DEFAULT_LANES = PAPER_RACE
 def lanes_from_preset(preset) -> tuple[Lane, ...]:
     """The lanes of a preset's race (docs/presets.md), or () when it has none."""
     return tuple(Lane(lane["algorithm"], lane["kernel"], lane["features"], dict(lane["params"]))
-                 for lane in getattr(preset, "race", ()) or ())
+                 for lane in preset.race or ())
 
 
 def default_lanes(settings) -> tuple[Lane, ...]:
@@ -30,12 +35,13 @@ def default_lanes(settings) -> tuple[Lane, ...]:
 class ExperimentsMenu:
     """The menu and the windows it opened (kept so they are not garbage collected)."""
 
-    def __init__(self, window):
-        self.window = window
+    def __init__(self, ctx: "AppContext"):
+        self.ctx = ctx
+        self.window = ctx.window  # the experiment windows' dialogs are its children
         self.windows: list = []
         self.preset_lanes: tuple[Lane, ...] = ()
         self.preset_max_iter: int | None = None
-        self.menu = window.menuBar().addMenu("E&xperiments")
+        self.menu = ctx.window.menuBar().addMenu("E&xperiments")
         self.menu.setObjectName("experiments_menu")
         self.setup_dialog = None
         self.race_action = self._action("&Race the current scene…", "action_race", self.open_race_setup)
@@ -43,9 +49,7 @@ class ExperimentsMenu:
                                                self.open_race_preset)
         self.sweep_action = self._action("Margin &sweep…", "action_sweep", self.open_sweep)
         self.cover_action = self._action("&Cover's function counting…", "action_cover", self.open_cover)
-        signal = getattr(window, "presetLoaded", None)
-        if signal is not None:
-            signal.connect(self._remember)
+        ctx.window.presetLoaded.connect(self._remember)
 
     def _action(self, text, name, slot) -> QAction:
         a = QAction(text, self.window)
@@ -67,17 +71,17 @@ class ExperimentsMenu:
     def open_race(self, lanes=None, points=None, max_iter=None, title=""):
         from percviz.app.experiments.race_window import DEFAULT_MAX_ITER, RaceWindow
 
-        scene = self.window.scene
+        scene = self.ctx.scene
         lanes = lanes or self.preset_lanes or default_lanes(scene.settings)
         limit = max_iter or self.preset_max_iter or DEFAULT_MAX_ITER
-        return self._show(RaceWindow(points or scene.points, lanes, getattr(self.window, "theme", None),
-                                     max_iter=limit, title=title or getattr(self.window, "title", "")))
+        return self._show(RaceWindow(points or scene.points, lanes, self.ctx.theme,
+                                     max_iter=limit, title=title or scene.title))
 
     def open_race_setup(self):
         """The setup dialog (the loaded preset's lanes, else perceptron/NKP/SNKP on the scene's kernel); Race opens it."""
         from percviz.app.experiments.race_setup import RaceSetupDialog
 
-        settings = self.window.scene.settings
+        settings = self.ctx.scene.settings
         dlg = RaceSetupDialog(self.preset_lanes or default_lanes(settings), settings.kernel, settings.features,
                               self.window)
         dlg.accepted.connect(lambda: self.open_race(dlg.lanes()))
@@ -94,12 +98,12 @@ class ExperimentsMenu:
     def open_sweep(self):
         from percviz.app.experiments.sweep_window import SweepWindow
 
-        return self._show(SweepWindow(getattr(self.window, "theme", None)))
+        return self._show(SweepWindow(self.ctx.theme))
 
     def open_cover(self):
         from percviz.app.experiments.cover_window import CoverWindow
 
-        return self._show(CoverWindow(getattr(self.window, "theme", None)))
+        return self._show(CoverWindow(self.ctx.theme))
 
     def follow_theme(self, theme) -> None:
         """Restyle every open experiment window with the main window's new theme."""
@@ -113,19 +117,9 @@ class ExperimentsMenu:
         self.windows = []
 
 
-def install(window) -> ExperimentsMenu:
+def install(ctx: "AppContext") -> ExperimentsMenu:
     """Add the Experiments menu to the main window (called once from its constructor)."""
-    menu = ExperimentsMenu(window)
-    window.experiments = menu
-    restyle = getattr(window, "apply_theme", None)
-    if callable(restyle):  # presentation mode (F5) and themes restyle the open experiment windows too
-
-        def apply_theme(theme, _restyle=restyle):
-            _restyle(theme)
-            menu.follow_theme(theme)
-
-        window.apply_theme = apply_theme
-    guards = getattr(window, "close_guards", None)
-    if guards is not None:  # closing the main window closes the experiment windows too
-        guards.append(lambda: menu.close_all() or True)
+    menu = ExperimentsMenu(ctx)
+    ctx.theme_listeners.append(menu.follow_theme)  # presentation mode (F5) and themes restyle the open windows too
+    ctx.close_guards.append(lambda: menu.close_all() or True)  # closing the main window closes them too
     return menu

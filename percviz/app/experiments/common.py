@@ -27,7 +27,7 @@ def style_plot(plot: pg.PlotWidget, theme) -> None:
         return
     plot.setBackground(theme.background)
     font = QFont()
-    font.setPointSizeF(theme.font_pt if hasattr(theme, "font_pt") else 10.0 * theme.scale)
+    font.setPointSizeF(theme.font_pt)
     item = plot.getPlotItem()
     for name in ("left", "bottom"):
         ax = item.getAxis(name)
@@ -202,9 +202,8 @@ class PlotTaskWindow(QWidget):
     def apply_theme(self, theme) -> None:
         was = self.theme
         self.theme = theme
-        if hasattr(theme, "palette"):
-            self.setPalette(theme.palette())
-            theme.style_fields(self)  # check boxes and fields: black edges on a black window otherwise
+        self.setPalette(theme.palette())
+        theme.style_fields(self)  # check boxes and fields: black edges on a black window otherwise
         style_plot(self.plot, theme)
         self._style_axes(theme)
         font = QFont(self.font())

@@ -476,9 +476,8 @@ class RaceWindow(QWidget):
         was = self.theme
         theme = theme.with_scale(min(theme.scale, self._scale_that_fits())) if theme.presentation else theme
         self.theme = theme
-        if hasattr(theme, "palette"):
-            self.setPalette(theme.palette())
-            theme.style_fields(self)  # the Live box's edge: black on a black window otherwise
+        self.setPalette(theme.palette())
+        theme.style_fields(self)  # the Live box's edge: black on a black window otherwise
         for v in self.lane_views:
             v.canvas.apply_theme(canvas_theme(theme))
             v.restyle()

@@ -10,6 +10,7 @@ presentation puts both back with the desk's splitter sizes exactly.
 from __future__ import annotations
 
 import math
+from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, Qt, QTimer
 from PySide6.QtWidgets import QTabBar, QToolBar
@@ -24,9 +25,11 @@ PLOT_SHARE_3X = 0.45
 class CurvesFold(QObject):
     """`window.classroom.presentation_layout.fold`: folds the curves under a tab while presenting in a short window."""
 
-    def __init__(self, window):
+    def __init__(self, window, scale: Callable[[], float] = lambda: 1.0):
+        """scale: the presentation's scale now (the plot's target height follows it)."""
         super().__init__(window)
         self.window = window
+        self.scale = scale
         self.tabs = QTabBar()
         self.tabs.setObjectName("presentation_views")
         self.tabs.setAccessibleName("presentation views")
@@ -78,8 +81,7 @@ class CurvesFold(QObject):
     # -- measuring -----------------------------------------------------------------------------------------------
     def plot_target(self) -> int:
         """The least height (px) of the canvas's plot while presenting at the current scale and window height."""
-        classroom = getattr(self.window, "classroom", None)
-        scale = classroom.scale if classroom is not None else 1.0
+        scale = self.scale()
         share = PLOT_SHARE_3X if scale >= 3 - 1e-9 else 0.0
         return max(PLOT_FLOOR_PX, math.ceil(share * self.window.height()))
 

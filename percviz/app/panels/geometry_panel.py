@@ -117,6 +117,28 @@ def filled_paths_item(polygons, fill: QColor, z: float = 0.0) -> QGraphicsPathIt
     return item
 
 
+def pen_style(pen_of):
+    """A style (for GeometryPanel.themed) that gives a line item the theme's pen."""
+    return lambda item, t: item.setPen(pen_of(t))
+
+
+def shape_style(fill_of, pen_of=None):
+    """A style for a filled QGraphics shape: its brush and (or no) outline from the theme."""
+    def style(item, t):
+        item.setBrush(QBrush(fill_of(t)))
+        item.setPen(pen_of(t) if pen_of is not None else QPen(Qt.NoPen))
+    return style
+
+
+def scatter_style(size_of, brush_of, pen_of):
+    """A style for a ScatterPlotItem: marker size, brush and pen from the theme."""
+    def style(item, t):
+        item.setSize(size_of(t))
+        item.setBrush(brush_of(t))
+        item.setPen(pen_of(t))
+    return style
+
+
 def arrow_angle(direction) -> float:
     """pyqtgraph ArrowItem angle (0 points left, clockwise on screen) for a data-space direction."""
     return 180.0 - float(np.degrees(np.arctan2(direction[1], direction[0])))
@@ -173,6 +195,8 @@ class GeometryPanel(QWidget, Panel):
         self._fit_timer = QTimer(self)
         self._fit_timer.setSingleShot(True)
         self._fit_timer.timeout.connect(self._fit_texts)
+        #: the drawn items and how each takes its look from a theme (themed): restyled in place on a change
+        self._styles: list = []
         self._style_widgets()
 
     # -- the panel contract ----------------------------------------------------------------------
@@ -192,9 +216,24 @@ class GeometryPanel(QWidget, Panel):
             self._draw_highlight()
 
     def apply_theme(self, theme) -> None:
+        """A theme or scale change: the drawn items restyled in place (same items, same data), else a redraw."""
         self.theme = theme
         self._style_widgets()
-        self.redraw()
+        if self._styles and not self.showing_message:
+            for item, style in self._styles:
+                style(item, theme)
+            self._restyled()
+        else:
+            self.redraw()
+
+    def themed(self, item, style):
+        """Give `item` its look from the theme now (style(item, theme)) and again on every theme or scale change."""
+        style(item, self.theme)
+        self._styles.append((item, style))
+        return item
+
+    def _restyled(self) -> None:
+        """After an in-place restyle: redraw what follows the run or the text sizes (subclasses)."""
 
     # -- for subclasses ---------------------------------------------------------------------------
     def _make_view_box(self):
@@ -228,6 +267,7 @@ class GeometryPanel(QWidget, Panel):
     def show_message(self, text: str, title: str = "") -> None:
         """Replace the plot by a sentence (unsupported algorithm, no problem, bad data)."""
         self.plot.clear()
+        self._styles = []
         self.plot.hide()
         self.caption.hide()
         self.readout.hide()
@@ -246,6 +286,7 @@ class GeometryPanel(QWidget, Panel):
 
     _compact = False  # the readout in its short form (see _fit_texts), until the width or the problem changes
     _parts: list = []
+    _readout_tip: str | None = None  # the readout's full tooltip, kept while it is in its short form
 
     @staticmethod
     def short_part(text: str) -> str:
@@ -259,12 +300,13 @@ class GeometryPanel(QWidget, Panel):
         return f"{mark}\u00a0{tail}" if mark else tail  # nor a marker from its text
 
     def set_readout(self, parts) -> None:
-        """Show (text, colour) pairs on one wrapped line above the plot."""
+        """Show (text, colour) pairs on one wrapped line above the plot (a colour may be a function of the theme)."""
         self._parts = list(parts)
-        shown = [(self.short_part(txt) if self._compact else txt, c) for txt, c in parts if txt]
+        shown = [(self.short_part(txt) if self._compact else txt, c(self.theme) if callable(c) else c)
+                 for txt, c in parts if txt]
         html = " &nbsp;·&nbsp; ".join(f"<span style='color:{c}'><b>{txt}</b></span>" for txt, c in shown)
         self.readout.setToolTip(" · ".join(txt for txt, _ in parts if txt) if self._compact else
-                                getattr(self, "_readout_tip", self.readout.toolTip()))
+                                self.readout.toolTip() if self._readout_tip is None else self._readout_tip)
         if html == self.readout.text():
             return
         width = max(self.width() - 12, 50)
@@ -345,7 +387,7 @@ class GeometryPanel(QWidget, Panel):
         self._readout_floor = 0
         if self._compact:
             self._compact = False
-            self.readout.setToolTip(getattr(self, "_readout_tip", ""))
+            self.readout.setToolTip(self._readout_tip or "")
             self.set_readout(self._parts)
         self._reserve_readout()
 
@@ -360,14 +402,23 @@ class GeometryPanel(QWidget, Panel):
 
     def text_item(self, html: str, pos, anchor=(0.5, 0.5), size: float = 1.0, color_: str | None = None,
                   fill: bool = False):
-        """A label in data coordinates whose size follows the theme (on a background patch if fill)."""
-        item = pg.TextItem(anchor=anchor, color=color_ or self.theme.foreground,
-                           fill=color(self.theme.background, 210) if fill else None)
-        if html.startswith("<"):
-            item.setHtml(f"<span style='color:{color_ or self.theme.foreground}'>{html}</span>")
-        else:
+        """A label in data coordinates whose size follows the theme (on a background patch if fill); color_ a
+        colour, a function of the theme, or None (the theme's foreground). Restyled in place (themed)."""
+        item = pg.TextItem(anchor=anchor)
+        if not html.startswith("<"):
             item.setText(html)
-        item.setFont(self.theme.font(self.theme.font_pt * size))
+
+        def style(it, t):
+            c = color_(t) if callable(color_) else color_ or t.foreground
+            if fill:
+                it.fill = pg.mkBrush(color(t.background, 210))
+            if html.startswith("<"):
+                it.setHtml(f"<span style='color:{c}'>{html}</span>")
+            else:
+                it.setColor(c)
+            it.setFont(t.font(t.font_pt * size))
+
+        self.themed(item, style)
         item.setPos(float(pos[0]), float(pos[1]))
         item.setZValue(40)
         self.plot.addItem(item)

@@ -8,7 +8,7 @@ A panel is a QWidget that also derives from `Panel` (`class MyView(QWidget, Pane
   its updates while a run animates — it is then drawn in side frames of its own (percviz.app.run.frames);
 - `dock_title`: None for the central area (canvas above, curves below), else the title of its dock;
 
-and subscribes itself to the run with `bind(session)` (percviz.app.run.panel_feed: the session's signals, paced by its
+and subscribes itself to the run with `bind(feed)` (percviz.app.run.panel_feed: the run's FrameFeed, paced by its
 `redraw_interval`, not fed while hidden, caught up when shown), through which it receives `set_problem` (a new
 run, or None), `set_snapshot` (the snapshot to show), `set_history` (every snapshot so far), `set_run` (both at
 once, drawn once: a side frame) and `set_reference` (ρ_K once computed). From the window it gets
@@ -27,7 +27,7 @@ import numpy as np
 from percviz.core.decision import FeatureLinear, KernelExpansion
 
 if TYPE_CHECKING:
-    from percviz.app.run.panel_feed import PanelFeed
+    from percviz.app.run.panel_feed import FrameFeed, PanelFeed
 
 #: Coordinates beyond this magnitude are not drawn: Qt's and pyqtgraph's range arithmetic overflows long before 1e308.
 DRAW_LIMIT = 1e100
@@ -46,6 +46,8 @@ class Panel:
     #: Seconds: while a point is dragged the panel catches up at most this often (None: after every move, or at
     #: the pause for a `defer_during_drag` panel)
     drag_refresh: ClassVar[float | None] = None
+    #: the panel's subscription to the run, once bound (`bind`)
+    feed: "PanelFeed | None" = None
 
     @classmethod
     def supports(cls, solver_cls) -> tuple[bool, str]:
@@ -54,11 +56,11 @@ class Panel:
             return True, ""
         return False, f"{solver_cls.display_name} has no {cls.view} view."
 
-    def bind(self, session, on_error=None) -> "PanelFeed":
-        """Subscribe to the run of `session` (a percviz.app.run.session.Session); on_error(name) once per failed run."""
+    def bind(self, feed: "FrameFeed", on_error=None) -> "PanelFeed":
+        """Subscribe to the run through its FrameFeed (percviz.app.run.panel_feed); on_error(name) once per failed run."""
         from percviz.app.run.panel_feed import PanelFeed
 
-        self.feed = PanelFeed(self, self.view, session, on_error)
+        self.feed = PanelFeed(self, self.view, feed, on_error)
         return self.feed
 
     def catch_up(self, defer: bool = False) -> None:
@@ -66,18 +68,16 @@ class Panel:
 
         defer: after an edit a `defer_during_drag` panel waits for the drag's pause (or one event-loop turn).
         """
-        feed = getattr(self, "feed", None)
-        if feed is not None:
-            feed.catch_up(defer)
+        if self.feed is not None:
+            self.feed.catch_up(defer)
 
     def in_turn_of_its_own(self, key: str, draw) -> None:
         """Run draw() (a heavy picture, e.g. a background job's result) in an event-loop turn of its own, after
         the first draws queued before it (FrameScheduler.first_draw); at once when the panel is not bound."""
-        feed = getattr(self, "feed", None)
-        if feed is None:
+        if self.feed is None:
             draw()
         else:
-            feed.session.frames.first_draw(f"{self.view}:{key}", draw)
+            self.feed.session.frames.first_draw(f"{self.view}:{key}", draw)
 
     def set_problem(self, problem, solver_cls) -> None:
         """A new run (problem None: the scene cannot be solved): forget what belonged to the old one."""

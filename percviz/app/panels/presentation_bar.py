@@ -6,6 +6,8 @@ beside the views) and shows this bar over the views instead; leaving puts the sa
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Callable
+
 from PySide6.QtCore import QByteArray, Qt, QTimer
 from PySide6.QtWidgets import QComboBox, QLabel, QToolBar, QToolButton, QWidget
 
@@ -15,20 +17,25 @@ from percviz.app.panels.name_combo import WholeNameCombo
 from percviz.core.glossary import outcome
 from percviz.app.timing import FIT_SETTLE_MS
 
+if TYPE_CHECKING:
+    from percviz.app.context import AppContext
+    from percviz.app.run.live import LiveMode
+
 
 
 
 class PresentationBar(QToolBar):
     """One row of the run's essentials, in the window's (presentation-sized) font."""
 
-    def __init__(self, window):
-        super().__init__("Presentation", window)
+    def __init__(self, ctx: "AppContext", live: "LiveMode | None" = None):
+        """ctx: the window's context (its run keys step, play and reset; the feed); live: Live's toggle, if any."""
+        super().__init__("Presentation", ctx.window)
         self.setObjectName("presentation_bar")
         self.setMovable(False)
         self.setFloatable(False)
         self.setToolButtonStyle(Qt.ToolButtonStyle.ToolButtonTextOnly)
-        self.window_ = window
-        controls = window.controls
+        self.ctx, self.live = ctx, live
+        controls = ctx.controls
         self.algorithm = WholeNameCombo()  # a long name shortened at a word, never cut mid-word
         self.algorithm.setObjectName("presentation_algorithm")
         self.algorithm.setAccessibleName("presentation algorithm")
@@ -40,9 +47,8 @@ class PresentationBar(QToolBar):
         self.addWidget(self.algorithm)
         self.addSeparator()
         self.buttons: dict[str, QToolButton] = {}
-        for key, text, name in (("step", "Step", "step_action"), ("play", "Play", "play_action"),
-                                ("reset", "Reset", "reset_action")):
-            action = getattr(window, name, None)
+        for key, text in (("step", "Step"), ("play", "Play"), ("reset", "Reset")):
+            action = ctx.actions.get(key)
             if action is None:
                 continue
             b = QToolButton()
@@ -54,8 +60,8 @@ class PresentationBar(QToolBar):
             b.clicked.connect(lambda _=False, a=action: a.trigger())
             self.buttons[key] = b
             self.addWidget(b)
-        window.session.runStateChanged.connect(self._on_state)
-        if "reset" in self.buttons and hasattr(controls, "resetArmedChanged"):  # a long run asks here too
+        ctx.session.runStateChanged.connect(self._on_state)
+        if "reset" in self.buttons:  # a long run asks here too
             controls.resetArmedChanged.connect(lambda on: self.buttons["reset"].setText("Discard?" if on else "Reset"))
         self.addSeparator()
         self.iteration = QLabel()
@@ -63,14 +69,14 @@ class PresentationBar(QToolBar):
         self.iteration.setAccessibleName("presentation iteration")
         self.iteration.setContentsMargins(12, 0, 12, 0)
         self._iteration_action = self.addWidget(self.iteration)
-        window.session.snapshotShown.connect(self._on_snapshot)
-        window.scene.settings_changed.connect(lambda _s: self.sync())
+        ctx.feed.subscribe(snapshot=self._on_snapshot, owner=self)
+        ctx.scene.settings_changed.connect(lambda _s: self.sync())
         self.sync()
         self.hide()
 
     def add_live(self) -> None:
         """Live joins the bar once the window has it (a check button mirroring the Live toggle)."""
-        live = getattr(getattr(self.window_, "classroom", None), "live", None)
+        live = self.live
         if live is None or "live" in self.buttons:
             return
         b = QToolButton()
@@ -91,18 +97,18 @@ class PresentationBar(QToolBar):
             b.setText("Pause" if state in ("playing", "running") else "Play")
 
     def sync(self) -> None:
-        name = self.window_.scene.settings.algorithm
+        name = self.ctx.scene.settings.algorithm
         for i in range(self.algorithm.count()):
             if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == name:
                 self.algorithm.blockSignals(True)
                 self.algorithm.setCurrentIndex(i)
                 self.algorithm.blockSignals(False)
-        self._on_snapshot(self.window_.session.current)
+        self._on_snapshot(self.ctx.session.current)
 
     def _chosen(self, index: int) -> None:
         name = self.algorithm.itemData(index, Qt.ItemDataRole.UserRole)
         if name:
-            self.window_.controls.select_algorithm(name)
+            self.ctx.controls.select_algorithm(name)
 
     def _on_snapshot(self, snap) -> None:
         if snap is None:
@@ -118,12 +124,13 @@ class PresentationLayout:
 
     SIDE_DOCKS = ("controls_dock", "info")
 
-    def __init__(self, window):
-        self.window = window
-        self.bar = PresentationBar(window)
+    def __init__(self, ctx: "AppContext", live: "LiveMode | None" = None, scale: Callable[[], float] = lambda: 1.0):
+        """scale: the presentation's scale now (Look.scale): the folded curves' threshold follows it."""
+        self.window = window = ctx.window
+        self.bar = PresentationBar(ctx, live)
         window.addToolBar(Qt.ToolBarArea.TopToolBarArea, self.bar)
         self.bar.hide()
-        self.fold = CurvesFold(window)  # the curves under a tab when the window is too short for both
+        self.fold = CurvesFold(window, scale)  # the curves under a tab when the window is too short for both
         self._state: QByteArray | None = None
         self._hidden: list = []
         self._size = None
@@ -155,7 +162,7 @@ class PresentationLayout:
         for dock in self._hidden:
             dock.show()
         state = self._state
-        restore_dock_state(w, state)
+        restore_dock_state(w, state, w.updating_docks)
         w.sync_docks()  # a view the presentation's algorithm opened (or closed) stays so: the View menu says it
         # again after the desk fonts have been laid out (they change the docks' minimum sizes), and once the
         # deferred relayouts they cause (layout requests, the small-screen fit) have run
@@ -180,7 +187,7 @@ class PresentationLayout:
         # lay the window out with the desk's status bar first: restored into the presentation's taller one, the
         # docks' sizes were rescaled when it shrank (the info dock came back 2 px taller on each F5 F5)
         self.window.layout().activate()
-        restore_dock_state(self.window, state)
+        restore_dock_state(self.window, state, self.window.updating_docks)
         self.window.sync_docks()
         self.window.layout().activate()
         if sizes and self._state is None:  # the canvas/curves split as it was at the desk

@@ -1,6 +1,14 @@
-"""A panel's subscription to the run (`Panel.bind`): which session signals reach it, when, and at what rate.
+"""The run's one frame feed: the only subscriber of the session's signals, and what every consumer hears through it.
 
-One `PanelFeed` per panel connects the session's signals it needs:
+`FrameFeed` (one per session, built by the window: MainWindow.feed, AppContext.feed) connects the session's
+problemChanged, snapshotShown, historyChanged and rhoChanged, and hands each to its subscribers in the order they
+subscribed (`FrameFeed.subscribe`): the controls, the panels (`Panel.bind`, a `PanelFeed` each), the window's docks
+and the canvas's input-distance layer, then the caption and the presentation bar. The
+session shows a snapshot inside the FrameScheduler's snapshot frame, so every subscriber draws it in that frame,
+after the canvas has taken the points and the boundary of the same edit. A subscriber's exception is reported and
+the others still hear the event.
+
+One `PanelFeed` per panel subscribes to the feed for what a panel needs:
 - problemChanged: the panel's picture of the old run is stale; a shown panel that supports the new algorithm
   gets `set_problem` (and the run so far) at once, the others when they are shown (`catch_up`);
 - snapshotShown / historyChanged: a shown panel draws them — at once when it has no `redraw_interval` (the
@@ -19,6 +27,7 @@ reported once per run through `on_error`; the others draw.
 from __future__ import annotations
 
 import sys
+from dataclasses import dataclass
 from typing import Callable
 
 from PySide6.QtCore import QEvent, QObject, QTimer
@@ -26,12 +35,76 @@ from percviz.app.timing import DRAG_PAUSE_MS
 
 
 
+@dataclass(eq=False)  # each subscription is itself: two with the same callbacks are two
+class Subscription:
+    """What one consumer hears from the feed (None: not that event); `FrameFeed.unsubscribe` ends it."""
+
+    problem: Callable[[object, object], None] | None = None
+    snapshot: Callable[[object], None] | None = None
+    history: Callable[[int], None] | None = None
+    rho: Callable[[object], None] | None = None
+
+
+class FrameFeed(QObject):
+    """The session's signals, heard once and handed on to every subscriber (module docstring)."""
+
+    def __init__(self, session, parent: QObject | None = None):
+        super().__init__(parent if parent is not None else session)
+        self.session = session
+        self._subscribers: list[Subscription] = []
+        session.problemChanged.connect(self._on_problem)
+        session.snapshotShown.connect(self._on_snapshot)
+        session.historyChanged.connect(self._on_history)
+        session.rhoChanged.connect(self._on_rho)
+
+    @property
+    def frames(self):
+        """The session's FrameScheduler: what paces every subscriber."""
+        return self.session.frames
+
+    def subscribe(self, problem=None, snapshot=None, history=None, rho=None,
+                  owner: QObject | None = None) -> Subscription:
+        """Hear the run: problem(problem, solver_cls), snapshot(snap), history(count), rho(ρ_K); until `owner` goes."""
+        sub = Subscription(problem, snapshot, history, rho)
+        self._subscribers.append(sub)
+        if owner is not None:
+            owner.destroyed.connect(lambda *_: self.unsubscribe(sub))
+        return sub
+
+    def unsubscribe(self, sub: Subscription) -> None:
+        if sub in self._subscribers:
+            self._subscribers.remove(sub)
+
+    def _on_problem(self, problem, solver_cls) -> None:
+        self._emit(lambda sub: sub.problem, problem, solver_cls)
+
+    def _on_snapshot(self, snap) -> None:
+        self._emit(lambda sub: sub.snapshot, snap)
+
+    def _on_history(self, count: int) -> None:
+        self._emit(lambda sub: sub.history, count)
+
+    def _on_rho(self, rho) -> None:
+        self._emit(lambda sub: sub.rho, rho)
+
+    def _emit(self, which: Callable[[Subscription], Callable | None], *args) -> None:
+        for sub in list(self._subscribers):  # a subscriber may subscribe or leave while it is called
+            slot = which(sub)
+            if slot is None or sub not in self._subscribers:
+                continue
+            try:
+                slot(*args)
+            except Exception:
+                sys.excepthook(*sys.exc_info())
+
+
 class PanelFeed(QObject):
     """The session → panel wiring of one panel (module docstring); a child of the panel, gone with it."""
 
-    def __init__(self, panel, name: str, session, on_error: Callable[[str], None] | None = None):
+    def __init__(self, panel, name: str, feed: FrameFeed, on_error: Callable[[str], None] | None = None):
         super().__init__(panel)
-        self.panel, self.name, self.session = panel, name, session
+        self.panel, self.name, self.feed = panel, name, feed
+        self.session = session = feed.session
         self.on_error = on_error
         self.stale = True
         self._failed = False
@@ -41,10 +114,8 @@ class PanelFeed(QObject):
         if self.paced:  # drawn after the canvas, in side frames of its own
             session.frames.add_side_panel(name, panel.redraw_interval, self._deliver_paced)
         panel.installEventFilter(self)  # shown (its dock opened): catch up by itself
-        session.problemChanged.connect(self._on_problem)
-        session.snapshotShown.connect(self._on_snapshot)
-        session.historyChanged.connect(self._on_history)
-        session.rhoChanged.connect(self._call_set_reference)
+        feed.subscribe(problem=self._on_problem, snapshot=self._on_snapshot, history=self._on_history,
+                       rho=self._call_set_reference, owner=self)
 
     # -- shown or not ---------------------------------------------------------------------------------------
     def eventFilter(self, obj, event) -> bool:  # noqa: N802
@@ -69,7 +140,7 @@ class PanelFeed(QObject):
         if not (self.stale and self.shown()):
             return
         dragging = self.session.scene.dragging
-        refresh = getattr(self.panel, "drag_refresh", None)
+        refresh = self.panel.drag_refresh
         if defer and dragging and refresh is not None:
             if not self._later.isActive():  # throttled: the moves in between are skipped
                 self._later.start(max(1, int(1000 * refresh)))
@@ -100,10 +171,10 @@ class PanelFeed(QObject):
         self.stale = False
         s.frames.discard(self.name)
         s.frames.cancel_first_draw(self.name)
-        self._call("set_problem", s.problem, s.solver_cls)
+        self._call(self.panel.set_problem, s.problem, s.solver_cls)
         if s.current is not None:
-            self._call("set_history", s.history)
-            self._call("set_snapshot", s.current)
+            self._call(self.panel.set_history, s.history)
+            self._call(self.panel.set_snapshot, s.current)
 
     # -- the session's signals ----------------------------------------------------------------------------------
     def _on_problem(self, problem, solver_cls) -> None:
@@ -121,11 +192,11 @@ class PanelFeed(QObject):
         if not self.shown():
             self.stale = True
         elif not self.stale and not self.session.frames.offer(self.name):
-            self._call("set_snapshot", snap)
+            self._call(self.panel.set_snapshot, snap)
 
     def _debouncing(self) -> bool:
         return (self.stale and self._later.isActive() and self.panel.defer_during_drag
-                and self.session.scene.dragging and getattr(self.panel, "drag_refresh", None) is None)
+                and self.session.scene.dragging and self.panel.drag_refresh is None)
 
     def _rearm(self) -> None:
         if self._debouncing():
@@ -135,7 +206,7 @@ class PanelFeed(QObject):
         if not self.shown():
             self.stale = True
         elif not self.stale and not self.session.frames.offer(self.name):
-            self._call("set_history", self.session.history)
+            self._call(self.panel.set_history, self.session.history)
 
     def _deliver_paced(self) -> None:
         """The panel's side frame: its history and the snapshot shown now, drawn once."""
@@ -145,15 +216,15 @@ class PanelFeed(QObject):
         if not self.shown():
             self.stale = True
             return
-        self._call("set_run", s.history, s.current)  # inside a side frame (FrameScheduler.side_frame)
+        self._call(self.panel.set_run, s.history, s.current)  # inside a side frame (FrameScheduler.side_frame)
 
     def _call_set_reference(self, rho) -> None:
-        self._call("set_reference", rho)
+        self._call(self.panel.set_reference, rho)
 
-    def _call(self, method: str, *args) -> None:
+    def _call(self, method: Callable, *args) -> None:
         """Call a panel method; its exception is reported (once per run) and the other panels still draw."""
         try:
-            getattr(self.panel, method)(*args)
+            method(*args)
         except Exception:
             sys.excepthook(*sys.exc_info())
             if not self._failed:

@@ -108,7 +108,7 @@ class BoundaryLayer(CanvasLayer):
         if pic.level is not None:
             return pic.level, F
         field, g = F, fx
-        if isinstance(d, KernelExpansion) and d.affine() is None and not getattr(d.kernel, "unit_diagonal", False):
+        if isinstance(d, KernelExpansion) and d.affine() is None and not d.kernel.unit_diagonal:
             g = fx / np.sqrt(np.asarray(d.kernel.diag(pic.X), dtype=float))
             field = F / self.canvas.evaluator.kernel_diag(d.kernel, pic.grid)
         delta = closest_margin(g, y)

@@ -106,7 +106,7 @@ class Choosers:
             cls = get_solver(name)
         except PercvizError:
             cls = None
-        target = getattr(cls, "alias_of", None) or name
+        target = (cls.alias_of if cls is not None else None) or name
         for i in range(self.algorithm.count()):
             if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == target:
                 self.algorithm.setCurrentIndex(i)
@@ -140,7 +140,7 @@ class Choosers:
                 cls = get_solver(s.algorithm)
             except PercvizError:
                 cls = None
-            listed = getattr(cls, "alias_of", None) or s.algorithm  # an old name ('smo') shows its algorithm
+            listed = (cls.alias_of if cls is not None else None) or s.algorithm  # an old name ('smo') shows its algorithm
             for i in range(self.algorithm.count()):
                 if self.algorithm.itemData(i, Qt.ItemDataRole.UserRole) == listed:
                     self.algorithm.blockSignals(True)

@@ -15,6 +15,7 @@ from percviz.app.panels.controls.choosers import Choosers
 from percviz.app.panels.controls.class_selector import ClassSelector
 from percviz.app.panels.controls.run_box import RunBox
 from percviz.app.panels.controls.status import _group, status_text
+from percviz.app.run.panel_feed import FrameFeed
 from percviz.app.run.session import RunSession
 from percviz.app.theme import theme_for
 from percviz.core.scene import SceneModel
@@ -31,7 +32,8 @@ class ControlsPanel(RunBox, Choosers, QWidget):
 
     resetArmedChanged = Signal(bool)  # True while a second Reset would discard a long run
 
-    def __init__(self, scene: SceneModel, session: RunSession, parent=None):
+    def __init__(self, scene: SceneModel, session: RunSession, parent=None, feed: FrameFeed | None = None):
+        """feed: the run's FrameFeed (the window's); a panel of its own gets one of its own."""
         super().__init__(parent)
         self.scene, self.session = scene, session
         self._algo_params: dict[str, dict] = {}
@@ -55,10 +57,9 @@ class ControlsPanel(RunBox, Choosers, QWidget):
         root.addStretch(1)
         scene.settings_changed.connect(lambda _s: self.sync_from_scene())
         session.runStateChanged.connect(self._on_state)
-        session.historyChanged.connect(self._on_history)
-        session.snapshotShown.connect(self._on_snapshot)
+        feed = feed if feed is not None else FrameFeed(session, self)
+        feed.subscribe(problem=self._on_problem, snapshot=self._on_snapshot, history=self._on_history, owner=self)
         session.errorRaised.connect(self._on_error)
-        session.problemChanged.connect(self._on_problem)
         self.sync_from_scene()
         self._on_state(session.state)
         if session.error:

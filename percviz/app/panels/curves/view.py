@@ -116,14 +116,14 @@ class CurvesView(CurvesPlots, CurvesLegend, QWidget, Panel):
     def supports(cls, solver_cls) -> tuple[bool, str]:
         if solver_cls is None:
             return True, ""
-        if "curves" not in getattr(solver_cls, "views", ("curves",)) or not getattr(solver_cls, "metric_keys", ()):
+        if "curves" not in solver_cls.views or not solver_cls.metric_keys:
             return False, f"{solver_cls.display_name} reports no convergence metrics."
         return True, ""
 
     def set_problem(self, problem, solver_cls) -> None:
         """A new run: empty the buffers; rebuild the plots when the algorithm reports other metrics."""
         self._problem = problem
-        keys = tuple(k for k in getattr(solver_cls, "metric_keys", ()) if k in METRICS) if solver_cls else ()
+        keys = tuple(k for k in solver_cls.metric_keys if k in METRICS) if solver_cls else ()
         if self.view_curves and set(keys) & set(self.view_curves):  # a preset's choice of curves, if it applies
             keys = tuple(k for k in keys if k in self.view_curves)
         if solver_cls is not self.solver_cls or keys != self.buffers.keys:

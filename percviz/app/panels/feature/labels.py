@@ -16,7 +16,7 @@ class FeatureLabels:
         S = self._points_screen
         if (drawing is not None and drawing != self._drawing) or self.picture is None or S is None:
             return  # drawn again meanwhile, with its own labels
-        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, self.theme.foreground, fill=True)
+        self._point_labels = [self.text_item("", (0, 0), (-0.3, 0.9), 0.8, None, fill=True)
                               for _ in range(min(MAX_LABELS, len(S)))]
         if drawing is not None:
             self._declutter()  # the marks' labels first, then the numbers in the room they leave
@@ -25,10 +25,10 @@ class FeatureLabels:
         """The weight each point carries now: the snapshot's p or α, else the witness p of ρ_K (None: no weights)."""
         S = self._points_screen
         n = 0 if S is None else len(S)
-        if n == 0 or len(getattr(self, "classes", ())) != n:
+        if n == 0 or len(self.classes) != n:
             return None  # a new problem whose picture is not drawn yet
-        for w in (getattr(self.snapshot, "p", None), getattr(self.snapshot, "alpha", None),
-                  getattr(getattr(self.picture, "min_norm", None), "p", None)):
+        snap, witness = self.snapshot, self.picture.min_norm if self.picture is not None else None
+        for w in ((snap.p, snap.alpha) if snap is not None else ()) + ((witness.p,) if witness is not None else ()):
             if w is not None and np.shape(w) == (n,):
                 w = np.abs(np.asarray(w, dtype=float))
                 if np.isfinite(w).all() and w.max() > 0:

@@ -14,7 +14,10 @@ from percviz.app.panels.geometry_panel import (
     arrow_angle,
     color,
     cosmetic_pen,
+    pen_style,
     polygon_item,
+    scatter_style,
+    shape_style,
 )
 from percviz.core.glossary import MARGINS
 
@@ -26,7 +29,7 @@ class FeatureOverlay:
         """The current separating direction in embedded coordinates, and its name."""
         emb = self.picture.embedding
         if self.features_mode:
-            w = getattr(snapshot, "weights", None)
+            w = snapshot.weights
             if w is None or np.ndim(w) != 1 or not np.any(w):
                 return None, ""
             scores = self.Yhat @ np.asarray(w, dtype=float)  # ŷ_i·a = coords_i·d
@@ -34,8 +37,8 @@ class FeatureOverlay:
             return (d if np.any(d) else None), f"a({snapshot.iteration})"
         # Read the direction off the decision function itself, whatever its coefficients mean:
         # y_i (f(x_i) − b)/√K(x_i, x_i) = ⟨f, y_i φ̃(x_i)⟩ = coords_i · d (exactly when the embedding is).
-        decision = getattr(snapshot, "decision", None)
-        if decision is None or getattr(decision, "n_outputs", 1) != 1:
+        decision = snapshot.decision
+        if decision is None or decision.n_outputs != 1:
             return None, ""
         rows = self._fit_rows  # a fixed subsample for large n: 3 unknowns, the decision costs O(n) per row
         try:
@@ -46,28 +49,41 @@ class FeatureOverlay:
         if not np.all(np.isfinite(scores)) or not np.any(scores):
             return None, ""
         d = np.linalg.lstsq(emb.coords[rows], scores, rcond=None)[0]
-        name = "α" if getattr(snapshot, "alpha", None) is not None else "f"
+        name = "α" if snapshot.alpha is not None else "f"
         return (d if np.linalg.norm(d) > 1e-12 else None), f"{name}({snapshot.iteration})"
 
     def _make_dynamic_items(self) -> None:
-        """The items the snapshots move: made once per redraw, then only fed new data."""
-        t = self.theme
-        col = "#6a3d9a" if not t.dark else "#c9a7ff"
-        dir_col = "#b35806" if not t.dark else "#fdb863"
-        self._trail = pg.PlotCurveItem(pen=pg.mkPen(col, width=t.thin_line_width))
-        self._p_ray = pg.PlotCurveItem(pen=cosmetic_pen(col, t.thin_line_width, 200, Qt.DotLine))
-        self._p_mark = pg.ScatterPlotItem(symbol="d", size=1.5 * t.marker_size, brush=col,
-                                          pen=pg.mkPen(t.background, width=1.5))
-        self._p_label = pg.TextItem("", color=col, anchor=(-0.15, 1.0), fill=color(t.background, 200))
-        self._dir_line = pg.PlotCurveItem(pen=cosmetic_pen(dir_col, 1.3 * t.line_width))
-        self._dir_arrow = pg.ArrowItem(angle=0, headLen=1.6 * t.marker_size, tipAngle=35, pen=pg.mkPen(dir_col),
-                                       brush=color(dir_col))
-        self._dir_label = pg.TextItem("", color=dir_col, anchor=(0.5, 1.1), fill=color(t.background, 200))
-        self._plane_line = pg.PlotCurveItem(pen=cosmetic_pen(dir_col, t.thin_line_width, 220, Qt.DashLine))
-        self._plane_disk = polygon_item(np.zeros((3, 2)), color(dir_col, 14),
-                                        cosmetic_pen(dir_col, t.thin_line_width, 110, Qt.DotLine))
-        for lab in (self._p_label, self._dir_label):
-            lab.setFont(t.font(t.font_pt, bold=True))
+        """The items the snapshots move: made once per redraw, then only fed new data; restyled in place."""
+        th = self.themed
+
+        def col(t):
+            return "#6a3d9a" if not t.dark else "#c9a7ff"
+
+        def dir_col(t):
+            return "#b35806" if not t.dark else "#fdb863"
+
+        def label(colour):
+            def style(item, t):
+                item.setColor(colour(t))
+                item.fill = pg.mkBrush(color(t.background, 200))
+                item.setFont(t.font(t.font_pt, bold=True))
+            return style
+
+        def arrow(item, t):
+            item.setStyle(headLen=1.6 * t.marker_size, pen=pg.mkPen(dir_col(t)), brush=color(dir_col(t)))
+
+        self._trail = th(pg.PlotCurveItem(), pen_style(lambda t: pg.mkPen(col(t), width=t.thin_line_width)))
+        self._p_ray = th(pg.PlotCurveItem(), pen_style(lambda t: cosmetic_pen(col(t), t.thin_line_width, 200, Qt.DotLine)))
+        self._p_mark = th(pg.ScatterPlotItem(symbol="d"), scatter_style(
+            lambda t: 1.5 * t.marker_size, col, lambda t: pg.mkPen(t.background, width=1.5)))
+        self._p_label = th(pg.TextItem("", anchor=(-0.15, 1.0)), label(col))
+        self._dir_line = th(pg.PlotCurveItem(), pen_style(lambda t: cosmetic_pen(dir_col(t), 1.3 * t.line_width)))
+        self._dir_arrow = th(pg.ArrowItem(angle=0, tipAngle=35), arrow)
+        self._dir_label = th(pg.TextItem("", anchor=(0.5, 1.1)), label(dir_col))
+        self._plane_line = th(pg.PlotCurveItem(), pen_style(
+            lambda t: cosmetic_pen(dir_col(t), t.thin_line_width, 220, Qt.DashLine)))
+        self._plane_disk = th(polygon_item(np.zeros((3, 2)), color("#000000", 0)), shape_style(
+            lambda t: color(dir_col(t), 14), lambda t: cosmetic_pen(dir_col(t), t.thin_line_width, 110, Qt.DotLine)))
         zs = ((self._trail, 5), (self._p_ray, 6), (self._p_mark, 60), (self._p_label, 61), (self._dir_line, 8),
               (self._dir_arrow, 9), (self._dir_label, 61), (self._plane_line, 7), (self._plane_disk, -35))
         for item, z in zs:
@@ -83,7 +99,8 @@ class FeatureOverlay:
         cache = self._trail_cache
         n = len(self.G)
         new = [(s_.iteration, w) for s_ in self.history
-               if s_.iteration not in cache and (w := getattr(s_, attr, None)) is not None and len(w) == n]
+               if s_.iteration not in cache and (w := (s_.p if attr == "p" else s_.alpha)) is not None
+               and len(w) == n]
         if new:
             pts = emb.combine(np.array([w for _, w in new]))
             cache.update({it: q for (it, _), q in zip(new, pts)})
@@ -109,8 +126,8 @@ class FeatureOverlay:
         col = "#6a3d9a" if not t.dark else "#c9a7ff"
         dir_col = self._dir_col
         shown: list = []
-        p, pname = getattr(snap, "p", None), "p"
-        alpha = getattr(snap, "alpha", None)
+        p, pname = snap.p, "p"
+        alpha = snap.alpha
         if p is None and alpha is not None and len(alpha) == len(self.G) and _in_simplex(alpha):
             p, pname = alpha, "α"  # NKP: α_k itself lies in the simplex, so Σ α_i y_i φ̃(x_i) is a hull point
         if p is not None and len(p) == len(self.G) and not self.features_mode:
@@ -141,7 +158,7 @@ class FeatureOverlay:
                 self._dir_arrow.setStyle(angle=arrow_angle(tip[:2]))
                 self._dir_arrow.setPos(float(tip[0]), float(tip[1]))
                 shown.append(self._dir_arrow)
-            if not getattr(getattr(snap, "decision", None), "bias", 0.0):  # with a bias b the plane misses 0
+            if not getattr(snap.decision, "bias", 0.0):  # with a bias b the plane misses 0 (φ-maps: none)
                 shown += self._hyperplane(u)
             # min_i z_i·d/‖d‖ = (Gα)_i/‖α‖_G for the iterate α: the glossary's m(α) (of f, a, read the same way)
             term = MARGINS["normalized"]
@@ -162,7 +179,7 @@ class FeatureOverlay:
 
     def _g_norm(self, p: np.ndarray, snap=None) -> float:
         """‖p‖_G: the solver's own figure when it reports one, else √(pᵀGp) over p's support."""
-        reported = getattr(snap, "metrics", {}).get("p_g_norm") if snap is not None else None
+        reported = snap.metrics.get("p_g_norm") if snap is not None else None
         if reported is not None and np.isfinite(reported):
             return float(reported)
         nz = np.flatnonzero(p)

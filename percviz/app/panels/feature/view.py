@@ -78,6 +78,7 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
         self._static_labels: list = []
         self._p_label = self._dir_label = None  # the marks' labels (made with the dynamic items)
         self._dynamic_items: list = []
+        self.classes = np.zeros(0, dtype=int)  # the problem's classes, once it has a picture
         self.plot.getViewBox().sigResized.connect(self._declutter)
         self.plot.getViewBox().sigRangeChanged.connect(self._declutter)  # (labels keep their pixel size)
         app = QCoreApplication.instance()
@@ -111,7 +112,7 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
             # O(n³) work (or the margin QP) never runs on the UI thread: the picture comes from a job
             self._start_job(PictureJob(problem, self.features_mode))
             text = f"Computing the feature-space picture of {problem.n} points…"
-            if self.showing_message or not hasattr(self, "_dynamic_items"):
+            if self.showing_message:
                 self.show_message(text, "Feature space")
             else:  # while a point is dragged: the last picture stays, faded, until the new one is ready
                 for item in self._dynamic_items + self._highlight_items:
@@ -177,6 +178,7 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
         self.show_plot()
         rng = self.plot.getViewBox().viewRange() if keep_range else None
         self.plot.clear()
+        self._styles = []
         self._dynamic, self._highlight_items = [], []
         self._draw_static()
         # the static layer (hull, points, circle) is painted once into a pixmap per zoom, not every frame
@@ -191,6 +193,14 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
         if split:
             drawing = self._drawing
             self.in_turn_of_its_own("labels", lambda: self._make_point_labels(drawing))
+
+    def _restyled(self) -> None:
+        """The items restyled in place (GeometryPanel.apply_theme): the run's marks, the highlight and the
+        labels (their sizes changed, _draw_dynamic places them again) follow."""
+        if self.picture is None:
+            return
+        self._draw_dynamic()
+        self._draw_highlight()
 
     #: Where a label may sit around its point (TextItem anchors), its own first: right-above, left-above, …
     ANCHORS = ((-0.15, 1.0), (1.15, 1.0), (-0.15, 0.0), (1.15, 0.0), (0.5, 1.35), (0.5, -0.35))

@@ -5,11 +5,14 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPen
 
 from percviz.app.panels.geometry_panel import (
     arrow_angle,
     color,
     cosmetic_pen,
+    pen_style,
+    scatter_style,
     segments_item,
 )
 from percviz.app.panels.weight.style import MAX_FAR_MARKS, TAIL, _iterate_color
@@ -23,21 +26,33 @@ class WeightOverlay:
     # The dynamic items are made once per redraw and then only fed new data: adding and removing
     # graphics items costs far more than the drawing itself.
     def _make_dynamic_items(self) -> None:
-        t = self.theme
-        col = _iterate_color(t.dark)
-        self._trigger_item = segments_item(np.zeros((0, 2, 2)), cosmetic_pen(col, 1.2 * t.line_width, 200, Qt.DashLine),
-                                           z=-1, static=False)
-        self._path_line = pg.PlotCurveItem(pen=pg.mkPen(color(col, 200), width=t.thin_line_width), connect="finite")
-        self._tail_line = pg.PlotCurveItem(pen=pg.mkPen(color(col, 220), width=t.thin_line_width), connect="finite")
-        self._path_dots = pg.ScatterPlotItem(symbol="o", size=0.45 * t.marker_size, brush=color(col, 160), pen=None)
-        self._far_marks = pg.ScatterPlotItem(symbol="x", size=0.7 * t.marker_size, pen=pg.mkPen(col, width=1.5),
-                                             brush=None)
-        self._current = pg.ScatterPlotItem(symbol="o", size=1.3 * t.marker_size, brush=col,
-                                           pen=pg.mkPen(t.background, width=2))
-        self._edge_arrow = pg.ArrowItem(angle=0, headLen=2.0 * t.marker_size, tipAngle=40, tailLen=None,
-                                        pen=pg.mkPen(col, width=2), brush=color(t.background))
-        self._iter_label = pg.TextItem("", color=col, anchor=(-0.15, 0.5), fill=color(t.background, 200))
-        self._iter_label.setFont(t.font(t.font_pt, bold=True))
+        th = self.themed
+
+        def col(t, alpha=None):
+            return color(_iterate_color(t.dark), alpha)
+
+        def arrow(item, t):
+            item.setStyle(headLen=2.0 * t.marker_size, pen=pg.mkPen(col(t), width=2), brush=color(t.background))
+
+        def label(item, t):
+            item.setColor(col(t))
+            item.fill = pg.mkBrush(color(t.background, 200))
+            item.setFont(t.font(t.font_pt, bold=True))
+
+        self._trigger_item = th(segments_item(np.zeros((0, 2, 2)), QPen(), z=-1, static=False),
+                                pen_style(lambda t: cosmetic_pen(col(t).name(), 1.2 * t.line_width, 200, Qt.DashLine)))
+        self._path_line = th(pg.PlotCurveItem(connect="finite"),
+                             pen_style(lambda t: pg.mkPen(col(t, 200), width=t.thin_line_width)))
+        self._tail_line = th(pg.PlotCurveItem(connect="finite"),
+                             pen_style(lambda t: pg.mkPen(col(t, 220), width=t.thin_line_width)))
+        self._path_dots = th(pg.ScatterPlotItem(symbol="o"),
+                             scatter_style(lambda t: 0.45 * t.marker_size, lambda t: col(t, 160), lambda t: None))
+        self._far_marks = th(pg.ScatterPlotItem(symbol="x"), scatter_style(
+            lambda t: 0.7 * t.marker_size, lambda t: None, lambda t: pg.mkPen(col(t), width=1.5)))
+        self._current = th(pg.ScatterPlotItem(symbol="o"), scatter_style(
+            lambda t: 1.3 * t.marker_size, col, lambda t: pg.mkPen(t.background, width=2)))
+        self._edge_arrow = th(pg.ArrowItem(angle=0, tipAngle=40, tailLen=None), arrow)
+        self._iter_label = th(pg.TextItem("", anchor=(-0.15, 0.5)), label)
         for item, z in ((self._path_line, 43), (self._tail_line, 44), (self._path_dots, 44), (self._far_marks, 44), (self._current, 45),
                         (self._edge_arrow, 46), (self._iter_label, 47), (self._trigger_item, -1)):
             item.setZValue(z)
@@ -80,7 +95,7 @@ class WeightOverlay:
         """The constraint(s) of the sample(s) that caused the last update, in the iterate's colour."""
         segs = []
         n = len(self._lines()[0])
-        triggers = tuple(getattr(self.snapshot, "triggers", ()) or ())
+        triggers = self.snapshot.triggers
         if len(triggers) > 3:  # a batch update: every misclassified sample, no single line to point at
             return []
         for i in triggers:

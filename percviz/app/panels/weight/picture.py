@@ -5,17 +5,33 @@ from __future__ import annotations
 import numpy as np
 import pyqtgraph as pg
 from PySide6.QtCore import Qt
+from PySide6.QtGui import QPen
 
 from percviz.app.panels.geometry_panel import (
     color,
     cosmetic_pen,
     path_item,
+    pen_style,
     polygon_item,
+    scatter_style,
     segments_item,
+    shape_style,
 )
 from percviz.app.panels.weight.style import FADE_ABOVE, MAX_LABELS, _cone_colors
 from percviz.core.geometry import cone_1d, line_segments, wall_indices
 from percviz.core.glossary import MARGINS
+
+
+def _fill(t) -> str:
+    return _cone_colors(t.dark)[0]
+
+
+def _edge(t) -> str:
+    return _cone_colors(t.dark)[1]
+
+
+def _mfill(t) -> str:
+    return _cone_colors(t.dark)[2]
 
 
 class WeightPicture:
@@ -30,18 +46,19 @@ class WeightPicture:
         if not pic.bounded or len(pic.polygon) < 3:
             ov.hide()
             return
-        fill, edge, _ = _cone_colors(t.dark)
         lines, lok = line_segments(pic.normals, pic.offsets, pic.overview)
         lok &= pic.has_line
+        th = self.themed
         if lok.any():
-            ov.addItem(segments_item(lines[lok], cosmetic_pen(t.foreground, 1.0, 70), z=-5))
-        ov.addItem(polygon_item(pic.polygon, color(fill, 200), cosmetic_pen(edge, 1.0), z=-2))
+            ov.addItem(th(segments_item(lines[lok], QPen(), z=-5), pen_style(lambda t: cosmetic_pen(t.foreground, 1.0, 70))))
+        ov.addItem(th(polygon_item(pic.polygon, color(_fill(t)), z=-2),
+                      shape_style(lambda t: color(_fill(t), 200), lambda t: cosmetic_pen(_edge(t), 1.0))))
         x0, x1, y0, y1 = pic.frame
-        ov.addItem(path_item([np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]])],
-                             cosmetic_pen(t.foreground, 1.5, 230), z=1))
+        ov.addItem(th(path_item([np.array([[x0, y0], [x1, y0], [x1, y1], [x0, y1], [x0, y0]])], QPen(), z=1),
+                      pen_style(lambda t: cosmetic_pen(t.foreground, 1.5, 230))))
         mid = np.array([[(x0 + x1) / 2, (y0 + y1) / 2]])  # a ring a few pixels wide: the frame may be a speck here
-        ov.addItem(pg.ScatterPlotItem(mid[:, 0], mid[:, 1], symbol="o", size=12, brush=None,
-                                      pen=pg.mkPen(edge, width=2)))
+        ov.addItem(th(pg.ScatterPlotItem(mid[:, 0], mid[:, 1], symbol="o"),
+                      scatter_style(lambda t: 12, lambda t: None, lambda t: pg.mkPen(_edge(t), width=2))))
         ox0, ox1, oy0, oy1 = pic.overview
         ov.setRange(xRange=(ox0, ox1), yRange=(oy0, oy1), padding=0.0)
         ov.show()
@@ -54,6 +71,17 @@ class WeightPicture:
 
     def _class_color(self, i: int) -> str:
         return self.theme.class_color(int(self.classes[i]))
+
+    def _class_colour(self, i: int):
+        """Point i's class colour as a function of the theme (a label restyled in place)."""
+        c = int(self.classes[i])
+        return lambda t: t.class_color(c)
+
+    @staticmethod
+    def _star_style():
+        """a*: a star in the cone's edge colour, outlined in the background's."""
+        return scatter_style(lambda t: 2.0 * t.marker_size, lambda t: color(_edge(t)),
+                             lambda t: pg.mkPen(t.background, width=1))
 
     # 1-D: the (a0, a1) plane ------------------------------------------------------------------------
     def _radius_1d(self) -> float:
@@ -69,7 +97,7 @@ class WeightPicture:
     def _draw_static_1d(self) -> None:
         t, red, cone = self.theme, self.reduction, self.cone1
         R = self._static_radius = max(self._static_radius, self._radius_1d())
-        fill, edge, mfill = _cone_colors(t.dark)
+        th = self.themed
         self.plot.showAxis("left")
         self.plot.showAxis("bottom")
         self.plot.showGrid(x=True, y=True, alpha=0.15)
@@ -82,8 +110,9 @@ class WeightPicture:
         self.plot.setRange(xRange=(-R, R), yRange=(-R, R), padding=0.02)
         if not cone.empty:
             cone = cone_1d(red.Z, self.margin_b, half=1e3 * R)
-            self.plot.addItem(polygon_item(cone.wedge, color(fill, 55), z=-20))
-            self.plot.addItem(polygon_item(cone.margin_region, color(mfill, 70), z=-19))
+            self.plot.addItem(th(polygon_item(cone.wedge, color(_fill(t)), z=-20), shape_style(lambda t: color(_fill(t), 55))))
+            self.plot.addItem(th(polygon_item(cone.margin_region, color(_mfill(t)), z=-19),
+                                 shape_style(lambda t: color(_mfill(t), 70))))
         Z = red.Z
         L = 4.0 * R
         n = len(Z)
@@ -91,27 +120,27 @@ class WeightPicture:
         lines = np.stack([-L * D, L * D], axis=1)
         for cls in np.unique(self.classes):
             mine = self.classes == cls
-            self.plot.addItem(segments_item(lines[mine], cosmetic_pen(t.class_color(int(cls)), t.line_width, 230),
-                                            z=-5))
+            self.plot.addItem(th(segments_item(lines[mine], QPen(), z=-5),
+                                 pen_style(lambda t, c=int(cls): cosmetic_pen(t.class_color(c), t.line_width, 230))))
         if n <= 12:
             off = self.margin_b * Z / np.einsum("ij,ij->i", Z, Z)[:, None]  # the wall a·z = b: moved in by b/‖z‖
             walls = np.stack([off - L * D, off + L * D], axis=1)
-            self.plot.addItem(segments_item(walls, cosmetic_pen(edge, t.thin_line_width, 160, Qt.DashLine), z=-6))
+            self.plot.addItem(th(segments_item(walls, QPen(), z=-6),
+                                 pen_style(lambda t: cosmetic_pen(_edge(t), t.thin_line_width, 160, Qt.DashLine))))
         if n <= MAX_LABELS:
             for i in range(n):
                 d = D[i] if D[i, 1] > 0 or (D[i, 1] == 0 and D[i, 0] > 0) else -D[i]
-                self._line_label(f"y{i}: x = {red.t[i]:g}", 0.86 * R * d, self._class_color(i), Z[i], 0.0, 0.9)
-        self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="o", size=6, brush=t.foreground, pen=None))
+                self._line_label(f"y{i}: x = {red.t[i]:g}", 0.86 * R * d, self._class_colour(i), Z[i], 0.0, 0.9)
+        self.plot.addItem(th(pg.ScatterPlotItem([0], [0], symbol="o"),
+                             scatter_style(lambda t: 6, lambda t: t.foreground, lambda t: None)))
         if cone.shortest is not None:
             s = cone.shortest
-            self.plot.addItem(path_item([np.array([[0, 0], s])], cosmetic_pen(edge, t.thin_line_width, 220, Qt.DashLine)))
-            self.plot.addItem(
-                pg.ScatterPlotItem([s[0]], [s[1]], symbol="star", size=2.0 * t.marker_size, brush=color(edge),
-                                   pen=pg.mkPen(t.background, width=1))
-            )
-            self._fixed_labels.append(self.text_item("a*", s, (-0.25, 1.0), 0.95, edge))
+            self.plot.addItem(th(path_item([np.array([[0, 0], s])], QPen()),
+                                 pen_style(lambda t: cosmetic_pen(_edge(t), t.thin_line_width, 220, Qt.DashLine))))
+            self.plot.addItem(th(pg.ScatterPlotItem([s[0]], [s[1]], symbol="star"), self._star_style()))
+            self._fixed_labels.append(self.text_item("a*", s, (-0.25, 1.0), 0.95, _edge))
             self._static_readout = [(f"★ a* = ({s[0]:.4g}, {s[1]:.4g}), the shortest a with a·yᵢ ≥ {self.margin_b:g}",
-                                     edge)]
+                                     _edge)]
         unit = "b" if first == "b0" else "a"
         if cone.empty and self.thin:
             self.set_title("Weight space (1-D data): the solution cone is too thin to draw here")
@@ -130,8 +159,7 @@ class WeightPicture:
 
     # 2-D: the gnomonic picture -----------------------------------------------------------------------
     def _draw_static_2d(self) -> None:
-        t, pic = self.theme, self.cone2
-        fill, edge, _ = _cone_colors(t.dark)
+        t, pic, th = self.theme, self.cone2, self.themed
         self.plot.hideAxis("left")
         self.plot.hideAxis("bottom")
         self.plot.showGrid(x=False, y=False)
@@ -143,17 +171,19 @@ class WeightPicture:
         for deg in (30, 60, 75):
             r = np.tan(np.radians(deg))
             if r < 1.3 * max(abs(xmin), abs(xmax), abs(ymin), abs(ymax)):
-                th = np.linspace(0, 2 * np.pi, 181)
-                rings.append(np.column_stack([r * np.cos(th), r * np.sin(th)]))
-                self.text_item(f"{deg}°", (r * 0.71, -r * 0.71), (0, 0), 0.75, t.grid)
-        self.plot.addItem(path_item(rings, cosmetic_pen(t.grid, 1.0, 200, Qt.DotLine), z=-30))
-        self.plot.addItem(pg.ScatterPlotItem([0], [0], symbol="+", size=10, brush=t.grid, pen=pg.mkPen(t.grid)))
+                ang = np.linspace(0, 2 * np.pi, 181)
+                rings.append(np.column_stack([r * np.cos(ang), r * np.sin(ang)]))
+                self.text_item(f"{deg}°", (r * 0.71, -r * 0.71), (0, 0), 0.75, lambda t: t.grid)
+        self.plot.addItem(th(path_item(rings, QPen(), z=-30), pen_style(lambda t: cosmetic_pen(t.grid, 1.0, 200, Qt.DotLine))))
+        self.plot.addItem(th(pg.ScatterPlotItem([0], [0], symbol="+"),
+                             scatter_style(lambda t: 10, lambda t: t.grid, lambda t: pg.mkPen(t.grid))))
         if len(pic.polygon) >= 3:
             # on top of the constraint lines: a thin cone must not vanish under its own walls
             # a halo in the background colour first, so the cone's outline reads over a bundle of lines
-            self.plot.addItem(polygon_item(pic.polygon, color(fill, 0), cosmetic_pen(t.background, 3.2 * t.line_width,
-                                                                                     200), z=-3))
-            self.plot.addItem(polygon_item(pic.polygon, color(fill, 150), cosmetic_pen(edge, 1.5 * t.line_width), z=-2))
+            self.plot.addItem(th(polygon_item(pic.polygon, color(_fill(t), 0), z=-3), shape_style(
+                lambda t: color(_fill(t), 0), lambda t: cosmetic_pen(t.background, 3.2 * t.line_width, 200))))
+            self.plot.addItem(th(polygon_item(pic.polygon, color(_fill(t), 150), z=-2), shape_style(
+                lambda t: color(_fill(t), 150), lambda t: cosmetic_pen(_edge(t), 1.5 * t.line_width))))
         n = len(pic.normals)
         segs, ok = line_segments(pic.normals, pic.offsets, pic.box)
         ok &= pic.has_line
@@ -172,27 +202,24 @@ class WeightPicture:
         far = self._far_lines(pic) & ~strong
         for cls in np.unique(self.classes):
             mine = ok & (self.classes == cls)
-            for sel, width, alpha, z in ((mine & strong, t.line_width, 230 if n <= FADE_ABOVE else 170, -5),
-                                         (mine & ~strong & ~far, max(1.0, 0.45 * t.line_width), 80, -8),
-                                         (mine & far, max(1.0, 0.35 * t.line_width), 35, -9)):
+            for sel, width, alpha, z in ((mine & strong, lambda t: t.line_width, 230 if n <= FADE_ABOVE else 170, -5),
+                                         (mine & ~strong & ~far, lambda t: max(1.0, 0.45 * t.line_width), 80, -8),
+                                         (mine & far, lambda t: max(1.0, 0.35 * t.line_width), 35, -9)):
                 if sel.any():
-                    pen = cosmetic_pen(t.class_color(int(cls)), width, alpha)
-                    self.plot.addItem(segments_item(segs[sel], pen, z=z))
+                    pen = pen_style(lambda t, c=int(cls), w=width, a=alpha: cosmetic_pen(t.class_color(c), w(t), a))
+                    self.plot.addItem(th(segments_item(segs[sel], QPen(), z=z), pen))
         fracs = (0.07, 0.93) if n <= MAX_LABELS else (0.07, 0.93, 0.22, 0.78, 0.36, 0.64)  # spread when many
         for k, i in enumerate(self._label_choice(pic, vok, walls)):
             frac = fracs[i % 2] if n <= MAX_LABELS else fracs[k % len(fracs)]
             seg = self._visible[i]
-            self._line_label(str(i), seg[0] + frac * (seg[1] - seg[0]), self._class_color(i), pic.normals[i],
+            self._line_label(str(i), seg[0] + frac * (seg[1] - seg[0]), self._class_colour(i), pic.normals[i],
                              pic.offsets[i], frac)
         if pic.best_point is not None:
             bp = pic.best_point
-            self.plot.addItem(
-                pg.ScatterPlotItem([bp[0]], [bp[1]], symbol="star", size=2.0 * t.marker_size, brush=color(edge),
-                                   pen=pg.mkPen(t.background, width=1))
-            )
-            self._fixed_labels.append(self.text_item("a*", bp, (-0.25, 1.0), 0.95, edge))
+            self.plot.addItem(th(pg.ScatterPlotItem([bp[0]], [bp[1]], symbol="star"), self._star_style()))
+            self._fixed_labels.append(self.text_item("a*", bp, (-0.25, 1.0), 0.95, _edge))
             self._static_readout = [(f"★ a*: the largest {MARGINS['geometric'].name}, γ(a*) = {pic.best_margin:.4g}",
-                                     edge)]
+                                     _edge)]
         if pic.empty and self.thin:
             self.set_title("Weight space: the solution cone is too thin to draw here")
             cap = (f"No cone is drawn: at this scale it is below what the picture resolves, but {self.thin}. "
@@ -202,7 +229,7 @@ class WeightPicture:
             # at the top: far-side iterates are marked along the edges, and the bottom holds their label
             label = self.text_item("<div align='center'>the cone is empty — no linear separator</div>",
                                    ((xmin + xmax) / 2, ymax - 0.1 * (ymax - ymin)), (0.5, 0), 1.2,
-                                   t.foreground, fill=True)
+                                   None, fill=True)
             self._empty_label = label  # wrapped to the view's width (_place_labels): a narrow dock cut it
             self._fixed_labels.append(label)
             cap = (

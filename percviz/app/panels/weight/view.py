@@ -194,7 +194,7 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
 
     def _margin_parameter(self) -> float:
         """The margin b of the current algorithm's parameters (the notes' figure uses b = 1)."""
-        params = getattr(getattr(self.scene, "settings", None), "params", {}) or {}
+        params = self.scene.settings.params or {}
         for key in ("b", "margin"):
             v = params.get(key)
             try:
@@ -205,7 +205,7 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
         return 1.0
 
     def _remember(self, snapshot) -> None:
-        w = getattr(snapshot, "weights", None)
+        w = snapshot.weights
         if w is not None:
             w = np.asarray(w, dtype=float)  # no copy: the solvers' weights are float arrays already
             # a diverged iterate (inf, nan, or too large to draw) is not drawn: it would break the view's range
@@ -232,6 +232,7 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
             return
         self.show_plot()
         self.plot.clear()
+        self._styles = []
         self._dynamic, self._highlight_items, self._line_labels, self._fixed_labels = [], [], [], []
         self._drawing += 1
         self._labels_to_make: list | None = [] if split else None
@@ -251,6 +252,16 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
         if todo:
             drawing = self._drawing
             self.in_turn_of_its_own("labels", lambda: self._make_line_labels(drawing, todo))
+
+    def _restyled(self) -> None:
+        """The items restyled in place (GeometryPanel.apply_theme): the inset's background, the iterate, the
+        highlight and the labels (their sizes changed) follow."""
+        if not self.mode:
+            return
+        self.overview.setBackground(color(self.theme.background, 235))
+        self._draw_dynamic()
+        self._draw_highlight()
+        self._place_labels()
 
     def resizeEvent(self, event) -> None:
         super().resizeEvent(event)
