@@ -112,7 +112,7 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
               owner, X, sq, kind, gamma, scratch, Fbar):
     """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
     done = 0
-    snap = 1e-14 * C if 1.0 < C < np.inf else 1e-14
+    top = 1e-14 * C if C < np.inf else 0.0  # within rounding of C is on C
     n_act = ints[6]
     # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
     # the same pass that updates F (the flags of i and j are final by then)
@@ -191,14 +191,17 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
             aj = 0.0 if yj > 0 else C
         else:
             aj = aj - yj * delta
-        # within rounding of a bound is on it (a 1e-16 left by ai + yi·delta is not a support vector)
-        if ai <= snap:
+        # within rounding of a bound is on it (a 1e-16 left by ai + yi·delta is not a support vector); rounding is
+        # relative to the operands, so coefficients of 1e-18 (a cubic kernel on points at 1e3) are kept
+        low = 1e-14 * max(abs(alpha[i]), abs(delta))
+        if ai <= low:
             ai = 0.0
-        elif ai >= C - snap:
+        elif ai >= C - top:
             ai = C
-        if aj <= snap:
+        low = 1e-14 * max(abs(alpha[j]), abs(delta))
+        if aj <= low:
             aj = 0.0
-        elif aj >= C - snap:
+        elif aj >= C - top:
             aj = C
         a0i, a0j = alpha[i], alpha[j]
         alpha[i] = ai
@@ -295,7 +298,7 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stam
     """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
     fill = fill_numpy
     done = 0
-    snap = 1e-14 * C if 1.0 < C < np.inf else 1e-14
+    top = 1e-14 * C if C < np.inf else 0.0  # within rounding of C is on C
     a_ = act[: ints[6]]
     pos = y[a_] > 0
     dg = diag[a_]
@@ -354,8 +357,10 @@ def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stam
             return done, UNBOUNDED
         ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
         aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
-        ai = 0.0 if ai <= snap else (C if ai >= C - snap else ai)
-        aj = 0.0 if aj <= snap else (C if aj >= C - snap else aj)
+        # within rounding of a bound is on it, rounding relative to the operands (as in _pairs_py)
+        low_i, low_j = 1e-14 * max(abs(float(alpha[i])), abs(delta)), 1e-14 * max(abs(float(alpha[j])), abs(delta))
+        ai = 0.0 if ai <= low_i else (C if ai >= C - top else ai)
+        aj = 0.0 if aj <= low_j else (C if aj >= C - top else aj)
         a0i, a0j = float(alpha[i]), float(alpha[j])
         alpha[i], alpha[j] = ai, aj
         if C < np.inf:

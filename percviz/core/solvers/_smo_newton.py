@@ -80,11 +80,12 @@ def newton_polish(
                 break  # unbounded along u (hard margin without a solution): SMO reports it
             alpha[work] = aw + step * da
             F -= cols @ (step * u)
-            # coefficients that reached a bound, or came within rounding of one (1e-14·max(1, C), as in the pair
-            # loop: a 1e-17 left by aw + step·da is not a support vector), are put on it and leave W
-            new, snap = alpha[work], 1e-14 * C if 1.0 < C < np.inf else 1e-14
-            at_c = ((room <= step) & (da > 0)) | (new >= C - snap)
-            at_0 = (((room <= step) & (da < 0)) | (new <= snap)) & ~at_c
+            # coefficients that reached a bound, or came within rounding of one (relative to the operands, as in
+            # the pair loop: a 1e-17 left by aw + step·da is not a support vector), are put on it and leave W
+            new = alpha[work]
+            low, top = 1e-14 * np.maximum(np.abs(aw), np.abs(step * da)), (1e-14 * C if C < np.inf else 0.0)
+            at_c = ((room <= step) & (da > 0)) | (new >= C - top)
+            at_0 = (((room <= step) & (da < 0)) | (new <= low)) & ~at_c
             hit = at_c | at_0
             if hit.any():
                 alpha[work[at_c]] = C
