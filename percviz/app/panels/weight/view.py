@@ -76,6 +76,7 @@ class WeightView(WeightPicture, WeightLabels, WeightOverlay, GeometryPanel):
         self._static_readout: list = []
         self._hover_label: tuple | None = None
         self.plot.getViewBox().sigRangeChanged.connect(self._place_labels)
+        self.plot.getViewBox().sigResized.connect(self._place_labels)  # a relaid dock moves labels in pixels
         # the overview: where the framed cone sits among the constraint lines (bounded cones only)
         self.overview = pg.PlotWidget(self.plot)
         self.overview.setAccessibleName("weight overview")
