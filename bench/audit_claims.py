@@ -32,6 +32,8 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # turns each 20,000-long dot
 
 import numpy as np  # noqa: E402
 from scipy.optimize import linprog  # noqa: E402
+
+from percviz.core.exact_linalg import null_space  # noqa: E402
 getcontext().prec = 60
 
 SCALES = (1e-300, 1e-150, 1e-30, 1e-12, 1e-6, 1e-3, 1.0, 1e3, 1e5, 1e12, 1e300)
@@ -303,9 +305,36 @@ def lp_separable(M_rows: list[list[Fraction]]) -> str:
     t = -res.fun
     a = res.x[:m] * cs
     af = [Fraction(float(v)) for v in a]
-    if t > 1e-12 and all(sum(mv * av for mv, av in zip(row, af)) > 0 for row in M_rows):
-        return "yes"
-    return "no" if t <= 1e-9 else "unclear"
+    if all(sum(mv * av for mv, av in zip(row, af)) > 0 for row in M_rows):
+        return "yes"  # M a > 0 in exact arithmetic proves it, however thin the margin
+    if t <= 1e-9 and gordan_witness(M_rows, Ms, rs):
+        return "no"  # only with p ≥ 0, p ≠ 0, Mᵀp = 0 exactly: an LP's t ≈ 0 alone was wrong at margins ~1e-22
+    return "unclear"
+
+
+def gordan_witness(M_rows: list[list[Fraction]], Ms: np.ndarray, rs: np.ndarray) -> bool:
+    """Whether an exact p ≥ 0, p ≠ 0 with Σ p_i M_i = 0 exists near HiGHS's (Gordan: then no a has M a > 0).
+
+    The LP's support S fixes the unknowns; p is taken exactly in the null space of M_Sᵀ with its free
+    coordinates equal to the LP's (the basis is the identity there) and must come out nonnegative. Ms is M with
+    rows scaled by rs (and columns by positive factors): its p_i is p_i / rs_i of M's."""
+    n, m = Ms.shape
+    res = linprog(np.zeros(n), A_eq=np.r_[Ms.T, np.ones((1, n))], b_eq=np.r_[np.zeros(m), 1.0],
+                  bounds=[(0, None)] * n, method="highs")
+    if res.status != 0:
+        return False
+    S = [i for i in range(n) if res.x[i] > 1e-12]
+    if not S:
+        return False
+    basis = null_space([[M_rows[i][j] for i in S] for j in range(m)], len(S))
+    if not basis:
+        return False
+    p = [Fraction(0)] * len(S)
+    for u in basis:
+        free = next(k for k, v in enumerate(u) if v == 1 and all(w[k] == 0 for w in basis if w is not u))
+        c = Fraction(float(res.x[S[free]])) * Fraction(float(rs[S[free]]))
+        p = [pk + c * uk for pk, uk in zip(p, u)]
+    return all(v >= 0 for v in p) and any(v > 0 for v in p)
 
 
 def feature_rows(X: np.ndarray, y: np.ndarray, exps) -> list[list[Fraction]]:

@@ -30,7 +30,7 @@ PROBING_FILES: dict[str, str] = {}
 RAW_RUN_SIGNALS = ("snapshotShown", "problemChanged")
 FEED_MODULE = "run/panel_feed.py"
 #: files that still connect a raw run signal themselves
-RAW_SIGNAL_FILES = {"run/live.py": "run24"}
+RAW_SIGNAL_FILES: dict[str, str] = {}
 #: files that still read another object's private attributes
 PRIVATE_READING_FILES: dict[str, str] = {}
 

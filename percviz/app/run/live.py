@@ -63,7 +63,7 @@ class LiveMode(QObject):
         s.set_live(warm_weights=self.warm_action.isChecked(), gate=ctx.controls.forms_valid)
         self._settle = QTimer(self, singleShot=True, interval=LIVE_SETTLE_MS)
         self._settle.timeout.connect(self._run_settled)
-        s.problemChanged.connect(self._settle.stop)
+        ctx.feed.subscribe(problem=lambda *_: self._settle.stop(), owner=self)  # a new run: no paused-drag rerun
         s.runStateChanged.connect(self._on_state)
         s.rhoChanged.connect(self._on_rho)
         window.presetLoaded.connect(self._on_preset)
