@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import gc
 import os
 from pathlib import Path
 
@@ -11,18 +10,14 @@ os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 import pytest  # noqa: E402
 from PySide6.QtCore import QCoreApplication, QThread  # noqa: E402
 
+from helpers import started_qthreads_running  # noqa: E402  (wraps QThread.start before any test runs)
+
 
 def _running_qthreads() -> list[QThread]:
     from percviz.app.run.worker import live_threads
 
     found = {id(t): t for t in live_threads()}
-    gc.unfreeze()  # objects frozen by percviz.app.run.heap.settle are not listed by gc.get_objects()
-    for obj in gc.get_objects():  # QThreads (the export's) as well as the background threads
-        try:
-            if isinstance(obj, QThread) and obj is not QThread.currentThread() and obj.isRunning():
-                found[id(obj)] = obj
-        except RuntimeError:  # the C++ object is already gone
-            continue
+    found.update((id(t), t) for t in started_qthreads_running())
     return list(found.values())
 
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, Qt, QTimer
+from PySide6.QtCore import QElapsedTimer, QEventLoop, QPoint, Qt, QThread, QTimer
 from PySide6.QtTest import QTest
 from PySide6.QtWidgets import QApplication
 
@@ -99,3 +99,38 @@ class TickLog:
     def gaps(self) -> np.ndarray:
         """The times between ticks, the first from start()."""
         return np.diff([0, *self.ticks])
+
+
+#: every QThread started from Python in this process (QThread.start is wrapped by track_qthread_starts): percviz
+#: itself starts none (its background work is percviz.app.run.background's threads): a test's or a library's own
+STARTED_QTHREADS: list[QThread] = []
+
+
+def track_qthread_starts() -> None:
+    """Record each QThread that Python starts, so that the suite's leak check needs no walk of every object (that
+    walk, with the gc.unfreeze it needed, cost ~60 ms a test and made the heap's next settle walk everything)."""
+    if getattr(QThread, "_percviz_tracked", False):
+        return
+    original = QThread.start
+
+    def start(self, *args, **kwargs):
+        STARTED_QTHREADS.append(self)
+        return original(self, *args, **kwargs)
+
+    QThread.start = start
+    QThread._percviz_tracked = True
+
+
+def started_qthreads_running() -> list[QThread]:
+    """The recorded QThreads still running (the finished and the deleted ones are forgotten)."""
+    running = []
+    for t in list(STARTED_QTHREADS):
+        try:
+            alive = t is not QThread.currentThread() and t.isRunning()
+        except RuntimeError:  # the C++ object is already gone
+            alive = False
+        (running.append if alive else STARTED_QTHREADS.remove)(t)
+    return running
+
+
+track_qthread_starts()
