@@ -87,6 +87,12 @@ def measure(ns: list[int], repeats: int) -> dict:
 
     from percviz.app.main_window import MainWindow
 
+    try:  # a script: nobody to ask (unsaved changes discarded); trees before the dialog service discarded them offscreen
+        from percviz.app import dialogs
+
+        dialogs.answer_with(dialogs.Answers())
+    except ImportError:
+        pass
     out: dict = {}
     for n in ns:
         w = MainWindow()

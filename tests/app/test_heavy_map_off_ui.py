@@ -82,3 +82,31 @@ def test_typing_rff_dim_5000_evaluates_off_the_ui_thread_and_the_picture_arrives
     qtbot.waitUntil(lambda: canvas.computing_picture, timeout=5000)
     w.close()  # ... and closing waits for its thread
     assert [t.name for t in live_threads() if t.name == "percviz-canvas-picture"] == []
+
+
+def test_the_feature_views_exact_lp_runs_off_the_ui_thread_and_its_verdict_arrives(qtbot, monkeypatch):
+    """A φ-map run on points Wolfe cannot separate: the exact LP that confirms '0 in the hull' (certify, 0.2–0.4 s
+    at rff:dim=5000: the 10k soak's worst UI-thread gaps) runs in the feature view's job, and its verdict is drawn."""
+    import percviz.core.certify as certify
+
+    threads = []
+    refute = certify.refute_nonseparable
+
+    def recording(*args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return refute(*args, **kwargs)
+
+    monkeypatch.setattr(certify, "refute_nonseparable", recording)
+    X = np.array([[0.0, 0.0], [1.0, 1.0], [0.0, 1.0], [1.0, 0.0], [0.5, 0.2], [0.2, 0.6]])
+    scene = SceneModel(PointSet(X, np.array([0, 0, 1, 1, 0, 1])), Settings(algorithm="perceptron", features="linear"))
+    w = MainWindow(scene, install_classroom=False)
+    qtbot.addWidget(w)
+    w.resize(1400, 900)
+    w.show()
+    qtbot.waitExposed(w)
+    w.docks["feature"].show()
+    feature = w.panels["feature"]
+    w.session.wait_idle()
+    assert feature.wait_ready(20000)
+    assert threads and not any(threads), threads  # the LP ran, and never on the UI thread
+    assert feature.picture is not None and feature.picture.min_norm.separable is False

@@ -13,7 +13,7 @@ import pyqtgraph as pg
 from PySide6.QtCore import QCoreApplication, QTimer
 from PySide6.QtWidgets import QGraphicsItem
 
-from percviz.app.panels.feature.job import FeatureJobs, PictureJob, cached_witness, features_witness, signed_unit_gram
+from percviz.app.panels.feature.job import FeatureJobs, PictureJob, cached_witness, separating_witness, signed_unit_gram
 from percviz.app.panels.feature.labels import FeatureLabels
 from percviz.app.panels.feature.overlay import FeatureOverlay
 from percviz.app.panels.feature.picture import FeaturePicture
@@ -126,7 +126,7 @@ class FeatureView(FeatureJobs, FeaturePicture, FeatureLabels, FeatureOverlay, Ge
             with one_blas_thread():
                 G, Yhat = signed_unit_gram(problem, self.features_mode)
                 self._install(G, Yhat, feature_picture(G, min_norm=False))
-                mnp = cached_witness(problem, G) if not self.features_mode else features_witness(problem, G)
+                mnp = cached_witness(problem, G) if not self.features_mode else separating_witness(G)
         except PercvizError as err:
             self.show_message(str(err), "Feature space")
             return
