@@ -116,6 +116,35 @@ def test_menus_dialogs_and_the_algorithm_list_follow_the_dark_theme(thin_rbf):
         assert _contrast(brush.color(), QColor(w.classroom.theme.background)) > 7, index.data()
 
 
+def _icon_colors(button, mode) -> set[str]:
+    """The colours of the opaque pixels of a button's icon as drawn in `mode`."""
+    from PySide6.QtGui import QImage
+
+    img = button.icon().pixmap(button.iconSize(), mode).toImage().convertToFormat(QImage.Format.Format_ARGB32)
+    return {QColor(img.pixel(x, y)).name() for x in range(img.width()) for y in range(img.height())
+            if QColor.fromRgba(img.pixel(x, y)).alpha() == 255}
+
+
+def test_the_run_buttons_icons_follow_the_dark_theme(thin_rbf):
+    """After Dark, a finished run's disabled Step/Play/Run-to-end icons are drawn in the theme's disabled-text
+    colour (the style's own dimming made them near-black on the dark buttons), the enabled ones in its foreground."""
+    from PySide6.QtGui import QIcon
+
+    w = thin_rbf
+    _theme(w, "dark")
+    t = w.classroom.theme
+    c = w.controls
+    assert not c.step_button.isEnabled() and not c.play_button.isEnabled()
+    for button in (c.step_button, c.play_button, c.run_button):
+        colors = _icon_colors(button, QIcon.Mode.Disabled)
+        assert colors == {QColor(t.disabled_text).name()}, (button.text(), colors)
+        assert _contrast(QColor(t.disabled_text), QColor(t.panel)) > 2
+        assert _icon_colors(button, QIcon.Mode.Normal) == {QColor(t.foreground).name()}
+    _theme(w, "light")
+    light = w.classroom.theme
+    assert _icon_colors(c.play_button, QIcon.Mode.Disabled) == {QColor(light.disabled_text).name()}
+
+
 # -- item 2: no view vanishes, none lingers ---------------------------------------------------------------------
 
 def _shown(w, name: str) -> bool:

@@ -82,6 +82,7 @@ class ControlsPanel(RunBox, Choosers, QWidget):
         """Colour the class buttons like the canvas markers (palettes, so fonts still follow the window)."""
         self.class_selector.set_colors([theme.class_color(c) for c in range(len(self.class_selector.buttons))])
         self._theme = theme
+        self._theme_icons()
         self._style_headings(theme)
         self.fit_popup()
         snap = self.session.current

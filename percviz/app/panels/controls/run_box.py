@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from PySide6.QtCore import Qt
+from PySide6.QtCore import QSize, Qt
+from PySide6.QtGui import QColor, QIcon, QPainter, QPixmap
 from PySide6.QtWidgets import (
     QCheckBox,
     QFormLayout,
@@ -35,11 +36,11 @@ class RunBox:
 
     def _build_run(self) -> QWidget:
         box, lay = _group("Run")
-        st = self.style()
-        self.step_button = self._button("Step", "step", st.standardIcon(QStyle.StandardPixmap.SP_MediaSkipForward), "One update of the algorithm (Space)")
-        self.play_button = self._button("Play", "play", st.standardIcon(QStyle.StandardPixmap.SP_MediaPlay), "Animate at the chosen speed; click again to pause (P)")
-        self.run_button = self._button("Run to end", "run", st.standardIcon(QStyle.StandardPixmap.SP_MediaSeekForward), "Run as fast as possible until the algorithm halts or reaches the iteration limit (Ctrl+Enter)")
-        self.reset_button = self._button("Reset", "reset", st.standardIcon(QStyle.StandardPixmap.SP_BrowserReload), "Back to iteration 0 (R)")
+        SP = QStyle.StandardPixmap
+        self.step_button = self._button("Step", "step", self._icon(SP.SP_MediaSkipForward), "One update of the algorithm (Space)")
+        self.play_button = self._button("Play", "play", self._icon(SP.SP_MediaPlay), "Animate at the chosen speed; click again to pause (P)")
+        self.run_button = self._button("Run to end", "run", self._icon(SP.SP_MediaSeekForward), "Run as fast as possible until the algorithm halts or reaches the iteration limit (Ctrl+Enter)")
+        self.reset_button = self._button("Reset", "reset", self._icon(SP.SP_BrowserReload), "Back to iteration 0 (R)")
         self.step_button.clicked.connect(self.session.step)
         self.play_button.clicked.connect(self.session.toggle_play)
         self.run_button.clicked.connect(self.session.run_to_end)
@@ -115,6 +116,31 @@ class RunBox:
         self._set_status("", error=False)
         lay.addWidget(self.status)
         return box
+
+    #: the media icons are monochrome shapes, drawn in the theme's colours
+    _MONOCHROME = (QStyle.StandardPixmap.SP_MediaSkipForward, QStyle.StandardPixmap.SP_MediaSeekForward,
+                   QStyle.StandardPixmap.SP_MediaPlay, QStyle.StandardPixmap.SP_MediaPause)
+
+    def _icon(self, kind) -> QIcon:
+        """The style's icon with its disabled form (and a media shape's normal form) in the theme's text colours:
+        the style dims a disabled icon toward a light palette, near-black on a dark theme's buttons."""
+        base = self.style().standardIcon(kind)
+        theme = self._theme
+        icon = QIcon()
+        for size in base.availableSizes() or [QSize(32, 32)]:
+            pm = base.pixmap(size)
+            icon.addPixmap(_tinted(pm, theme.foreground) if kind in self._MONOCHROME else pm, QIcon.Mode.Normal)
+            icon.addPixmap(_tinted(pm, theme.disabled_text), QIcon.Mode.Disabled)
+        return icon
+
+    def _theme_icons(self) -> None:
+        """Redraw the run buttons' icons in the current theme (a theme change)."""
+        SP = QStyle.StandardPixmap
+        for button, kind in ((self.step_button, SP.SP_MediaSkipForward), (self.run_button, SP.SP_MediaSeekForward),
+                             (self.reset_button, SP.SP_BrowserReload)):
+            button.setIcon(self._icon(kind))
+        if self._play_icon is not None:
+            self.play_button.setIcon(self._icon(self._play_icon))
 
     def _button(self, text: str, name: str, icon, tip: str) -> QPushButton:
         b = QPushButton(icon, text)
@@ -197,7 +223,7 @@ class RunBox:
         icon = QStyle.StandardPixmap.SP_MediaPause if state == PLAYING else QStyle.StandardPixmap.SP_MediaPlay
         if icon != self._play_icon:  # setIcon repaints the button even when it is the same
             self._play_icon = icon
-            self.play_button.setIcon(self.style().standardIcon(icon))
+            self.play_button.setIcon(self._icon(icon))
         self.play_button.setText("Pause" if playing else "Play")
         self.run_button.setText("Running…" if state == RUNNING else "Run to end")
         self._update_enabled()
@@ -259,3 +285,16 @@ class RunBox:
         text = text or "Place + and − points, then Step or Play."
         if text != self.status.text():  # QLabel repaints (with its group) on every setText, even the same one
             self.status.setText(text)
+
+
+def _tinted(pm: QPixmap, color: str) -> QPixmap:
+    """The pixmap's shape (its alpha) filled with one colour."""
+    out = QPixmap(pm.size())
+    out.setDevicePixelRatio(pm.devicePixelRatio())
+    out.fill(Qt.GlobalColor.transparent)
+    p = QPainter(out)
+    p.drawPixmap(0, 0, pm)
+    p.setCompositionMode(QPainter.CompositionMode.CompositionMode_SourceIn)
+    p.fillRect(out.rect(), QColor(color))
+    p.end()
+    return out
