@@ -145,6 +145,31 @@ def test_the_run_buttons_icons_follow_the_dark_theme(thin_rbf):
     assert _icon_colors(c.play_button, QIcon.Mode.Disabled) == {QColor(light.disabled_text).name()}
 
 
+def test_log_boxes_made_after_a_dark_theme_are_seen(qtbot):
+    """A scene opened and shown dark and presenting at once: the curves' log boxes, made at the curves' first draw
+    after the theme's restyle, take its check-box style (they were Fusion's black squares on the dark panel)."""
+    from percviz.app.main_window import MainWindow
+    from percviz.core.presets import load_preset
+
+    w = MainWindow()
+    qtbot.addWidget(w)
+    w.load_preset(load_preset(SHIPPED_DIR / "concentric-circles-rbf.json"))
+    w.resize(1280, 800)
+    w.show()
+    w.classroom.set_theme("dark")
+    w.classroom.set_presentation_scale(2.0)
+    w.classroom.set_presentation(True)
+    spin(0.5)
+    w.session.wait_idle()
+    w.session.step()
+    w.session.wait_idle()
+    spin(0.5)
+    sheet = w.classroom.theme.field_style_sheet("check")
+    boxes = list(w.panels["curves"].log_boxes.values())
+    assert sheet and boxes and all(b.styleSheet() == sheet for b in boxes), [b.text() for b in boxes
+                                                                              if b.styleSheet() != sheet]
+
+
 # -- item 2: no view vanishes, none lingers ---------------------------------------------------------------------
 
 def _shown(w, name: str) -> bool:

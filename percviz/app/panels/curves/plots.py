@@ -152,6 +152,9 @@ class CurvesPlots:
         cursor.setPen(pg.mkPen(t.highlight, width=t.thin_line_width))
         ref.setPen(pg.mkPen(t.foreground, width=t.thin_line_width * 1.3, style=Qt.PenStyle.DotLine))
         box.setFont(font)
+        sheet = t.field_style_sheet("check")  # as Theme.style_fields gives the window's: a box made later needs it too
+        box.setProperty("base_style", sheet)
+        box.setStyleSheet(sheet)
 
     def plot_floor(self) -> int:
         """The least height of a plot: PLOT_FLOOR_LINES tick-label lines and the iteration axis under them."""
