@@ -145,12 +145,14 @@ def test_the_run_buttons_icons_follow_the_dark_theme(thin_rbf):
     assert _icon_colors(c.play_button, QIcon.Mode.Disabled) == {QColor(light.disabled_text).name()}
 
 
-def test_log_boxes_made_after_a_dark_theme_are_seen(qtbot):
+def test_log_boxes_made_after_a_dark_theme_are_seen(qtbot, tmp_path, monkeypatch):
     """A scene opened and shown dark and presenting at once: the curves' log boxes, made at the curves' first draw
     after the theme's restyle, take its check-box style (they were Fusion's black squares on the dark panel)."""
     from percviz.app.main_window import MainWindow
     from percviz.core.presets import load_preset
 
+    monkeypatch.setenv("PERCVIZ_CONFIG_DIR", str(tmp_path / "config"))  # the dark theme is saved as a preference:
+    monkeypatch.setenv("PERCVIZ_DATA_DIR", str(tmp_path / "data"))  # in this test's folders, not the next window's
     w = MainWindow()
     qtbot.addWidget(w)
     w.load_preset(load_preset(SHIPPED_DIR / "concentric-circles-rbf.json"))
