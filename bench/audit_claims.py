@@ -33,7 +33,7 @@ os.environ.setdefault("OPENBLAS_NUM_THREADS", "1")  # turns each 20,000-long dot
 import numpy as np  # noqa: E402
 from scipy.optimize import linprog  # noqa: E402
 
-from percviz.core.exact_linalg import null_space  # noqa: E402
+from percviz.core.exact_linalg import null_space, rref  # noqa: E402
 getcontext().prec = 60
 
 SCALES = (1e-300, 1e-150, 1e-30, 1e-12, 1e-6, 1e-3, 1.0, 1e3, 1e5, 1e12, 1e300)
@@ -326,12 +326,14 @@ def gordan_witness(M_rows: list[list[Fraction]], Ms: np.ndarray, rs: np.ndarray)
     S = [i for i in range(n) if res.x[i] > 1e-12]
     if not S:
         return False
-    basis = null_space([[M_rows[i][j] for i in S] for j in range(m)], len(S))
+    A = [[M_rows[i][j] for i in S] for j in range(m)]
+    pivots = rref([list(a) for a in A], len(S))
+    frees = [c for c in range(len(S)) if c not in pivots]  # null_space gives one vector per free column, in order
+    basis = null_space(A, len(S))
     if not basis:
         return False
     p = [Fraction(0)] * len(S)
-    for u in basis:
-        free = next(k for k, v in enumerate(u) if v == 1 and all(w[k] == 0 for w in basis if w is not u))
+    for free, u in zip(frees, basis):
         c = Fraction(float(res.x[S[free]])) * Fraction(float(rs[S[free]]))
         p = [pk + c * uk for pk, uk in zip(p, u)]
     return all(v >= 0 for v in p) and any(v > 0 for v in p)

@@ -41,6 +41,9 @@ class RunBox:
         self.play_button = self._button("Play", "play", self._icon(SP.SP_MediaPlay), "Animate at the chosen speed; click again to pause (P)")
         self.run_button = self._button("Run to end", "run", self._icon(SP.SP_MediaSeekForward), "Run as fast as possible until the algorithm halts or reaches the iteration limit (Ctrl+Enter)")
         self.reset_button = self._button("Reset", "reset", self._icon(SP.SP_BrowserReload), "Back to iteration 0 (R)")
+        #: the buttons whose icon never changes, with it (Play's follows the state: _play_icon)
+        self._fixed_icons = ((self.step_button, SP.SP_MediaSkipForward), (self.run_button, SP.SP_MediaSeekForward),
+                             (self.reset_button, SP.SP_BrowserReload))
         self.step_button.clicked.connect(self.session.step)
         self.play_button.clicked.connect(self.session.toggle_play)
         self.run_button.clicked.connect(self.session.run_to_end)
@@ -135,9 +138,7 @@ class RunBox:
 
     def _theme_icons(self) -> None:
         """Redraw the run buttons' icons in the current theme (a theme change)."""
-        SP = QStyle.StandardPixmap
-        for button, kind in ((self.step_button, SP.SP_MediaSkipForward), (self.run_button, SP.SP_MediaSeekForward),
-                             (self.reset_button, SP.SP_BrowserReload)):
+        for button, kind in self._fixed_icons:
             button.setIcon(self._icon(kind))
         if self._play_icon is not None:
             self.play_button.setIcon(self._icon(self._play_icon))
