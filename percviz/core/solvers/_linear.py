@@ -152,9 +152,14 @@ class CyclicScan:
         self.corrected_this_pass = False
         self.next: int | None = None
         self.scores: np.ndarray | None = None
+        self._scored: np.ndarray | None = None  # the a that `scores` belong to
+
+    def scores_of(self, Y: np.ndarray, a: np.ndarray) -> np.ndarray:
+        """Y @ a, taken from the last find() when it scanned this same a (the snapshot's metrics reuse it)."""
+        return self.scores if a is self._scored and self.scores is not None else Y @ a
 
     def find(self, Y: np.ndarray, a: np.ndarray) -> str | None:
-        self.scores = Y @ a
+        self.scores, self._scored = Y @ a, a
         viol = self.violates(self.scores)
         while True:
             idx = np.flatnonzero(viol[self.pos :])
@@ -175,7 +180,7 @@ class CyclicScan:
         stop = self.find(Y, a)
         if stop is None:
             return None, None
-        if separates(Y, a):
+        if bool((self.scores > 0).all()):  # separates(Y, a), on the scores just computed
             return stop, Status.SEPARATOR
         return stop, Status.MAX_ITER if stop == "max_passes" else Status.CONVERGED
 

@@ -96,7 +96,7 @@ class Relaxation(L.ScanPasses, Solver):
         return status
 
     def _state(self):
-        s = self._Y @ self.a
+        s = self.scan.scores_of(self._Y, self.a)
         b = self.values["b"]
         msg = f"{self.iteration} corrections, pass {self.scan.passes_used}."
         if self.status is Status.SEPARATOR:

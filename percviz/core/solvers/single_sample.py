@@ -75,7 +75,7 @@ class _SingleSampleRule(L.ScanPasses, Solver):
 
     def _state(self):
         shown, note = self._shown()
-        scores = self._Y @ shown
+        scores = self.scan.scores_of(self._Y, shown)
         b = self._margin()
         msg = f"{self.iteration} corrections, pass {self.scan.passes_used}."
         if self._stop == "fixpoint":
