@@ -191,7 +191,8 @@ def _pi() -> Decimal:
     """π to the context's precision (Machin: π = 16 atan(1/5) − 4 atan(1/239))."""
     def atan_inv(k: int) -> Decimal:
         x, total, term, n, sign = Decimal(1) / k, Decimal(0), Decimal(1) / k, 1, 1
-        while term != 0:
+        tiny = Decimal(10) ** -(getcontext().prec + 2)  # below half an ulp of total: adding it changes nothing
+        while term > tiny:
             total += sign * term / n
             term *= x * x
             n, sign = n + 2, -sign
