@@ -3,6 +3,8 @@
 import os
 import tempfile
 
+import pytest
+
 os.environ.setdefault("QT_QPA_PLATFORM", "offscreen")
 # Preferences (QSettings) and autosaves never touch the user's real folders during a test run.
 os.environ.setdefault("PERCVIZ_CONFIG_DIR", tempfile.mkdtemp(prefix="percviz-config-"))
@@ -25,11 +27,36 @@ def _slow_ids() -> tuple[set[str], set[str]]:
     return ids, {i for i in ids if "[" not in i}
 
 
-def pytest_collection_modifyitems(config, items):
+def _mark_slow(items):
     """Mark `slow` the tests listed in tests/slow_tests.txt (the quick loop is `pytest -m "not slow"`)."""
-    import pytest
-
     exact, functions = _slow_ids()
     for item in items:
         if item.nodeid in exact or item.nodeid.split("[")[0] in functions:
             item.add_marker(pytest.mark.slow)
+
+
+#: a file's expected cost, for the order in which xdist hands files out: a slow test counts this many quick ones
+SLOW_WEIGHT, SOAK_WEIGHT = 20, 800
+
+
+def pytest_collection_modifyitems(config, items):
+    """Mark `slow` the tests listed in tests/slow_tests.txt (before `-m` deselects)."""
+    _mark_slow(items)
+
+
+class _CostliestFirst:
+    """Orders the files by their expected cost, the costliest first: with `--dist loadfile --no-loadscope-reorder`
+    xdist hands them out in this order, so a one-test soak of a minute no longer comes last, on one worker, alone."""
+
+    @pytest.hookimpl(trylast=True)  # after every conftest has marked its tests
+    def pytest_collection_modifyitems(self, items):
+        cost: dict[str, int] = {}
+        for item in items:
+            file = item.nodeid.split("::")[0]
+            weight = SOAK_WEIGHT if item.get_closest_marker("soak") else SLOW_WEIGHT if item.get_closest_marker("slow") else 1
+            cost[file] = cost.get(file, 0) + weight
+        items.sort(key=lambda item: -cost[item.nodeid.split("::")[0]])  # stable: a file's tests keep their order
+
+
+def pytest_configure(config):
+    config.pluginmanager.register(_CostliestFirst(), "percviz-costliest-first")
