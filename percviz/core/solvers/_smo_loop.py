@@ -37,7 +37,7 @@ class PairState:
         kind, X, sq, gamma = kernel if kernel is not None else (0, np.zeros((1, 1)), np.zeros(1), 0.0)
         self.kind, self.gamma = int(kind), float(gamma)
         self.X, self.sq = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(sq, dtype=np.float64)
-        self.scratch = np.empty(n)
+        self.scratch = np.empty((2, n))  # the loop's gains, the fill's exponents and bits
         self.Fbar = np.zeros(n)  # Σ over α_s = C of C y_s K(·, x_s), kept by the loops (soft margin)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.diag = np.ascontiguousarray(diag, dtype=np.float64)
@@ -153,6 +153,7 @@ def _loop_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, 
     n_act = ints[6]
     full = n_act == len(F)
     pF, pfl, pdg = (F, flags, diag) if full else (cF, cfl, cdg)
+    gain = scratch[0]
     # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
     # the same pass that updates F (the flags of i and j are final by then)
     m = -np.inf
@@ -177,7 +178,7 @@ def _loop_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, 
         cKi = _column(cache, ccache, ctag, si, act, n_act, ints[9])
         di = diag[i]
         # j: the largest gain b²/a over I_low with b = m − F_t > 0 (first maximum wins); the violation m − M is
-        # max b when positive. Without branches, so that it vectorizes: the gains go to scratch
+        # max b when positive. Without branches, so that it vectorizes
         big = 0.0
         best = -1.0
         for k in range(n_act):
@@ -186,7 +187,7 @@ def _loop_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, 
             a = tau if a < tau else a
             ok = (pfl[k] & 2 != 0) & (b > 0.0)
             g = b * b / a if ok else -1.0
-            scratch[k] = g
+            gain[k] = g
             best = g if g > best else best
             b = b if ok else 0.0
             big = b if b > big else big
@@ -194,7 +195,7 @@ def _loop_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, 
         if big < tol:
             return done, OPTIMAL
         jj = 0
-        while scratch[jj] != best:
+        while gain[jj] != best:
             jj += 1
         j = act[jj]
         sj = slot[j]
@@ -389,22 +390,26 @@ def _fill_py(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t, scrat
     if old >= 0:
         slot[old] = -1
     row = cache[s]
+    xs = scratch[0]  # the exponents apart from row: _exp vectorizes only on distinct arrays
     n, d = X.shape
-    for r in range(n):
-        dot = X[r, 0] * X[t, 0]
-        for k in range(1, d):
-            dot += X[r, k] * X[t, k]
-        if kind == 3:
-            v = dot * -2.0 + sq[r] + sq[t]
-            if v < 0.0:
-                v = 0.0
-            row[r] = v * -gamma
-        elif kind == 2:
-            row[r] = dot + 1.0
-        else:
-            row[r] = dot
+    xt = X[t, 0]
+    for r in range(n):  # (coordinate after coordinate over all r: these loops vectorize)
+        row[r] = X[r, 0] * xt
+    for k in range(1, d):
+        xt = X[t, k]
+        for r in range(n):
+            row[r] += X[r, k] * xt
     if kind == 3:
-        _exp(row, row, scratch)
+        st = sq[t]
+        for r in range(n):
+            v = row[r] * -2.0 + sq[r] + st
+            v = 0.0 if v < 0.0 else v
+            xs[r] = v * -gamma
+    elif kind == 2:
+        for r in range(n):
+            row[r] += 1.0
+    if kind == 3:
+        _exp(xs, row, scratch[1])
     row[t] = diag[t]
     owner[s] = t
     slot[t] = s
