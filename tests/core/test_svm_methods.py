@@ -175,3 +175,17 @@ def test_the_loops_exp_is_numpys_to_an_ulp_and_the_same_bits_compiled_and_in_num
     normal = x > -708.0
     assert (np.abs(out - ref)[normal] <= 2.3e-16 * ref[normal]).all() and out[0] == 1.0
     assert (out[~normal] == 0.0).all() and ref[~normal].max() < 3.3e-308
+
+
+@pytest.mark.skipif(compiled_pairs() is None, reason="numba is not installed")
+def test_an_rbf_column_of_far_points_is_zero_there_compiled_and_in_numpy():
+    X = np.array([[0.0, 0.0], [0.5, 0.0], [40.0, 0.0], [-60.0, 3.0]])  # γ‖x − z‖² > 708 from the first point
+    s = SVM(Problem(PointSet.from_signed(X, [1, -1, 1, -1]), kernel="rbf:gamma=0.5"), C=1.0)
+    s.start()
+    st = s._st
+    cols = []
+    for fill in (_smo_loop._fill, _smo_loop.fill_numpy):
+        slot = int(fill(st.cache, st.slot, st.owner, st.stamp, st.ints, st.X, st.sq, st.diag, st.kind, st.gamma, 0,
+                        st.scratch))
+        cols.append(st.cache[slot].copy())
+    assert np.array_equal(cols[0], cols[1]) and cols[0][2] == cols[0][3] == 0.0 and cols[0][1] > 0.8

@@ -37,7 +37,7 @@ class PairState:
         kind, X, sq, gamma = kernel if kernel is not None else (0, np.zeros((1, 1)), np.zeros(1), 0.0)
         self.kind, self.gamma = int(kind), float(gamma)
         self.X, self.sq = np.ascontiguousarray(X, dtype=np.float64), np.ascontiguousarray(sq, dtype=np.float64)
-        self.scratch = np.empty(n)
+        self.scratch = np.empty((2, n))  # the loop's gains, the fill's exponents and bits
         self.Fbar = np.zeros(n)  # Σ over α_s = C of C y_s K(·, x_s), kept by the loops (soft margin)
         self.y = np.ascontiguousarray(y, dtype=np.float64)
         self.diag = np.ascontiguousarray(diag, dtype=np.float64)
@@ -50,8 +50,12 @@ class PairState:
         self.slot = np.full(n, -1, dtype=np.int64)
         self.owner = np.full(len(self.cache), -1, dtype=np.int64)
         self.stamp = np.zeros(len(self.cache), dtype=np.int64)
-        # ints: [clock, need, last i, last j, since shrink, shrink every, n_act, unshrunk, shrinking]
-        self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000), n, 0, 1], dtype=np.int64)
+        # ints: [clock, need, last i, last j, since shrink, shrink every, n_act, unshrunk, shrinking, epoch of act]
+        self.ints = np.array([1, -1, -1, -1, 0, min(n, 1000), n, 0, 1, 0], dtype=np.int64)
+        # the compiled loop's contiguous copies on a shrunk active set: F, flags, K_tt and cached columns at act
+        self.cF, self.cfl, self.cdg = np.empty(n), np.empty(n, dtype=np.int8), np.empty(n)
+        self.ccache = np.empty_like(self.cache)  # (pages are touched only when the set is shrunk)
+        self.ctag = np.full(len(self.cache), -1, dtype=np.int64)  # the epoch of each compact column
         self.viol = np.array([np.inf])  # m − M on the active set after the last call
         self.sync_flags()
 
@@ -109,19 +113,54 @@ class PairState:
 
 
 def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, ints, viol, max_pairs, flags,
-              owner, X, sq, kind, gamma, scratch, Fbar):
-    """The loop itself, in scalar form (compiled by numba; see pairs_numpy for the numpy form)."""
+              owner, X, sq, kind, gamma, scratch, Fbar, cF, cfl, cdg, ccache, ctag):
+    """The compiled loop (_smo_numpy.pairs_numpy: the numpy one) on contiguous copies of a shrunk active set."""
+    # F, flags and K_tt of act[:n_act] go to cF, cfl, cdg (in that order) so that the passes read memory in
+    # order and vectorize; F comes back at the end
+    n_act = ints[6]
+    if n_act < len(F):
+        ints[9] += 1  # the compact columns of earlier calls are out of date (act or a slot may have changed)
+        for k in range(n_act):
+            t = act[k]
+            cF[k] = F[t]
+            cfl[k] = flags[t]
+            cdg[k] = diag[t]
+    done, why = _loop(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, ints, viol, max_pairs,
+                      flags, owner, X, sq, kind, gamma, scratch, Fbar, cF, cfl, cdg, ccache, ctag)
+    if ints[6] < len(F):
+        for k in range(ints[6]):
+            F[act[k]] = cF[k]
+    return done, why
+
+
+def _column_py(cache, ccache, ctag, s, act, n_act, epoch):
+    """Column s of the cache on the active set: all of it, or its entries at act[:n_act] (gathered once per epoch)."""
+    if n_act == cache.shape[1]:
+        return cache[s]
+    if ctag[s] != epoch:
+        src, dst = cache[s], ccache[s]
+        for k in range(n_act):
+            dst[k] = src[act[k]]
+        ctag[s] = epoch
+    return ccache[s]
+
+
+def _loop_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, ints, viol, max_pairs, flags,
+             owner, X, sq, kind, gamma, scratch, Fbar, cF, cfl, cdg, ccache, ctag):
+    """The pairs on the active set, whose k-th point is act[k] and has F pF[k], flags pfl[k] and K_tt pdg[k]."""
     done = 0
     top = 1e-14 * C if C < np.inf else 0.0  # within rounding of C is on C
     n_act = ints[6]
+    full = n_act == len(F)
+    pF, pfl, pdg = (F, flags, diag) if full else (cF, cfl, cdg)
+    gain = scratch[0]
     # i: the maximum of F over I_up on the active set (first maximum wins); after a pair it is found again in
     # the same pass that updates F (the flags of i and j are final by then)
     m = -np.inf
     ii = -1
     for k in range(n_act):
-        t = act[k]
-        if flags[t] & 1 and F[t] > m:
-            m = F[t]
+        if pfl[k] & 1 and pF[k] > m:
+            m = pF[k]
             ii = k
     while done < max_pairs:
         if ii < 0:
@@ -134,28 +173,30 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
                 ints[1] = i
                 return done, NEED
             si = _fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, i, scratch)
+            ctag[si] = -1
         Ki = cache[si]
-        big = 0.0  # the violation m − M is max b when positive
-        best = -1.0
-        jj = 0
+        cKi = _column(cache, ccache, ctag, si, act, n_act, ints[9])
         di = diag[i]
-        for k in range(n_act):  # j: the largest gain b²/a over the candidates (b > 0 on I_low)
-            t = act[k]
-            if flags[t] & 2:
-                b = m - F[t]
-                if b > 0.0:
-                    if b > big:
-                        big = b
-                    a = Ki[t] * -2.0 + diag[t] + di
-                    if a < tau:
-                        a = tau
-                    g = b * b / a
-                    if g > best:
-                        best = g
-                        jj = k
+        # j: the largest gain b²/a over I_low with b = m − F_t > 0 (first maximum wins); the violation m − M is
+        # max b when positive. Without branches, so that it vectorizes
+        big = 0.0
+        best = -1.0
+        for k in range(n_act):
+            b = m - pF[k]
+            a = cKi[k] * -2.0 + pdg[k] + di
+            a = tau if a < tau else a
+            ok = (pfl[k] & 2 != 0) & (b > 0.0)
+            g = b * b / a if ok else -1.0
+            gain[k] = g
+            best = g if g > best else best
+            b = b if ok else 0.0
+            big = b if b > big else big
         viol[0] = big
         if big < tol:
             return done, OPTIMAL
+        jj = 0
+        while gain[jj] != best:
+            jj += 1
         j = act[jj]
         sj = slot[j]
         if sj < 0:
@@ -165,11 +206,13 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
             stamp[si] = ints[0]  # i is the newest: its column is not evicted for j's
             ints[0] += 1
             sj = _fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, j, scratch)
+            ctag[sj] = -1
         stamp[si] = ints[0]
         stamp[sj] = ints[0] + 1
         ints[0] += 2
         Kj = cache[sj]
-        b = m - F[j]
+        cKj = _column(cache, ccache, ctag, sj, act, n_act, ints[9])
+        b = m - pF[jj]
         a = Ki[j] * -2.0 + diag[j] + di
         if a < tau:
             a = tau
@@ -215,15 +258,20 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
                         Fbar[r] += c * Kt[r]
         flags[i] = (1 if (ai < C if yi > 0 else ai > 0) else 0) + (2 if (ai > 0 if yi > 0 else ai < C) else 0)
         flags[j] = (1 if (aj < C if yj > 0 else aj > 0) else 0) + (2 if (aj > 0 if yj > 0 else aj < C) else 0)
+        pfl[ii] = flags[i]
+        pfl[jj] = flags[j]
         m = -np.inf
+        for k in range(n_act):  # F on the active set, and the next i (its first index after the pass)
+            f = pF[k] - (cKi[k] - cKj[k]) * delta
+            pF[k] = f
+            v = f if pfl[k] & 1 else -np.inf
+            m = v if v > m else m
         ii = -1
-        for k in range(n_act):  # F on the active set, and the next i
-            t = act[k]
-            f = F[t] - (Ki[t] - Kj[t]) * delta
-            F[t] = f
-            if flags[t] & 1 and f > m:
-                m = f
-                ii = k
+        if m > -np.inf:
+            ii = 0
+            while not (pF[ii] == m and pfl[ii] & 1):
+                ii += 1
+            m = pF[ii]
         ints[2] = i
         ints[3] = j
         done += 1
@@ -231,34 +279,35 @@ def _pairs_py(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp,
         if ints[4] >= ints[5]:
             ints[4] = 0
             if ints[8]:
-                k = _shrink(F, flags, act, n_act, inactive, tol, ints)
+                k = _shrink(pF, pfl, pdg, act, n_act, inactive, tol, ints, F, cF, cfl, cdg)
                 if k < 0:
                     return done, SHRINK
                 if k < n_act:
                     n_act = k
                     ints[6] = k
+                    ints[9] += 1
+                    pF, pfl, pdg = cF, cfl, cdg
                     m = -np.inf
                     ii = -1
                     for k in range(n_act):
-                        t = act[k]
-                        if flags[t] & 1 and F[t] > m:
-                            m = F[t]
+                        if pfl[k] & 1 and pF[k] > m:
+                            m = pF[k]
                             ii = k
     return done, DONE
 
 
-def _shrink_py(F, flags, act, n_act, inactive, tol, ints):
-    """LIBSVM's shrinking on the active set: the new n_act, or −1 when the caller must first bring every point
-    back (m − M at most 10·tol for the first time: ints[7] = 0). Out go the points at a bound that the KKT
-    conditions keep there for now: only in I_up with F_t < M, or only in I_low with F_t > m (m, M on the set)."""
+def _shrink_py(pF, pfl, pdg, act, n_act, inactive, tol, ints, F, cF, cfl, cdg):
+    """LIBSVM's shrinking of the active set: its new size (kept points first in act, cF, cfl, cdg), or −1."""
+    # −1: m − M ≤ 10·tol for the first time (ints[7] = 0), every point must come back first. Out go the points at
+    # a bound that the KKT conditions keep there for now: only in I_up with F_t < M, or only in I_low with F_t > m
+    # (m, M on the set); F keeps their last value
     m = -np.inf
     M = np.inf
     for k in range(n_act):
-        t = act[k]
-        f = F[t]
-        if flags[t] & 1 and f > m:
+        f = pF[k]
+        if pfl[k] & 1 and f > m:
             m = f
-        if flags[t] & 2 and f < M:
+        if pfl[k] & 2 and f < M:
             M = f
     if ints[7] == 0:
         v = -np.inf if m == -np.inf else max(m - M, 0.0)
@@ -267,124 +316,18 @@ def _shrink_py(F, flags, act, n_act, inactive, tol, ints):
     w = 0
     for k in range(n_act):
         t = act[k]
-        f = F[t]
-        if (flags[t] == 1 and f < M) or (flags[t] == 2 and f > m):
+        f = pF[k]
+        fl = pfl[k]
+        if (fl == 1 and f < M) or (fl == 2 and f > m):
             inactive[t] = True
+            F[t] = f
         else:
             act[w] = t
+            cF[w] = f
+            cfl[w] = fl
+            cdg[w] = pdg[k]
             w += 1
     return w
-
-
-def shrink_numpy(F, flags, act, n_act, inactive, tol, ints) -> int:
-    """_shrink_py with numpy (the same set, in the same order)."""
-    a_ = act[:n_act]
-    Fa, fl = F[a_], flags[a_]
-    m = float(Fa[(fl & 1) > 0].max(initial=-np.inf))
-    M = float(Fa[(fl & 2) > 0].min(initial=np.inf))
-    if ints[7] == 0:
-        v = -np.inf if m == -np.inf else max(m - M, 0.0)
-        if v <= 10.0 * tol:
-            return -1
-    stuck = ((fl == 1) & (Fa < M)) | ((fl == 2) & (Fa > m))
-    inactive[a_[stuck]] = True
-    keep = a_[~stuck]
-    act[: len(keep)] = keep
-    return len(keep)
-
-
-def pairs_numpy(F, alpha, y, diag, C, tau, tol, act, inactive, cache, slot, stamp, ints, viol, max_pairs, flags,
-                owner, X, sq, kind, gamma, scratch, Fbar):
-    """The same loop with numpy vector operations on the active set (one pair per Python iteration)."""
-    fill = fill_numpy
-    done = 0
-    top = 1e-14 * C if C < np.inf else 0.0  # within rounding of C is on C
-    a_ = act[: ints[6]]
-    pos = y[a_] > 0
-    dg = diag[a_]
-    while done < max_pairs:
-        al, Fa = alpha[a_], F[a_]
-        up = np.where(pos, al < C, al > 0)
-        fu = np.where(up, Fa, -np.inf)
-        ii = int(fu.argmax())
-        m = float(fu[ii])
-        if m == -np.inf:
-            viol[0] = -np.inf
-            return done, OPTIMAL
-        i = int(a_[ii])
-        si = int(slot[i])
-        if si < 0:
-            if kind == 0:
-                ints[1] = i
-                return done, NEED
-            si = int(fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, i, scratch))
-        Ki = cache[si]
-        low = np.where(pos, al > 0, al < C)
-        b = np.where(low, m - Fa, 0.0)
-        big = float(np.maximum(b.max(), 0.0))
-        viol[0] = big
-        np.maximum(b, 0.0, out=b)
-        if big < tol:
-            return done, OPTIMAL
-        cand = np.flatnonzero(b > 0.0)
-        a = Ki[a_[cand]] * -2.0 + dg[cand] + diag[i]
-        np.maximum(a, tau, out=a)
-        bc = b[cand]
-        jj = int(cand[int((bc * bc / a).argmax())])
-        j = int(a_[jj])
-        sj = int(slot[j])
-        if sj < 0:
-            if kind == 0:
-                ints[1] = j
-                return done, NEED
-            stamp[si] = ints[0]
-            ints[0] += 1
-            sj = int(fill(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, j, scratch))
-        stamp[si], stamp[sj] = ints[0], ints[0] + 1
-        ints[0] += 2
-        Kj = cache[sj]
-        bj = m - float(F[j])
-        aj_ = float(Ki[j]) * -2.0 + float(diag[j]) + float(diag[i])
-        delta = bj / (aj_ if aj_ >= tau else tau)
-        yi, yj, ai, aj = float(y[i]), float(y[j]), float(alpha[i]), float(alpha[j])
-        cap_i = C - ai if yi > 0 else ai
-        cap_j = aj if yj > 0 else C - aj
-        if cap_i < delta:
-            delta = cap_i
-        if cap_j < delta:
-            delta = cap_j
-        if not np.isfinite(delta):
-            return done, UNBOUNDED
-        ai = (C if yi > 0 else 0.0) if delta == cap_i else ai + yi * delta
-        aj = (0.0 if yj > 0 else C) if delta == cap_j else aj - yj * delta
-        # within rounding of a bound is on it, rounding relative to the operands (as in _pairs_py)
-        low_i, low_j = 1e-14 * max(abs(float(alpha[i])), abs(delta)), 1e-14 * max(abs(float(alpha[j])), abs(delta))
-        ai = 0.0 if ai <= low_i else (C if ai >= C - top else ai)
-        aj = 0.0 if aj <= low_j else (C if aj >= C - top else aj)
-        a0i, a0j = float(alpha[i]), float(alpha[j])
-        alpha[i], alpha[j] = ai, aj
-        if C < np.inf:
-            for t, new, old, Kt in ((i, ai, a0i, Ki), (j, aj, a0j, Kj)):
-                if (new == C) != (old == C):
-                    Fbar += (C * y[t] if new == C else -(C * y[t])) * Kt
-        for t, at in ((i, ai), (j, aj)):  # the compiled loop's flags of the pair
-            flags[t] = int(at < C if y[t] > 0 else at > 0) + 2 * int(at > 0 if y[t] > 0 else at < C)
-        F[a_] = Fa - (Ki[a_] - Kj[a_]) * delta
-        ints[2], ints[3] = i, j
-        done += 1
-        ints[4] += 1
-        if ints[4] >= ints[5]:
-            ints[4] = 0
-            if ints[8]:
-                k = shrink_numpy(F, flags, act, len(a_), inactive, tol, ints)
-                if k < 0:
-                    return done, SHRINK
-                if k < len(a_):
-                    ints[6] = k
-                    a_ = act[:k]
-                    pos = y[a_] > 0
-                    dg = diag[a_]
-    return done, DONE
 
 
 # exp(x) for the RBF columns, the same bits in numpy and in the compiled loop (numpy's SIMD exp and libm's differ
@@ -447,22 +390,26 @@ def _fill_py(cache, slot, owner, stamp, ints, X, sq, diag, kind, gamma, t, scrat
     if old >= 0:
         slot[old] = -1
     row = cache[s]
+    xs = scratch[0]  # the exponents apart from row: _exp vectorizes only on distinct arrays
     n, d = X.shape
-    for r in range(n):
-        dot = X[r, 0] * X[t, 0]
-        for k in range(1, d):
-            dot += X[r, k] * X[t, k]
-        if kind == 3:
-            v = dot * -2.0 + sq[r] + sq[t]
-            if v < 0.0:
-                v = 0.0
-            row[r] = v * -gamma
-        elif kind == 2:
-            row[r] = dot + 1.0
-        else:
-            row[r] = dot
+    xt = X[t, 0]
+    for r in range(n):  # (coordinate after coordinate over all r: these loops vectorize)
+        row[r] = X[r, 0] * xt
+    for k in range(1, d):
+        xt = X[t, k]
+        for r in range(n):
+            row[r] += X[r, k] * xt
     if kind == 3:
-        _exp(row, row, scratch)
+        st = sq[t]
+        for r in range(n):
+            v = row[r] * -2.0 + sq[r] + st
+            v = 0.0 if v < 0.0 else v
+            xs[r] = v * -gamma
+    elif kind == 2:
+        for r in range(n):
+            row[r] += 1.0
+    if kind == 3:
+        _exp(xs, row, scratch[1])
     row[t] = diag[t]
     owner[s] = t
     slot[t] = s
@@ -534,14 +481,9 @@ def _accumulate_py(acc, rows, cache, slots, coef):
             acc[r] += c * col[rows[r]]
 
 
-def accumulate_numpy(acc, rows, cache, slots, coef):
-    """The same sums in the same order with numpy."""
-    for k in range(len(slots)):
-        acc += coef[k] * cache[slots[k], rows]
-
-
 _compiled = None
-_fill, _exp, _shrink = _fill_py, _exp_py, _shrink_py  # (compiled once compiled_pairs() has run; the loop calls them by these names)
+# (compiled once compiled_pairs() has run; the loop calls them by these names)
+_fill, _exp, _shrink, _column, _loop = _fill_py, _exp_py, _shrink_py, _column_py, _loop_py
 _jitted: dict = {}
 
 
@@ -558,6 +500,8 @@ def compiled(fn):
 
 def accumulate(acc, rows, cache, slots, coef, use_numpy: bool = False) -> None:
     """acc += Σ_k coef_k K(x_rows, x_{s_k}) from the cached columns (slots), by the compiled loop or numpy."""
+    from percviz.core.solvers._smo_numpy import accumulate_numpy
+
     fn = None if use_numpy else compiled(_accumulate_py)
     (fn or accumulate_numpy)(acc, rows, cache, slots, coef)
 
@@ -571,10 +515,10 @@ def compiled_pairs():
         except ImportError:  # pragma: no cover - numba is a dependency, but the numpy loop does the same
             _compiled = False
         else:
-            global _fill, _exp, _shrink
-            _exp = numba.njit(cache=True, nogil=True)(_exp_py)
-            _shrink = numba.njit(cache=True, nogil=True)(_shrink_py)
-            _fill = numba.njit(cache=True, nogil=True)(_fill_py)
+            global _fill, _exp, _shrink, _column, _loop
+            jit = numba.njit(cache=True, nogil=True)
+            _exp, _shrink, _fill, _column = jit(_exp_py), jit(_shrink_py), jit(_fill_py), jit(_column_py)
+            _loop = jit(_loop_py)
             _compiled = numba.njit(cache=True, nogil=True)(_pairs_py)
     return _compiled or None
 
@@ -585,5 +529,10 @@ def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tupl
     args = (s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.inactive, s.cache, s.slot, s.stamp, s.ints, s.viol,
             int(max_pairs), s.flags, s.owner, s.X, s.sq, s.kind, s.gamma, s.scratch, s.Fbar)
     fn = None if use_numpy else compiled_pairs()
-    done, why = (fn or pairs_numpy)(*args)
+    if fn is None:
+        from percviz.core.solvers._smo_numpy import pairs_numpy
+
+        done, why = pairs_numpy(*args)
+    else:
+        done, why = fn(*args, s.cF, s.cfl, s.cdg, s.ccache, s.ctag)
     return int(done), int(why)
