@@ -498,14 +498,6 @@ def compiled(fn):
     return _jitted[fn]
 
 
-def accumulate(acc, rows, cache, slots, coef, use_numpy: bool = False) -> None:
-    """acc += Σ_k coef_k K(x_rows, x_{s_k}) from the cached columns (slots), by the compiled loop or numpy."""
-    from percviz.core.solvers._smo_numpy import accumulate_numpy
-
-    fn = None if use_numpy else compiled(_accumulate_py)
-    (fn or accumulate_numpy)(acc, rows, cache, slots, coef)
-
-
 def compiled_pairs():
     """The numba-compiled loop (cached on disk, so a fresh process loads it), or None without numba."""
     global _compiled
@@ -521,18 +513,3 @@ def compiled_pairs():
             _loop = jit(_loop_py)
             _compiled = numba.njit(cache=True, nogil=True)(_pairs_py)
     return _compiled or None
-
-
-def run_pairs(state: PairState, max_pairs: int, use_numpy: bool = False) -> tuple[int, int]:
-    """Up to max_pairs pair updates on state by the compiled loop (or the numpy one); (pairs done, why it stopped)."""
-    s = state
-    args = (s.F, s.alpha, s.y, s.diag, s.C, s.tau, s.tol, s.act, s.inactive, s.cache, s.slot, s.stamp, s.ints, s.viol,
-            int(max_pairs), s.flags, s.owner, s.X, s.sq, s.kind, s.gamma, s.scratch, s.Fbar)
-    fn = None if use_numpy else compiled_pairs()
-    if fn is None:
-        from percviz.core.solvers._smo_numpy import pairs_numpy
-
-        done, why = pairs_numpy(*args)
-    else:
-        done, why = fn(*args, s.cF, s.cfl, s.cdg, s.ccache, s.ctag)
-    return int(done), int(why)

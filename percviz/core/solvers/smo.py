@@ -59,9 +59,8 @@ from percviz.core.solvers._smo_loop import (
     SHRINK,
     UNBOUNDED,
     PairState,
-    accumulate,
-    run_pairs,
 )
+from percviz.core.solvers._smo_run import accumulate, run_pairs
 from percviz.core.solvers._smo_newton import newton_polish
 from percviz.core.solvers.base import Solver, Status, weight_reach
 from percviz.core.solvers.lp import kernel_separable, min_tau
