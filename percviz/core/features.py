@@ -168,13 +168,20 @@ def monomial_steps(degree: int, d: int) -> tuple[tuple[np.ndarray, np.ndarray], 
     return tuple(steps)
 
 
+@lru_cache(maxsize=16)
+def _exponents2(degree: int) -> tuple[tuple[int, ...], ...]:
+    """monomial_exponents(degree, 2), kept (a single point's φ is asked for thousands of times by a projection)."""
+    return tuple(monomial_exponents(degree, 2))
+
+
 def _monomials(X, degree: int) -> np.ndarray:
     X = _rows(X)
     n, d = X.shape
     _check_terms(degree, d)
     if d == 2:  # the canvas's case, one power per column (fast on big grids)
         x1, x2 = X[:, 0], X[:, 1]
-        return np.column_stack([x1 ** e[0] * x2 ** e[1] for e in monomial_exponents(degree, 2)])
+        p1, p2 = [x1 ** e for e in range(degree + 1)], [x2 ** e for e in range(degree + 1)]  # each power once
+        return np.column_stack([p1[e1] * p2[e2] for e1, e2 in _exponents2(degree)])
     blocks = [np.ones((n, 1))]
     for parent, var in monomial_steps(degree, d):  # one product per monomial, as a loop over them would take
         blocks.append(blocks[-1][:, parent] * X[:, var])
