@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from percviz.core._projection_tail import compiled_rows, rbf_terms
+from percviz.core._projection_tail import compiled_rows, compiled_step, rbf_terms
 from percviz.core.batched_eval import evaluator, hessian
 from percviz.core.decision import DecisionFunction, DerivativeExpansion, KernelExpansion, ZeroDecision
 from percviz.core.grid import ViewGrid, contour_lines
@@ -104,6 +104,7 @@ def project(
     left = np.broadcast_to(np.asarray(max_iter, dtype=int), (m,)).copy()  # iterations each row may still take
     terms = rbf_terms(decision) if Gi is None else None
     rows = compiled_rows() if terms is not None and terms[0].size else None
+    one = compiled_step() if Gi is None and X.shape[1] == 2 else None  # the batch's bookkeeping, same bits
     for _ in range(int(left.max(initial=0))):
         if ids.size == 0:
             break
@@ -117,6 +118,14 @@ def project(
             break
         with np.errstate(over="ignore", invalid="ignore"):  # a huge ∇f (f of points at 1e-300) is caught below
             f, g = fg(xl)  # one pass over the kernel rows of the live points
+        if one is not None:
+            k = one(np.ascontiguousarray(f, dtype=float), np.ascontiguousarray(g, dtype=float), ids, xi, xl, rate,
+                    last, sc, ms, left, out, converged, slowed, ON_CURVE)
+            if k >= 0:
+                if k < ids.size:
+                    ids, xi, xl, rate, last, sc, ms, left = (v[:k] for v in (ids, xi, xl, rate, last, sc, ms, left))
+                continue
+        with np.errstate(over="ignore", invalid="ignore"):  # k < 0: numpy's errstate decides (an overflow)
             Gg = g if Gi is None else np.einsum("mab,mb->ma", Gi, g)
             gg = (g * Gg).sum(1)
         if not (gg.min() > 1e-300 and np.isfinite(gg.max() + np.abs(f).max())):

@@ -45,3 +45,20 @@ def test_only_rbf_expansions_take_the_compiled_tail():
     B = np.eye(2)
     assert rbf_terms(DerivativeExpansion(k, B, np.ones(2), np.zeros((2, 2)), 0.0)) is None
     assert rbf_terms(next(_decisions()))[0].shape == (25, 2)
+
+
+@pytest.mark.parametrize("which", [0, 1])
+def test_the_compiled_bookkeeping_gives_numpys_bits(which, monkeypatch):
+    from percviz.core import _projection_tail
+
+    dec = list(_decisions())[which]
+    X = np.random.default_rng(5).uniform(-4, 4, size=(80, 2))
+    X[0] = [1e200, -1e200]  # far out: ∇f underflows to 0 there, the row stops where it is
+    starts = X + np.random.default_rng(6).normal(scale=0.5, size=X.shape)
+    runs = []
+    for fast in (False, True):
+        monkeypatch.setattr(input_distance, "compiled_step", _projection_tail.compiled_step if fast else lambda: None)
+        with np.errstate(all="ignore"):
+            runs.append(project(dec, X, starts, max_iter=np.arange(80) % 7 + 20))
+    for a, b in zip(runs[0].__dict__.values(), runs[1].__dict__.values()):
+        np.testing.assert_array_equal(a, b)
