@@ -196,17 +196,68 @@ def _step_py(f, g, ids, xi, xl, rate, last, sc, ms, left, out, conv, slowed, on_
     return w
 
 
-_compiled_step = None
+def _rbf_exponent(ee, ZB, BB, mg):
+    """−γ·max(‖z‖² + ‖x̂_j‖² − 2 z·x̂_j, 0), elementwise as numpy; (t, finite)."""
+    m, nb = ZB.shape
+    t = np.empty((m, nb))
+    fin = True
+    for i in range(m):
+        for j in range(nb):
+            d2 = ee[i] + BB[j] - 2.0 * ZB[i, j]
+            if d2 < 0.0:
+                d2 = 0.0
+            t[i, j] = mg * d2
+            fin = fin and math.isfinite(t[i, j])
+    return t, fin
 
 
-def compiled_step():
-    """The numba-compiled _step_py (cached on disk), or None without numba."""
-    global _compiled_step
-    if _compiled_step is None:
+def _rbf_weights(K, Zb, a, bb, c2):
+    """w_j = k_j (a_j + 2γ (z·b_j − b_j·x̂_j)), elementwise as numpy; (w, finite)."""
+    m, nb = K.shape
+    w = np.empty((m, nb))
+    fin = True
+    for i in range(m):
+        for j in range(nb):
+            w[i, j] = K[i, j] * (a[j] + c2 * (Zb[i, j] - bb[j]))
+            fin = fin and math.isfinite(w[i, j])
+    return w, fin
+
+
+def _rbf_value_gradient(sw, Z, wB, Kb, bias, m2, c2):
+    """f = f₀ + Σ w_j and ∇f = −2γ (Σ_j w_j z − Σ_j w_j x̂_j) + 2γ Σ_j k_j b_j, elementwise as numpy; (f, ∇f, finite)."""
+    m, d = Z.shape
+    f, g = np.empty(m), np.empty((m, d))
+    fin = True
+    for i in range(m):
+        f[i] = bias + sw[i]
+        fin = fin and math.isfinite(f[i])
+        for k in range(d):
+            g[i, k] = m2 * (sw[i] * Z[i, k] - wB[i, k]) + c2 * Kb[i, k]
+            fin = fin and math.isfinite(g[i, k])
+    return f, g, fin
+
+
+_jitted: dict = {}
+
+
+def _jit(fn):
+    """fn compiled by numba (cached on disk), or None without numba."""
+    if fn.__name__ not in _jitted:
         try:
             import numba
         except ImportError:  # pragma: no cover - numba is a dependency
-            _compiled_step = False
+            _jitted[fn.__name__] = None
         else:
-            _compiled_step = numba.njit(cache=True, nogil=True)(_step_py)
-    return _compiled_step or None
+            _jitted[fn.__name__] = numba.njit(cache=True, nogil=True)(fn)
+    return _jitted[fn.__name__]
+
+
+def compiled_step():
+    """The numba-compiled _step_py, or None without numba."""
+    return _jit(_step_py)
+
+
+def compiled_rbf_glue():
+    """The compiled elementwise parts of an RBF DerivativeExpansion's (f, ∇f) (batched_eval), or None."""
+    parts = (_jit(_rbf_exponent), _jit(_rbf_weights), _jit(_rbf_value_gradient))
+    return None if None in parts else parts
