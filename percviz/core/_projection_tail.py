@@ -196,14 +196,15 @@ def _step_py(f, g, ids, xi, xl, rate, last, sc, ms, left, out, conv, slowed, on_
     return w
 
 
-def _rbf_exponent(ee, ZB, BB, mg):
-    """−γ·max(‖z‖² + ‖x̂_j‖² − 2 z·x̂_j, 0), elementwise as numpy; (t, finite)."""
+def _rbf_exponent(Z, ZB, BB, mg):
+    """−γ·max(‖z‖² + ‖x̂_j‖² − 2 z·x̂_j, 0) for z in the plane, elementwise as numpy (‖z‖² as einsum's); (t, finite)."""
     m, nb = ZB.shape
     t = np.empty((m, nb))
     fin = True
     for i in range(m):
+        ee = 0.0 + Z[i, 0] * Z[i, 0] + Z[i, 1] * Z[i, 1]
         for j in range(nb):
-            d2 = ee[i] + BB[j] - 2.0 * ZB[i, j]
+            d2 = ee + BB[j] - 2.0 * ZB[i, j]
             if d2 < 0.0:
                 d2 = 0.0
             t[i, j] = mg * d2

@@ -80,12 +80,12 @@ def _derivative_expansion(dec: DerivativeExpansion) -> FG:
         mg, c2, m2 = -gam, 2.0 * gam, -2.0 * gam
 
         def fg_compiled(Z):
-            # fg's elementwise parts compiled (the same IEEE operations, so the same bits); einsum, the products,
-            # exp and the row sums stay numpy's. A non-finite part (numpy would see an overflow): fg as it was.
+            # fg's elementwise parts in the plane compiled (the same IEEE operations, so the same bits); the
+            # products, exp and the row sums stay numpy's. A non-finite part (numpy would see an overflow): fg as it was.
             Z = np.asarray(Z, dtype=float)
-            if Z.ndim != 2 or not Z.flags.c_contiguous:
+            if Z.ndim != 2 or Z.shape[1] != 2 or not Z.flags.c_contiguous:
                 return fg(Z)
-            t, ok = exponent(np.einsum("ij,ij->i", Z, Z), Z @ BT, BB, mg)
+            t, ok = exponent(Z, Z @ BT, BB, mg)
             if not ok:
                 return fg(Z)
             K = np.exp(t, out=t)

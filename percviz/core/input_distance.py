@@ -105,7 +105,19 @@ def project(
     terms = rbf_terms(decision) if Gi is None else None
     rows = compiled_rows() if terms is not None and terms[0].size else None
     one = compiled_step() if Gi is None and X.shape[1] == 2 else None  # the batch's bookkeeping, same bits
-    for _ in range(int(left.max(initial=0))):
+    todo, least = int(left.max(initial=0)), (TAIL_ROWS if rows is not None else 0)
+    if one is not None:
+        with np.errstate(over="ignore", invalid="ignore"):  # fg's, as below; the compiled step returns −1 where
+            while todo and ids.size > least:  # numpy's bookkeeping would see an overflow: that iteration in numpy
+                f, g = fg(xl)
+                k = one(np.ascontiguousarray(f, dtype=float), np.ascontiguousarray(g, dtype=float), ids, xi, xl,
+                        rate, last, sc, ms, left, out, converged, slowed, ON_CURVE)
+                if k < 0:
+                    break
+                todo -= 1
+                if k < ids.size:
+                    ids, xi, xl, rate, last, sc, ms, left = (v[:k] for v in (ids, xi, xl, rate, last, sc, ms, left))
+    for _ in range(todo):
         if ids.size == 0:
             break
         if rows is not None and ids.size <= TAIL_ROWS:  # the last few rows: each to its end in one compiled call
@@ -118,14 +130,6 @@ def project(
             break
         with np.errstate(over="ignore", invalid="ignore"):  # a huge ∇f (f of points at 1e-300) is caught below
             f, g = fg(xl)  # one pass over the kernel rows of the live points
-        if one is not None:
-            k = one(np.ascontiguousarray(f, dtype=float), np.ascontiguousarray(g, dtype=float), ids, xi, xl, rate,
-                    last, sc, ms, left, out, converged, slowed, ON_CURVE)
-            if k >= 0:
-                if k < ids.size:
-                    ids, xi, xl, rate, last, sc, ms, left = (v[:k] for v in (ids, xi, xl, rate, last, sc, ms, left))
-                continue
-        with np.errstate(over="ignore", invalid="ignore"):  # k < 0: numpy's errstate decides (an overflow)
             Gg = g if Gi is None else np.einsum("mab,mb->ma", Gi, g)
             gg = (g * Gg).sum(1)
         if not (gg.min() > 1e-300 and np.isfinite(gg.max() + np.abs(f).max())):
