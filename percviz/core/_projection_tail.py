@@ -121,12 +121,9 @@ def compiled_rows():
 
 
 def _step_py(f, g, ids, xi, xl, rate, last, sc, ms, left, out, conv, slowed, on_curve):
-    """One iteration of project's numpy batch after f, ∇f (d = 2, G = I), in place; the rows left, or −1.
-
-    The same IEEE operations in the same order as the numpy code (its row sums start from +0, no fused
-    multiply-add), so the same bits. −1, with nothing changed, where numpy would raise or warn under its errstate (a finite sum or
-    quotient overflowing): the caller then runs this iteration in numpy.
-    """
+    """One iteration of project's numpy batch after f, ∇f (d = 2, G = I), in place; the rows left, or −1."""
+    # numpy's IEEE operations in numpy's order (its row sums start from +0; no fused multiply-add): the same bits.
+    # −1, nothing changed, where numpy's errstate would see an overflow: the caller runs that iteration in numpy.
     m = xi.shape[0]
     gmin, gmax, fmax = math.inf, -math.inf, -math.inf
     nan = False
