@@ -222,7 +222,7 @@ def _rbf_weights(K, Zb, a, bb, c2):
 
 
 def _rbf_value_gradient(sw, Z, wB, Kb, bias, m2, c2):
-    """f = f₀ + Σ w_j and ∇f = −2γ (Σ_j w_j z − Σ_j w_j x̂_j) + 2γ Σ_j k_j b_j, elementwise as numpy; (f, ∇f, finite)."""
+    """f = f₀ + Σ_j w_j, ∇f = −2γ (Σ_j w_j z − Σ_j w_j x̂_j) + 2γ Σ_j k_j b_j, elementwise as numpy; (f, ∇f, ok)."""
     m, d = Z.shape
     f, g = np.empty(m), np.empty((m, d))
     fin = True

@@ -81,7 +81,7 @@ def _derivative_expansion(dec: DerivativeExpansion) -> FG:
 
         def fg_compiled(Z):
             # fg's elementwise parts in the plane compiled (the same IEEE operations, so the same bits); the
-            # products, exp and the row sums stay numpy's. A non-finite part (numpy would see an overflow): fg as it was.
+            # products, exp and the row sums stay numpy's. A non-finite part (numpy may see an overflow): fg as was.
             Z = np.asarray(Z, dtype=float)
             if Z.ndim != 2 or Z.shape[1] != 2 or not Z.flags.c_contiguous:
                 return fg(Z)
