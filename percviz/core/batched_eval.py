@@ -14,6 +14,7 @@ from typing import Callable
 
 import numpy as np
 
+from percviz.core._projection_tail import compiled_rbf_glue
 from percviz.core.decision import DecisionFunction, DerivativeExpansion, KernelExpansion
 from percviz.core.kernels import PolynomialKernel, RBFKernel
 
@@ -72,7 +73,30 @@ def _derivative_expansion(dec: DerivativeExpansion) -> FG:
             sw = w.sum(1)
             return bias + sw, -2.0 * gam * (sw[:, None] * Z - w @ B) + 2.0 * gam * (K @ b)
 
-        return fg
+        glue = compiled_rbf_glue()
+        if glue is None:
+            return fg
+        exponent, weights, value_gradient = glue
+        mg, c2, m2 = -gam, 2.0 * gam, -2.0 * gam
+
+        def fg_compiled(Z):
+            # fg's elementwise parts in the plane compiled (the same IEEE operations, so the same bits); the
+            # products, exp and the row sums stay numpy's. A non-finite part (numpy may see an overflow): fg as was.
+            Z = np.asarray(Z, dtype=float)
+            if Z.ndim != 2 or Z.shape[1] != 2 or not Z.flags.c_contiguous:
+                return fg(Z)
+            t, ok = exponent(Z, Z @ BT, BB, mg)
+            if not ok:
+                return fg(Z)
+            K = np.exp(t, out=t)
+            w, ok = weights(K, Z @ bT, a, bb, c2)
+            if not ok:
+                return fg(Z)
+            sw = w.sum(1)
+            f, g, ok = value_gradient(sw, Z, w @ B, K @ b, bias, m2, c2)
+            return (f, g) if ok else fg(Z)
+
+        return fg_compiled
     p, c = kern.degree, kern.c
     BT, bT = np.ascontiguousarray(B.T), np.ascontiguousarray(b.T)
 

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from percviz.core._projection_tail import compiled_rows, rbf_terms
+from percviz.core._projection_tail import compiled_rows, compiled_step, rbf_terms
 from percviz.core.batched_eval import evaluator, hessian
 from percviz.core.decision import DecisionFunction, DerivativeExpansion, KernelExpansion, ZeroDecision
 from percviz.core.grid import ViewGrid, contour_lines
@@ -104,7 +104,20 @@ def project(
     left = np.broadcast_to(np.asarray(max_iter, dtype=int), (m,)).copy()  # iterations each row may still take
     terms = rbf_terms(decision) if Gi is None else None
     rows = compiled_rows() if terms is not None and terms[0].size else None
-    for _ in range(int(left.max(initial=0))):
+    one = compiled_step() if Gi is None and X.shape[1] == 2 else None  # the batch's bookkeeping, same bits
+    todo, least = int(left.max(initial=0)), (TAIL_ROWS if rows is not None else 0)
+    if one is not None:
+        with np.errstate(over="ignore", invalid="ignore"):  # fg's, as below; the compiled step returns −1 where
+            while todo and ids.size > least:  # numpy's bookkeeping would see an overflow: that iteration in numpy
+                f, g = fg(xl)
+                k = one(np.ascontiguousarray(f, dtype=float), np.ascontiguousarray(g, dtype=float), ids, xi, xl,
+                        rate, last, sc, ms, left, out, converged, slowed, ON_CURVE)
+                if k < 0:
+                    break
+                todo -= 1
+                if k < ids.size:
+                    ids, xi, xl, rate, last, sc, ms, left = (v[:k] for v in (ids, xi, xl, rate, last, sc, ms, left))
+    for _ in range(todo):
         if ids.size == 0:
             break
         if rows is not None and ids.size <= TAIL_ROWS:  # the last few rows: each to its end in one compiled call
