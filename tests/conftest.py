@@ -60,3 +60,23 @@ class _CostliestFirst:
 
 def pytest_configure(config):
     config.pluginmanager.register(_CostliestFirst(), "percviz-costliest-first")
+    if getattr(config.option, "numprocesses", None) and not hasattr(config, "workerinput"):
+        _warm_numba_beside_the_workers(config)
+
+
+def _warm_numba_beside_the_workers(config) -> None:
+    """xdist's controller compiles the numba loops once (tests/warm_numba.py) while the workers collect: on a clean
+    checkout each worker would compile them itself (~13 s of CPU each); the cache is read by whoever comes later."""
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    warm = subprocess.Popen([sys.executable, str(Path(__file__).with_name("warm_numba.py"))],
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+    def reap() -> None:  # long done by the end of a run; a run stopped early does not wait for it
+        if warm.poll() is None:
+            warm.kill()
+        warm.wait()
+
+    config.add_cleanup(reap)
