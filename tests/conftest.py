@@ -77,6 +77,6 @@ def _warm_numba_beside_the_workers(config) -> None:
     def reap() -> None:  # long done by the end of a run; a run stopped early does not wait for it
         if warm.poll() is None:
             warm.kill()
-        warm.wait()
+        warm.communicate()  # reaps it
 
     config.add_cleanup(reap)
